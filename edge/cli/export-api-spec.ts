@@ -1,0 +1,17 @@
+// `edgemail export-api-spec --out <file> [--surface api|app|all]`
+import { writeFileSync } from 'node:fs';
+import { buildApp } from '../src/app.js';
+import { openApiDocument, type Surface } from '../src/openapi.js';
+
+export function exportApiSpec(out: string, surface: Surface | 'all'): string[] {
+  const app = buildApp();
+  const write = (file: string, s: Surface) => {
+    writeFileSync(file, `${JSON.stringify(openApiDocument(app, s), null, 2)}\n`);
+    return file;
+  };
+  if (surface !== 'all') return [write(out, surface)];
+  // `all` writes one file per surface, suffixed: spec.json → spec-api.json, spec-app.json.
+  const dot = out.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [out.slice(0, dot), out.slice(dot)] : [out, '.json'];
+  return [write(`${stem}-api${ext}`, 'api'), write(`${stem}-app${ext}`, 'app')];
+}

@@ -1,0 +1,87 @@
+// `edgemail`: the operator binary. Run as `pnpm edgemail <command>`.
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { runMigrations } from '@edgemail/schema/migrate';
+import { ConfigError, loadConfig, renderConfigDocs } from '@edgemail/shared';
+import { createPlatformCredential } from '../src/services/platform-credentials/create.js';
+import { databaseUrl, withDatabase } from './database.js';
+import { exportApiSpec } from './export-api-spec.js';
+
+const USAGE = `usage: edgemail <command>
+
+  migrate [--database-url <url>]             apply the committed migrations (idempotent)
+  admin create-credential --name <n>          mint a platform credential; prints the mya_ token
+        [--allowed-ip <ip|cidr>]... [--expires-at <rfc3339>] [--database-url <url>]
+  export-api-spec --out <file> [--surface api|app|all]
+  config-docs [--out <file>]                  write the settings table (docs/config.md)
+
+The database defaults to SERVICE_DATABASE_URL, else the local stack's.`;
+
+class UsageError extends Error {}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'database-url': { type: 'string' },
+      name: { type: 'string' },
+      'allowed-ip': { type: 'string', multiple: true },
+      'expires-at': { type: 'string' },
+      out: { type: 'string' },
+      surface: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  // Settings given to the binary are checked like the server's.
+  loadConfig(process.env);
+  const command = positionals.join(' ');
+  if (values.help || !command) {
+    console.log(USAGE);
+    return;
+  }
+  switch (command) {
+    case 'migrate': {
+      await runMigrations(databaseUrl(values['database-url']));
+      console.error('migrations applied');
+      return;
+    }
+    case 'admin create-credential': {
+      const name = values.name?.trim();
+      if (!name) throw new UsageError('--name is required');
+      const expires = values['expires-at'];
+      if (expires && !(Date.parse(expires) > Date.now())) throw new UsageError('--expires-at must be a future RFC 3339 timestamp');
+      const created = await withDatabase(databaseUrl(values['database-url']), (db) =>
+        createPlatformCredential(db, { name, allowed_ips: values['allowed-ip'], expires_at: expires }));
+      // The token alone on stdout, so it can be captured: TOKEN=$(pnpm -s edgemail admin create-credential --name ops)
+      console.log(created.token);
+      console.error(`platform credential "${name}" created (${created.credential.key_prefix}); the token is shown once`);
+      return;
+    }
+    case 'export-api-spec': {
+      const out = values.out;
+      if (!out) throw new UsageError('--out <file> is required');
+      const surface = values.surface ?? 'api';
+      if (surface !== 'api' && surface !== 'app' && surface !== 'all') throw new UsageError('--surface must be api, app or all');
+      for (const file of exportApiSpec(out, surface)) console.error(`wrote ${file}`);
+      return;
+    }
+    case 'config-docs': {
+      const text = renderConfigDocs();
+      if (values.out) writeFileSync(values.out, text);
+      else process.stdout.write(text);
+      return;
+    }
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+run(process.argv.slice(2)).catch((e: unknown) => {
+  if (e instanceof UsageError || e instanceof ConfigError) {
+    console.error(`edgemail: ${e.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  console.error(`edgemail: ${(e as Error).message}`);
+  process.exit(1);
+});

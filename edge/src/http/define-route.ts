@@ -1,0 +1,61 @@
+// One declaration per route: method, path, schemas, the permission it needs
+// and the errors it may answer. The permission check, the OpenAPI document and
+// the audit type are all derived from it.
+import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
+import type { Permission, Role, SessionOnlyPermission } from '@edgemail/shared';
+import type { MiddlewareHandler } from 'hono';
+import { authorize } from '../middleware/authorize.js';
+import type { AppEnv } from '../env.js';
+
+/**
+ * `platform:admin`: platform credential only (the admin surface);
+ * `authenticated`: any valid credential, no project needed;
+ * otherwise the `<resource>:<action>` judged in the request's project.
+ */
+export type RouteAccess = Permission | SessionOnlyPermission | 'platform:admin' | 'authenticated';
+
+export const ErrorSchema = z
+  .object({
+    error: z.string().openapi({ example: 'permission apikeys:write required' }),
+    fields: z.record(z.string(), z.string()).optional().openapi({ description: 'Field name → problem, on validation failures' }),
+  })
+  .openapi('Error');
+
+const ERROR_TEXT = {
+  400: 'Malformed request: invalid JSON, a field that fails validation (named in `fields`) or a missing project header',
+  401: 'Missing, malformed, unknown, expired or revoked credential',
+  403: 'Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request',
+  404: 'Not found in this project',
+  409: 'Conflicts with the current state',
+  429: 'Rate limit exceeded',
+} as const;
+export type ErrorStatus = keyof typeof ERROR_TEXT;
+
+const errorResponse = (status: ErrorStatus) => ({
+  description: ERROR_TEXT[status],
+  content: { 'application/json': { schema: ErrorSchema } },
+});
+
+type Declared = Omit<RouteConfig, 'middleware'> & {
+  permission: RouteAccess;
+  /** Minimum membership role for a browser session (keys are judged on `permission` alone). */
+  role?: Role;
+  /** Error statuses beyond 400/401/403 this route can answer. */
+  errors?: ErrorStatus[];
+};
+
+export function defineRoute<const R extends Declared>(declared: R) {
+  const { permission, role, errors = [], ...config } = declared;
+  const statuses: ErrorStatus[] = [400, 401, 403, ...errors];
+  const route = {
+    ...config,
+    'x-permission': permission,
+    ...(role ? { 'x-role': role } : {}),
+    middleware: [authorize(permission, role)],
+    responses: {
+      ...config.responses,
+      ...Object.fromEntries(statuses.map((s) => [s, errorResponse(s)])),
+    },
+  };
+  return createRoute(route as unknown as Omit<R, 'permission' | 'role' | 'errors'> & { middleware: MiddlewareHandler<AppEnv>[] });
+}

@@ -1,0 +1,23 @@
+// Who is calling: a project key, a platform credential or a browser session.
+import type { Role } from '@edgemail/shared';
+
+export type Principal =
+  | { kind: 'key'; id: string; name: string; projectId: string; permissions: readonly string[]; sandbox: boolean }
+  | { kind: 'platform'; id: string; name: string }
+  | {
+      kind: 'session';
+      id: string;
+      userId: string;
+      email: string;
+      /** The membership in the resolved project; null when not a member. */
+      membership: { projectId: string; role: Role; groupPermissions: readonly string[] | null } | null;
+    };
+
+/** How audit records and logs name the principal. */
+export function actorName(p: Principal): string {
+  switch (p.kind) {
+    case 'key': return `api key ${p.name}`;
+    case 'platform': return `admin api key ${p.name}`;
+    case 'session': return p.email;
+  }
+}

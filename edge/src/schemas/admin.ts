@@ -1,0 +1,47 @@
+import { z } from '@hono/zod-openapi';
+import { AllowedIps, FutureTimestamp, Timestamp } from './common.js';
+
+const limit = z.number().int('must be an integer').min(0, 'must be 0 (unlimited) or more');
+
+export const CreatePlanSchema = z.object({
+  name: z.string().trim().min(1, 'must not be empty').max(100),
+  hourly_email_limit: limit.default(0),
+  daily_email_limit: limit.default(0),
+}).strict().openapi('CreatePlan');
+
+export const PlanSchema = z.object({
+  id: z.uuid(), name: z.string(), hourly_email_limit: z.number().int(), daily_email_limit: z.number().int(), created_at: Timestamp,
+}).openapi('Plan');
+
+export const CreateUserSchema = z.object({
+  email: z.email('must be an email address').max(320),
+  name: z.string().trim().max(200).default(''),
+}).strict().openapi('CreateUser');
+
+export const UserSchema = z.object({
+  id: z.uuid(), email: z.string(), name: z.string(), default_project_id: z.uuid().nullable(), created_at: Timestamp,
+}).openapi('User');
+
+export const CreateProjectSchema = z.object({
+  name: z.string().trim().min(1, 'must not be empty').max(100),
+  plan_id: z.uuid('must be a UUID').optional(),
+  owner_id: z.uuid('must be a UUID').optional(),
+}).strict().openapi('CreateProject');
+
+export const ProjectSchema = z.object({
+  id: z.uuid(), name: z.string(), plan_id: z.uuid().nullable(), created_at: Timestamp,
+}).openapi('Project');
+
+export const CreateCredentialSchema = z.object({
+  name: z.string().trim().min(1, 'must not be empty').max(100),
+  allowed_ips: AllowedIps.default([]),
+  expires_at: FutureTimestamp.optional(),
+}).strict().openapi('CreatePlatformCredential');
+
+export const CredentialSchema = z.object({
+  id: z.uuid(), name: z.string(), key_prefix: z.string().openapi({ example: 'mya_a1b2c3d4' }),
+  allowed_ips: z.array(z.string()), revoked: z.boolean(), expires_at: Timestamp.nullable(),
+  last_used_at: Timestamp.nullable(), created_at: Timestamp,
+}).openapi('PlatformCredential');
+
+export type CreateCredentialInput = z.infer<typeof CreateCredentialSchema>;

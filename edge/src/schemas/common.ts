@@ -1,0 +1,24 @@
+// Field schemas shared by several routes.
+import { z } from '@hono/zod-openapi';
+import { isIpOrCidr } from '@edgemail/shared';
+
+export const Uuid = z.uuid({ message: 'must be a UUID' });
+
+export const IdParams = z.object({
+  id: Uuid.openapi({ param: { name: 'id', in: 'path' }, example: '0b9b7c1e-4a8a-4c55-9d9f-1c3f1e0d2a11' }),
+});
+
+export const AllowedIps = z
+  .array(z.string().refine(isIpOrCidr, { message: 'must be an IP address or CIDR range' }))
+  .max(100)
+  .openapi({ example: ['203.0.113.0/24', '2001:db8::/32'] });
+
+/** RFC 3339 with an explicit offset, in the future. */
+export const FutureTimestamp = z
+  .iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' })
+  .refine((s) => Date.parse(s) > Date.now(), { message: 'must be in the future' })
+  .openapi({ example: '2027-01-01T00:00:00Z' });
+
+export const Timestamp = z.string().openapi({ format: 'date-time', example: '2026-11-25T12:00:00.000Z' });
+
+export const iso = (d: Date | null) => (d ? d.toISOString() : null);

@@ -1,0 +1,78 @@
+// Credential look-ups: one round trip each, by the token's public prefix; the
+// hash is then compared in constant time so timing tells nothing of it.
+import { and, eq, gt, sql } from 'drizzle-orm';
+import { apiKeys, memberGroups, memberships, platformCredentials, sessions, users } from '@edgemail/schema';
+import { constantTimeEqual, sha256Hex, type Role } from '@edgemail/shared';
+import type { Db } from '../../db/client.js';
+
+export interface CredentialRow {
+  id: string;
+  name: string;
+  allowedIps: string[];
+  expiresAt: Date | null;
+  revoked: boolean;
+  lastUsedAt: Date | null;
+}
+export interface ApiKeyRow extends CredentialRow { projectId: string; permissions: string[]; sandbox: boolean }
+
+async function matches<T extends { keyHash: string }>(row: T | undefined, token: string): Promise<T | null> {
+  if (!row) return null;
+  return constantTimeEqual(row.keyHash, await sha256Hex(token)) ? row : null;
+}
+
+export async function findApiKey(db: Db, keyPrefix: string, token: string): Promise<ApiKeyRow | null> {
+  const [row] = await db
+    .select({
+      id: apiKeys.id, name: apiKeys.name, projectId: apiKeys.projectId, keyHash: apiKeys.keyHash,
+      permissions: apiKeys.permissions, allowedIps: apiKeys.allowedIps, expiresAt: apiKeys.expiresAt,
+      revoked: apiKeys.revoked, sandbox: apiKeys.sandbox, lastUsedAt: apiKeys.lastUsedAt,
+    })
+    .from(apiKeys)
+    .where(eq(apiKeys.keyPrefix, keyPrefix));
+  return matches(row, token);
+}
+
+export async function findPlatformCredential(db: Db, keyPrefix: string, token: string): Promise<CredentialRow | null> {
+  const [row] = await db
+    .select({
+      id: platformCredentials.id, name: platformCredentials.name, keyHash: platformCredentials.keyHash,
+      allowedIps: platformCredentials.allowedIps, expiresAt: platformCredentials.expiresAt,
+      revoked: platformCredentials.revoked, lastUsedAt: platformCredentials.lastUsedAt,
+    })
+    .from(platformCredentials)
+    .where(eq(platformCredentials.keyPrefix, keyPrefix));
+  return matches(row, token);
+}
+
+export interface SessionRow {
+  id: string;
+  userId: string;
+  email: string;
+  /** The project asked for, or the user's default; null when neither exists. */
+  projectId: string | null;
+  role: Role | null;
+  groupPermissions: string[] | null;
+}
+
+/**
+ * Finds a live session and, in the same query, the user's membership in the
+ * requested project (or their default project when none is requested).
+ */
+export async function findSession(db: Db, token: string, requestedProjectId: string | null): Promise<SessionRow | null> {
+  const tokenHash = await sha256Hex(token);
+  const projectId = requestedProjectId
+    ? sql`${requestedProjectId}::uuid`
+    : sql`${users.defaultProjectId}`;
+  const [row] = await db
+    .select({
+      id: sessions.id, userId: users.id, email: users.email,
+      projectId: sql<string | null>`${projectId}`,
+      role: memberships.role, groupPermissions: memberGroups.permissions,
+    })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .leftJoin(memberships, and(eq(memberships.userId, users.id), sql`${memberships.projectId} = ${projectId}`))
+    .leftJoin(memberGroups, eq(memberGroups.id, memberships.groupId))
+    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, sql`now()`)));
+  return row ?? null;
+}

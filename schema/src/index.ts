@@ -1,0 +1,3 @@
+export * from './tenancy.js';
+export * from './credentials.js';
+export * from './audit.js';

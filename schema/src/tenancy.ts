@@ -1,0 +1,55 @@
+// Plans, users, projects and who belongs to which project.
+import { sql } from 'drizzle-orm';
+import { type AnyPgColumn, check, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
+export const plans = pgTable('plans', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  hourlyEmailLimit: integer('hourly_email_limit').notNull().default(0),
+  dailyEmailLimit: integer('daily_email_limit').notNull().default(0),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [uniqueIndex('plans_name_idx').on(t.name)]);
+
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  email: text('email').notNull(),
+  name: text('name').notNull().default(''),
+  passwordHash: text('password_hash'),
+  // Set once the user has a project; the project a session falls back to.
+  defaultProjectId: uuid('default_project_id').references((): AnyPgColumn => projects.id, { onDelete: 'set null' }),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [uniqueIndex('users_email_idx').on(sql`lower(${t.email})`)]);
+
+export const projects = pgTable('projects', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  planId: uuid('plan_id').references(() => plans.id, { onDelete: 'restrict' }),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const memberRole = pgEnum('member_role', ['owner', 'admin', 'member']);
+
+/** A custom group: a named permission list inside one project; never `*`. */
+export const memberGroups = pgTable('member_groups', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  permissions: text('permissions').array().notNull().default(sql`'{}'::text[]`),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('member_groups_project_id_name_idx').on(t.projectId, t.name),
+  check('member_groups_no_wildcard', sql`NOT ('*' = ANY(${t.permissions}))`),
+]);
+
+export const memberships = pgTable('memberships', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  role: memberRole('role').notNull().default('member'),
+  // A member in a custom group holds the group's permissions instead of the role's.
+  groupId: uuid('group_id').references(() => memberGroups.id, { onDelete: 'set null' }),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('memberships_project_id_user_id_idx').on(t.projectId, t.userId),
+  index('memberships_user_id_idx').on(t.userId),
+]);

@@ -1,0 +1,48 @@
+// Token formats: `myk_` (project key) and `mya_` (platform credential), each
+// `<prefix><8 chars>_<secret>` with a secret of 32 random bytes.
+
+export const PROJECT_KEY_PREFIX = 'myk_';
+export const PLATFORM_CREDENTIAL_PREFIX = 'mya_';
+export type TokenKind = 'project' | 'platform';
+
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const TOKEN = /^(my[ka]_[a-z0-9]{8})_([A-Za-z0-9_-]{43})$/;
+
+function randomId(length: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  return Array.from(bytes, (b) => ALPHABET[b % ALPHABET.length]).join('');
+}
+
+function base64url(bytes: Uint8Array): string {
+  let s = '';
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+export interface NewToken { token: string; keyPrefix: string }
+
+export function generateToken(kind: TokenKind): NewToken {
+  const keyPrefix = (kind === 'project' ? PROJECT_KEY_PREFIX : PLATFORM_CREDENTIAL_PREFIX) + randomId(8);
+  const secret = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  return { token: `${keyPrefix}_${secret}`, keyPrefix };
+}
+
+/** Splits a presented token; null when it is not of either format. */
+export function parseToken(token: string): { kind: TokenKind; keyPrefix: string } | null {
+  const m = TOKEN.exec(token);
+  if (!m) return null;
+  return { kind: m[1]!.startsWith(PROJECT_KEY_PREFIX) ? 'project' : 'platform', keyPrefix: m[1]! };
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Compares two strings in time that depends only on their length. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

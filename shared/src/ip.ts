@@ -1,0 +1,54 @@
+// IP addresses and CIDR ranges, v4 and v6, for allowlists and trusted proxies.
+import ipaddr from 'ipaddr.js';
+
+type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** Parses an address, unwrapping IPv4-mapped IPv6 (`::ffff:1.2.3.4`). */
+export function parseIp(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const t = text.trim().replace(/^\[(.*)\]$/, '$1');
+  if (!ipaddr.isValid(t)) return null;
+  // ipaddr.js accepts shorthand such as "10" or "1.2"; we want dotted quads only.
+  if (t.includes('.') && !t.includes(':') && !ipaddr.IPv4.isValidFourPartDecimal(t)) return null;
+  if (!t.includes('.') && !t.includes(':')) return null;
+  const addr = ipaddr.parse(t);
+  return addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()
+    ? (addr as ipaddr.IPv6).toIPv4Address()
+    : addr;
+}
+
+export function isIp(text: string): boolean {
+  return parseIp(text) !== null;
+}
+
+/** Parses `a.b.c.d`, `a.b.c.d/n`, `::1` or `2001:db8::/32`; null when it is neither. */
+export function parseIpOrCidr(text: string): Range | null {
+  const t = text.trim();
+  if (!t.includes('/')) {
+    const addr = parseIp(t);
+    return addr ? [addr, addr.kind() === 'ipv4' ? 32 : 128] : null;
+  }
+  try {
+    const [addr, bits] = ipaddr.parseCIDR(t);
+    if (addr.kind() === 'ipv4' && !ipaddr.IPv4.isValidFourPartDecimal(t.split('/')[0]!)) return null;
+    return [addr, bits];
+  } catch {
+    return null;
+  }
+}
+
+export function isIpOrCidr(text: string): boolean {
+  return parseIpOrCidr(text) !== null;
+}
+
+/**
+ * A matcher for a list of addresses and ranges, compiled once.
+ * @example ipMatcher(['10.0.0.0/8', '::1'])('10.1.2.3') // true
+ */
+export function ipMatcher(entries: readonly string[]): (ip: string) => boolean {
+  const ranges = entries.map(parseIpOrCidr).filter((r): r is Range => r !== null);
+  return (ip) => {
+    const addr = parseIp(ip);
+    if (!addr) return false;
+    return ranges.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net as never, bits));
+  };
+}

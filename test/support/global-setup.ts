@@ -1,0 +1,46 @@
+// Once per test run: one embedded PostgreSQL with a migrated template
+// database and one Neon bridge. Each test file clones the template into a
+// database of its own and starts its own Worker (see stack.ts).
+import { mkdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { TestProject } from 'vitest/node';
+import { runMigrations } from '@edgemail/schema/migrate';
+import { startPostgres } from '../../edge/local/postgres.js';
+import { startNeonBridge } from '../../edge/local/neon-bridge.js';
+import { repoRoot } from '../../edge/local/edge-worker.js';
+
+export const TEMPLATE_DATABASE = 'edgemail_template';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgPort: number;
+    bridgeUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const dataDir = `${repoRoot}.data/test-${process.pid}`;
+  mkdirSync(dataDir, { recursive: true });
+  const postgres = await startPostgres({ dataDir: `${dataDir}/pg`, port: await freePort() });
+  await postgres.createDatabase(TEMPLATE_DATABASE);
+  await runMigrations(postgres.url(TEMPLATE_DATABASE));
+  const bridge = await startNeonBridge({ pgHost: '127.0.0.1', pgPort: postgres.port });
+  project.provide('pgPort', postgres.port);
+  project.provide('bridgeUrl', bridge.url);
+  return async () => {
+    await bridge.close();
+    await postgres.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+}

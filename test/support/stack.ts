@@ -1,0 +1,101 @@
+// A test file's own stack: a fresh database cloned from the migrated template
+// and a Worker on workerd pointing at it, plus helpers to call the API.
+import { inject } from 'vitest';
+import pg from 'pg';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import * as schema from '@edgemail/schema';
+import { PG_PASSWORD, PG_USER } from '../../edge/local/postgres.js';
+import { startEdgeWorker } from '../../edge/local/edge-worker.js';
+import { createPlatformCredential } from '../../edge/src/services/platform-credentials/create.js';
+
+const TEMPLATE_DATABASE = 'edgemail_template';
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as-is instead of JSON-encoding `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface TestStack {
+  url: string;
+  databaseUrl: string;
+  /** Direct database access for setting up and checking state. */
+  sql: pg.Pool;
+  db: ReturnType<typeof drizzle<typeof schema>>;
+  call<T = any>(method: string, path: string, opts?: CallOptions): Promise<Reply<T>>;
+  stop(): Promise<void>;
+}
+
+export async function startTestStack(opts: { settings?: Record<string, string> } = {}): Promise<TestStack> {
+  const pgPort = inject('pgPort');
+  const database = `t_${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const databaseUrl = `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${pgPort}/${database}`;
+  const admin = new pg.Client({ connectionString: `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${pgPort}/postgres` });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database} TEMPLATE ${TEMPLATE_DATABASE}`);
+  await admin.end();
+
+  const worker = await startEdgeWorker({
+    vars: { SERVICE_DATABASE_URL: databaseUrl, ...opts.settings, LOCAL_NEON_BRIDGE: inject('bridgeUrl') },
+    persistTo: false,
+    logLevel: 'error',
+  });
+  const sql = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+
+  async function call<T>(method: string, path: string, o: CallOptions = {}): Promise<Reply<T>> {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    let body: string | undefined = o.rawBody;
+    if (body === undefined && o.body !== undefined) body = JSON.stringify(o.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const res = await fetch(`${worker.url}${path}`, { method, headers, body, redirect: 'manual' });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON: keep the text */ }
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  }
+
+  return {
+    url: worker.url, databaseUrl, sql, db: drizzle(sql, { schema }), call,
+    async stop() {
+      await worker.stop();
+      await sql.end();
+    },
+  };
+}
+
+/** Mints a platform credential straight in the database, as `edgemail admin create-credential` does. */
+export async function platformToken(stack: TestStack, input: { name?: string; allowed_ips?: string[] } = {}): Promise<string> {
+  const { token } = await createPlatformCredential(stack.db, { name: input.name ?? 'ops', allowed_ips: input.allowed_ips });
+  return token;
+}
+
+/** A project with an owner, and a key holding `permissions` in it. */
+export async function seedProject(stack: TestStack, admin: string, name = 'acme') {
+  const { body: { user } } = await stack.call('POST', '/api/v1/admin/users', { token: admin, body: { email: `${name}-${crypto.randomUUID().slice(0, 8)}@example.com` } });
+  const { body: { project } } = await stack.call('POST', '/api/v1/admin/projects', { token: admin, body: { name, owner_id: user.id } });
+  const key = async (permissions: string[], extra: Record<string, unknown> = {}) => {
+    const reply = await stack.call('POST', '/api/v1/api-keys', {
+      token: admin, headers: { 'X-Service-Project-Id': project.id }, body: { name: `key-${permissions.join(',') || 'none'}`, permissions, ...extra },
+    });
+    if (reply.status !== 201) throw new Error(`key creation failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+    return reply.body as { api_key: { id: string; key_prefix: string }; token: string };
+  };
+  return { user, project, key };
+}
+
+/** A browser session for a user, created directly (the sign-in ceremonies come later). */
+export async function sessionCookie(stack: TestStack, userId: string): Promise<string> {
+  const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
+  const hash = (await import('node:crypto')).createHash('sha256').update(token).digest('hex');
+  await stack.sql.query(`INSERT INTO sessions (user_id, token_hash, expires_at) VALUES ($1, $2, now() + interval '1 day')`, [userId, hash]);
+  return `edgemail_session=${token}`;
+}
