@@ -1,0 +1,27 @@
+import { describe, expect, test } from 'vitest';
+import { ipMatcher, isIp, isIpOrCidr } from './ip.js';
+
+describe('ipMatcher', () => {
+  const match = ipMatcher(['203.0.113.0/24', '198.51.100.7', '2001:db8::/32', '::1']);
+  test.each([
+    ['203.0.113.9', true],
+    ['203.0.114.1', false],
+    ['198.51.100.7', true],
+    ['198.51.100.8', false],
+    ['2001:db8:1::5', true],
+    ['2001:db9::1', false],
+    ['::1', true],
+    ['::ffff:203.0.113.20', true], // IPv4-mapped IPv6 is the IPv4 address
+    ['127.0.0.1', false],
+    ['not-an-ip', false],
+  ])('%s → %s', (ip, expected) => expect(match(ip)).toBe(expected));
+
+  test('an empty list matches nothing', () => expect(ipMatcher([])('127.0.0.1')).toBe(false));
+});
+
+describe('validation', () => {
+  test.each(['10.0.0.1', '::1', '2001:db8::1', '[::1]'])('%s is an address', (s) => expect(isIp(s)).toBe(true));
+  test.each(['10', '10.1', '300.1.1.1', 'example.com', '', '1.2.3.4:80'])('%s is not an address', (s) => expect(isIp(s)).toBe(false));
+  test.each(['10.0.0.0/8', '2001:db8::/32', '192.0.2.1'])('%s is an address or range', (s) => expect(isIpOrCidr(s)).toBe(true));
+  test.each(['10.0.0.0/33', '2001:db8::/129', '10/8', 'abc/8'])('%s is refused', (s) => expect(isIpOrCidr(s)).toBe(false));
+});
