@@ -20,6 +20,8 @@ export async function startEdgeWorker(opts: {
   /** Where Durable Object and R2 state is kept; false keeps it in memory. */
   persistTo: string | false;
   logLevel?: 'none' | 'error' | 'warn' | 'info' | 'log' | 'debug';
+  /** Serve `/__scheduled?cron=…` to run the scheduled handler (tests). */
+  testScheduled?: boolean;
 }): Promise<EdgeWorker> {
   const worker = await unstable_startWorker({
     config: `${repoRoot}wrangler.toml`,
@@ -30,6 +32,7 @@ export async function startEdgeWorker(opts: {
       persist: opts.persistTo,
       inspector: false,
       watch: false,
+      testScheduled: opts.testScheduled ?? false,
       logLevel: opts.logLevel ?? 'warn',
     },
   });

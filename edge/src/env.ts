@@ -1,9 +1,11 @@
 // Worker bindings and the per-request context every route and middleware sees.
 import type { Config } from '@edgemail/shared';
+import type { RateLimiter } from './durable-objects/rate-limiter.js';
 import type { Db } from './db/client.js';
 import type { Principal } from './middleware/principal.js';
 
 export interface Bindings {
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** Set by the local stack only: the bridge serving Neon's protocols locally. */
   LOCAL_NEON_BRIDGE?: string;
   [setting: `SERVICE_${string}`]: string | undefined;
@@ -18,6 +20,8 @@ export interface Variables {
   projectId: string | null;
   /** What the principal holds in that project (catalogue strings, or `*`). */
   held: readonly string[];
+  /** Set for mutating routes by their declaration; read by the audit middleware. */
+  auditType: string | undefined;
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };

@@ -44,8 +44,10 @@ export async function startTestStack(opts: { settings?: Record<string, string> }
   await admin.end();
 
   const worker = await startEdgeWorker({
-    vars: { SERVICE_DATABASE_URL: databaseUrl, ...opts.settings, LOCAL_NEON_BRIDGE: inject('bridgeUrl') },
+    // The limiter runs in every test, set high enough that only the rate-limit tests reach it.
+    vars: { SERVICE_DATABASE_URL: databaseUrl, SERVICE_RATELIMIT_API_PER_MINUTE: '100000', ...opts.settings, LOCAL_NEON_BRIDGE: inject('bridgeUrl') },
     persistTo: false,
+    testScheduled: true,
     logLevel: 'error',
   });
   const sql = new pg.Pool({ connectionString: databaseUrl, max: 4 });

@@ -4,7 +4,9 @@
 import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import type { Permission, Role, SessionOnlyPermission } from '@edgemail/shared';
 import type { MiddlewareHandler } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import { authorize } from '../middleware/authorize.js';
+import { auditType } from './audit-type.js';
 import type { AppEnv } from '../env.js';
 
 /**
@@ -42,20 +44,27 @@ type Declared = Omit<RouteConfig, 'middleware'> & {
   role?: Role;
   /** Error statuses beyond 400/401/403 this route can answer. */
   errors?: ErrorStatus[];
+  /** Overrides the audit type derived from method and path. */
+  auditType?: string;
 };
 
 export function defineRoute<const R extends Declared>(declared: R) {
-  const { permission, role, errors = [], ...config } = declared;
-  const statuses: ErrorStatus[] = [400, 401, 403, ...errors];
+  const { permission, role, errors = [], auditType: declaredType, ...config } = declared;
+  const statuses: ErrorStatus[] = [400, 401, 403, 429, ...errors];
+  const type = declaredType ?? auditType(config.method, config.path) ?? undefined;
   const route = {
     ...config,
     'x-permission': permission,
     ...(role ? { 'x-role': role } : {}),
-    middleware: [authorize(permission, role)],
+    ...(type ? { 'x-audit-type': type } : {}),
+    middleware: [
+      createMiddleware<AppEnv>(async (c, next) => { c.set('auditType', type); await next(); }),
+      authorize(permission, role),
+    ],
     responses: {
       ...config.responses,
       ...Object.fromEntries(statuses.map((s) => [s, errorResponse(s)])),
     },
   };
-  return createRoute(route as unknown as Omit<R, 'permission' | 'role' | 'errors'> & { middleware: MiddlewareHandler<AppEnv>[] });
+  return createRoute(route as unknown as Omit<R, 'permission' | 'role' | 'errors' | 'auditType'> & { middleware: MiddlewareHandler<AppEnv>[] });
 }

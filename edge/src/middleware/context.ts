@@ -11,7 +11,7 @@ let cached: { env: Bindings; loaded: Loaded } | undefined;
 /** Settings are read once per isolate; a bad value names the setting on every request. */
 export function settingsOf(env: Bindings): Loaded {
   if (cached?.env === env) return cached.loaded;
-  const { config, removedInUse } = loadConfig(env as Record<string, unknown>);
+  const { config, removedInUse } = loadConfig(env as unknown as Record<string, unknown>);
   if (removedInUse.length) console.warn(`removed settings are set and ignored: ${removedInUse.join(', ')}`);
   const loaded = { config, isTrustedProxy: ipMatcher(config['server.trusted_proxies']) };
   cached = { env, loaded };

@@ -6,6 +6,7 @@ import * as revokeApiKey from './api/api-keys/revoke.js';
 import * as deleteApiKey from './api/api-keys/delete.js';
 import * as listPermissions from './api/permissions/list.js';
 import * as deleteProject from './api/project/delete.js';
+import * as listAuditLog from './api/audit-log/list.js';
 import * as createPlan from './admin/plans/create.js';
 import * as createUser from './admin/users/create.js';
 import * as listUsers from './admin/users/list.js';
@@ -15,7 +16,7 @@ import * as listCredentials from './admin/credentials/list.js';
 import * as revokeCredential from './admin/credentials/revoke.js';
 
 export const apiRoutes = [
-  createApiKey, listApiKeys, revokeApiKey, deleteApiKey, listPermissions, deleteProject,
+  createApiKey, listApiKeys, revokeApiKey, deleteApiKey, listPermissions, deleteProject, listAuditLog,
   createPlan, createUser, listUsers, createProject, createCredential, listCredentials, revokeCredential,
 ];
 

@@ -43,6 +43,7 @@ export const settings = {
   'acme.hosts': list([], 'Host names ACME may obtain certificates for.'),
 
   'audit_log_retention_days': integer(90, 'Days audit events are kept; 0 keeps them forever.'),
+  'audit.queue_size': integer(1000, 'Audit events an isolate holds before writing them; beyond it events are dropped and each drop logged.'),
 } as const;
 
 export type SettingName = keyof typeof settings;
