@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, renderConfigDocs } from '@edgemail/shared';
 import { createPlatformCredential } from '../src/services/platform-credentials/create.js';
 import { databaseUrl, withDatabase } from './database.js';
 import { exportApiSpec } from './export-api-spec.js';
+import { renderRoutesDocs } from './routes-docs.js';
 
 const USAGE = `usage: edgemail <command>
 
@@ -14,6 +15,7 @@ const USAGE = `usage: edgemail <command>
         [--allowed-ip <ip|cidr>]... [--expires-at <rfc3339>] [--database-url <url>]
   export-api-spec --out <file> [--surface api|app|all]
   config-docs [--out <file>]                  write the settings table (docs/config.md)
+  routes-docs [--out <file>]                  write the route table (docs/routes.md)
 
 The database defaults to SERVICE_DATABASE_URL, else the local stack's.`;
 
@@ -66,8 +68,9 @@ async function run(argv: string[]): Promise<void> {
       for (const file of exportApiSpec(out, surface)) console.error(`wrote ${file}`);
       return;
     }
-    case 'config-docs': {
-      const text = renderConfigDocs();
+    case 'config-docs':
+    case 'routes-docs': {
+      const text = command === 'config-docs' ? renderConfigDocs() : renderRoutesDocs();
       if (values.out) writeFileSync(values.out, text);
       else process.stdout.write(text);
       return;

@@ -1,0 +1,29 @@
+// Renders docs/routes.md from the route declarations: every route with the
+// permission it needs, the session role gate and the audit type it records.
+import { apiRoutes } from '../src/routes/registry.js';
+
+type Declared = { method: string; path: string; summary?: string; 'x-permission': string; 'x-role'?: string; 'x-audit-type'?: string };
+
+export function renderRoutesDocs(): string {
+  const rows = apiRoutes.map(({ route }) => {
+    const r = route as unknown as Declared;
+    return `| \`${r.method.toUpperCase()} ${r.path}\` | \`${r['x-permission']}\` | ${r['x-role'] ?? ''} | ${r['x-audit-type'] ? `\`${r['x-audit-type']}\`` : ''} | ${r.summary ?? ''} |`;
+  });
+  return [
+    '# Routes',
+    '',
+    'Generated from the route declarations by `pnpm edgemail routes-docs`; do not edit by hand.',
+    '',
+    '- **Permission**: what a key must hold (`platform:admin`: a platform credential; `authenticated`: any valid credential).',
+    '- **Role**: the least membership role a browser session needs besides the permission.',
+    '- **Audit type**: recorded on success. With a project (a key, a session, or a platform credential with',
+    '  `X-Service-Project-Id`) the event is project activity; without one it goes to the actor\'s security trail.',
+    '  Derived from method and path: `POST` on a collection → `<resource>.created`; `PUT`/`PATCH` → `.updated`;',
+    '  `DELETE` → `.deleted`; `POST …/{id}/<verb>` → `<resource>.<verb>`; nested collections join with `_`.',
+    '',
+    '| Route | Permission | Role | Audit type | Summary |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
