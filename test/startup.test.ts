@@ -57,7 +57,7 @@ function expectRefusedEarly(outcome: Outcome) {
   expect(outcome.stdout).not.toMatch(/postgres ready|edge ready/);
 }
 
-describe('pnpm dev refuses a bad setting before starting anything', () => {
+describe('pnpm dev refuses a bad setting before starting anything', { timeout: 45_000 }, () => {
   it('a malformed value names the setting and its env variable', async () => {
     const outcome = await startDev({ SERVICE_RATELIMIT_API_PER_MINUTE: 'lots' });
     expectRefusedEarly(outcome);

@@ -1,5 +1,6 @@
 // `edgemail export-api-spec --out <file> [--surface api|app|all]`
 import { writeFileSync } from 'node:fs';
+import { format, parse } from 'node:path';
 import { buildApp } from '../src/app.js';
 import { openApiDocument, type Surface } from '../src/openapi.js';
 
@@ -11,7 +12,7 @@ export function exportApiSpec(out: string, surface: Surface | 'all'): string[] {
   };
   if (surface !== 'all') return [write(out, surface)];
   // `all` writes one file per surface, suffixed: spec.json → spec-api.json, spec-app.json.
-  const dot = out.lastIndexOf('.');
-  const [stem, ext] = dot > 0 ? [out.slice(0, dot), out.slice(dot)] : [out, '.json'];
-  return [write(`${stem}-api${ext}`, 'api'), write(`${stem}-app${ext}`, 'app')];
+  const { dir, name, ext } = parse(out);
+  const suffixed = (s: Surface) => format({ dir, name: `${name}-${s}`, ext: ext || '.json' });
+  return [write(suffixed('api'), 'api'), write(suffixed('app'), 'app')];
 }

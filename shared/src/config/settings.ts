@@ -2,17 +2,23 @@
 // env name of each is derived by `envName` (SERVICE_ + upper case, dots → _).
 import { z } from 'zod';
 import { isIpOrCidr } from '../ip.js';
-import { boolean, duration, integer, list, string } from './define.js';
+import { boolean, duration, integer, list, string, type Setting } from './define.js';
 
 const cidr = z.string().refine(isIpOrCidr, 'expected an IP address or CIDR range');
 const httpUrl = z.string().refine((s) => s === '' || /^https?:\/\/[^/]+/.test(s), 'expected an http(s) URL');
 
-const listener = (name: string, ratePerMinute: number) => ({
+type ListenerSettings<N extends string> =
+  & Record<`${N}.rate_per_minute`, Setting<number>>
+  & Record<`${N}.proxy_protocol.enabled` | `${N}.tls.enabled`, Setting<boolean>>
+  & Record<`${N}.proxy_protocol.trusted`, Setting<string[]>>;
+
+/** The settings every SMTP listener has, under its own prefix. */
+const listener = <N extends string>(name: N, ratePerMinute: number): ListenerSettings<N> => ({
   [`${name}.rate_per_minute`]: integer(ratePerMinute, `New SMTP sessions per client IP per minute on the ${name} listener; 0 disables.`),
   [`${name}.proxy_protocol.enabled`]: boolean(false, `Accept PROXY protocol v1/v2 headers on the ${name} listener.`),
   [`${name}.proxy_protocol.trusted`]: list([], `Peers (IPs or CIDRs) that must send a PROXY header on the ${name} listener; may not be empty when enabled.`, cidr),
   [`${name}.tls.enabled`]: boolean(true, `Offer STARTTLS on the ${name} listener.`),
-});
+}) as ListenerSettings<N>;
 
 export const settings = {
   'server.public_url': string('http://127.0.0.1:8787', 'Public base URL of the service; its host is the service\'s own origin.', { schema: httpUrl }),

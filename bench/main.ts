@@ -1,0 +1,31 @@
+// `pnpm bench <name> [flags]`: runs one benchmark. See bench/README.md.
+import { runApiBench } from './api.js';
+import { UsageError } from './args.js';
+
+const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Promise<void> }> = {
+  api: {
+    summary: 'health vs authenticated API throughput on the local stack  [--duration <s>] [--connections <n>] [--rounds <n>]',
+    run: runApiBench,
+  },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(benchmarks).map((n) => n.length));
+  return ['usage: pnpm bench <benchmark> [flags]', '', ...Object.entries(benchmarks).map(([n, b]) => `  ${n.padEnd(width)}  ${b.summary}`)].join('\n');
+}
+
+const [name, ...rest] = process.argv.slice(2);
+const bench = name ? benchmarks[name] : undefined;
+if (!bench) {
+  console.error(name ? `unknown benchmark "${name}"\n\n${usage()}` : usage());
+  process.exit(2);
+}
+
+bench.run(rest).then(
+  () => process.exit(process.exitCode ?? 0),
+  (e: unknown) => {
+    console.error(`\nbench ${name} failed: ${e instanceof Error ? e.message : String(e)}`);
+    if (e instanceof Error && !(e instanceof UsageError) && e.stack) console.error(e.stack.split('\n').slice(1).join('\n'));
+    process.exit(e instanceof UsageError ? 2 : 1);
+  },
+);
