@@ -2,7 +2,9 @@
 // database) against an authenticated API route (GET /api/v1/api-keys with a
 // project API key: credential look-up + list query over the Neon bridge), on one
 // throwaway local stack, plus the database transactions an authenticated request
-// costs. The machine is shared, so the figure that matters is the ratio.
+// costs. A second Worker on the same database runs with the rate limiter off,
+// so the limiter's cost is measured in the same rounds. The machine is shared,
+// so the figures that matter are the ratios.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -10,7 +12,7 @@ import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { repoRoot } from '../edge/local/edge-worker.js';
+import { repoRoot, startEdgeWorker } from '../edge/local/edge-worker.js';
 import { startStack, type Stack } from '../edge/local/stack.js';
 import { withDatabase } from '../edge/cli/database.js';
 import { createPlatformCredential } from '../edge/src/services/platform-credentials/create.js';
@@ -34,6 +36,8 @@ const DEFAULTS: LoadOptions = { duration: 10, warmup: 2, connections: 32, rounds
 
 /** Authenticated throughput should keep at least this share of /health throughput. */
 const GOAL_RATIO = 0.4;
+/** With the rate limiter on, throughput should keep at least this share of it off. */
+const LIMITER_GOAL_RATIO = 0.85;
 
 /**
  * Stack settings of the main pair of runs. The API rate limit is set far above
@@ -41,6 +45,11 @@ const GOAL_RATIO = 0.4;
  * while its bookkeeping, if any, is still paid.
  */
 export const BASELINE_SETTINGS: Record<string, string> = { SERVICE_RATELIMIT_API_PER_MINUTE: '1000000000' };
+
+/** Extra Workers on the same database and bridge, named, with their own settings. */
+export const VARIANTS: Record<string, Record<string, string>> = {
+  'limiter off': { SERVICE_RATELIMIT_ENABLED: 'false' },
+};
 
 // ---------------------------------------------------------------- targets
 
@@ -56,20 +65,21 @@ export interface Target {
   name: string;
   path: string;
   headers?: Record<string, string>;
+  /** The Worker to load: a variant's; default the stack's own. */
+  baseUrl?: string;
   /** Fail the benchmark unless every response is 200. */
   requireAll200?: boolean;
 }
 
 /** The pair this benchmark compares; a later pair (other settings) reuses it. */
-export const apiTargets = (tenant: Tenant): Target[] => [
-  { name: 'health', path: '/health' },
-  {
-    name: 'authenticated',
-    path: '/api/v1/api-keys',
-    headers: { authorization: `Bearer ${tenant.keys[0]!.token}` },
-    requireAll200: true,
-  },
-];
+export const apiTargets = (tenant: Tenant, variants: Record<string, string>): Target[] => {
+  const authenticated = { path: '/api/v1/api-keys', headers: { authorization: `Bearer ${tenant.keys[0]!.token}` }, requireAll200: true };
+  return [
+    { name: 'health', path: '/health' },
+    { name: 'authenticated', ...authenticated },
+    { name: 'authenticated, limiter off', ...authenticated, baseUrl: variants['limiter off'] },
+  ];
+};
 
 // ---------------------------------------------------------------- results
 
@@ -117,19 +127,22 @@ export async function runApiBench(argv: string[]): Promise<void> {
     `(+${load.warmup}s warm-up), ${load.sequential} sequential requests for the transaction count`,
   );
 
-  const main = await measure(BASELINE_SETTINGS, apiTargets, load);
-  // A later comparison (e.g. the rate limiter off) is a second measure() call
-  // with other settings, reported next to this one.
+  const main = await measure(BASELINE_SETTINGS, VARIANTS, apiTargets, load);
 
-  const [health, auth] = main.targets as [TargetResult, TargetResult];
+  const [health, auth, authOff] = main.targets as [TargetResult, TargetResult, TargetResult];
   const ratio = auth.requestsPerSecond / health.requestsPerSecond;
   const pass = ratio >= GOAL_RATIO;
+  const limiterRatio = auth.requestsPerSecond / authOff.requestsPerSecond;
+  const limiterPass = limiterRatio >= LIMITER_GOAL_RATIO;
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
   console.log('');
   printTable(main.targets);
   console.log('');
-  console.log(`authenticated / health throughput: ${(ratio * 100).toFixed(1)}%`);
+  console.log(`authenticated / health throughput: ${pct(ratio)} (limiter off: ${pct(authOff.requestsPerSecond / health.requestsPerSecond)})`);
   console.log(`goal: authenticated keeps >= ${GOAL_RATIO * 100}% of health throughput: ${pass ? 'PASS' : 'BELOW'}`);
+  console.log(`limiter on / limiter off throughput: ${pct(limiterRatio)}`);
+  console.log(`goal: the rate limiter keeps >= ${LIMITER_GOAL_RATIO * 100}% of the throughput without it: ${limiterPass ? 'PASS' : 'BELOW'}`);
   const tx = auth.transactions;
   console.log(
     `database transactions per authenticated request: ${tx.perRequest.toFixed(2)} ` +
@@ -154,6 +167,7 @@ export async function runApiBench(argv: string[]): Promise<void> {
     machine: { cpus: os.cpus().length, node: process.version, loadavgBefore: loadBefore, loadavgAfter: loadAfter },
     options: load,
     goal: { ratio: GOAL_RATIO, authenticatedOverHealth: ratio, pass },
+    limiterGoal: { ratio: LIMITER_GOAL_RATIO, limiterOnOverOff: limiterRatio, pass: limiterPass },
     measurements: [main],
   }, null, 2)}\n`);
   console.log(`results: ${file.slice(repoRoot.length)}`);
@@ -166,12 +180,28 @@ export async function runApiBench(argv: string[]): Promise<void> {
  */
 export async function measure(
   settings: Record<string, string>,
-  targetsFor: (tenant: Tenant) => Target[],
+  variants: Record<string, Record<string, string>>,
+  targetsFor: (tenant: Tenant, variantUrls: Record<string, string>) => Target[],
   load: LoadOptions,
 ): Promise<Measurement> {
   return withStack(settings, async (stack) => {
     const tenant = await bootstrap(stack);
-    const targets = targetsFor(tenant);
+    const variantUrls: Record<string, string> = {};
+    const variantStops: (() => Promise<void>)[] = [];
+    try {
+    for (const [name, extra] of Object.entries(variants)) {
+      console.error(`  starting a second Worker: ${name}`);
+      const worker = await startEdgeWorker({
+        vars: { SERVICE_DATABASE_URL: stack.databaseUrl, ...settings, ...extra, LOCAL_NEON_BRIDGE: stack.bridge.url },
+        persistTo: false,
+        logLevel: 'error',
+      });
+      const stop = () => worker.stop();
+      cleanups.add(stop);
+      variantStops.push(async () => { await stop(); cleanups.delete(stop); });
+      variantUrls[name] = worker.url;
+    }
+    const targets = targetsFor(tenant, variantUrls);
 
     for (const t of targets) {
       console.error(`  warm-up ${t.name} (${load.warmup}s)`);
@@ -198,6 +228,9 @@ export async function measure(
       settings,
       targets: targets.map((t) => summarise(t, runs.get(t)!, counted.get(t)!)),
     };
+    } finally {
+      await Promise.allSettled(variantStops.map((stop) => stop()));
+    }
   });
 }
 
@@ -298,7 +331,7 @@ async function call<T>(
 
 function loadTarget(stack: Stack, target: Target, duration: number, connections: number): Promise<autocannon.Result> {
   return autocannon({
-    url: `${stack.url}${target.path}`,
+    url: `${target.baseUrl ?? stack.url}${target.path}`,
     headers: target.headers,
     connections,
     duration,
@@ -330,7 +363,7 @@ function toRun(round: number, r: autocannon.Result): RunResult {
 async function assertAll200(stack: Stack, target: Target, run: RunResult): Promise<void> {
   const others = Object.entries(run.statusCodes).filter(([code]) => code !== '200');
   if (!others.length && run.errors === 0 && run.non2xx === 0) return;
-  const res = await fetch(`${stack.url}${target.path}`, { headers: target.headers });
+  const res = await fetch(`${target.baseUrl ?? stack.url}${target.path}`, { headers: target.headers });
   throw new Error(
     `${target.name} run ${run.round}: not every response was 200 ` +
     `(status codes ${JSON.stringify(run.statusCodes)}, non-2xx ${run.non2xx}, connection errors ${run.errors}, timeouts ${run.timeouts}); ` +
@@ -403,7 +436,7 @@ async function countTransactions(stack: Stack, target: Target, n: number): Promi
 
     const before = await reading();
     for (let i = 0; i < n; i++) {
-      const res = await fetch(`${stack.url}${target.path}`, { headers: target.headers });
+      const res = await fetch(`${target.baseUrl ?? stack.url}${target.path}`, { headers: target.headers });
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`${target.name}: sequential request ${i + 1} answered ${res.status}`);
     }

@@ -59,7 +59,7 @@ export async function startNeonBridge(opts: NeonBridgeOptions): Promise<NeonBrid
       database,
       application_name: url.searchParams.get('application_name') ?? 'neon-bridge',
       types: RAW_TEXT,
-      max: 10,
+      max: 32,
       idleTimeoutMillis: 30_000,
       connectionTimeoutMillis: 10_000,
     });

@@ -6,7 +6,7 @@ import { validationError } from './http/validation.js';
 import { requestContext } from './middleware/context.js';
 import { authenticate, requirePlatformCredential } from './middleware/authenticate.js';
 import { audit } from './middleware/audit.js';
-import { byApiKeyOrAddress, byClientAddress, rateLimit } from './middleware/rate-limit.js';
+import { byApiKeyOrAddress, byClientAddress, rateLimit, rateLimitHeaders } from './middleware/rate-limit.js';
 import { apiRoutes, appRoutes } from './routes/registry.js';
 import { openApiDocument, type Surface } from './openapi.js';
 
@@ -22,10 +22,11 @@ export function buildApp() {
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.get('/api/v1/openapi.json', (c) => c.json(openApiDocument(app, 'api')));
 
-  app.use('/api/v1/*', requestContext(), rateLimit('api', byApiKeyOrAddress), authenticate(), audit());
+  // The API limiter is counted alongside the credential look-up: both round trips overlap.
+  app.use('/api/v1/*', requestContext(), rateLimitHeaders(), authenticate({ name: 'api', bucketOf: byApiKeyOrAddress }), audit());
   app.use('/api/v1/admin/*', requirePlatformCredential());
   // Limited ahead of its handler, which arrives with the SES issue.
-  app.post('/webhooks/ses', requestContext(), rateLimit('ses_webhook', byClientAddress));
+  app.post('/webhooks/ses', requestContext(), rateLimitHeaders(), rateLimit('ses_webhook', byClientAddress));
 
   for (const { route, handler } of [...apiRoutes, ...appRoutes]) {
     app.openapi(route, handler as never);

@@ -1,6 +1,6 @@
 // Worker bindings and the per-request context every route and middleware sees.
 import type { Config } from '@edgemail/shared';
-import type { RateLimiter } from './durable-objects/rate-limiter.js';
+import type { RateLimiter, WindowVerdict } from './durable-objects/rate-limiter.js';
 import type { Db } from './db/client.js';
 import type { Principal } from './middleware/principal.js';
 
@@ -22,6 +22,8 @@ export interface Variables {
   held: readonly string[];
   /** Set for mutating routes by their declaration; read by the audit middleware. */
   auditType: string | undefined;
+  /** The rate limiter's verdict on this request, when a limiter counted it. */
+  rateLimit: WindowVerdict | undefined;
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };

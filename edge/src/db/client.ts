@@ -1,19 +1,32 @@
-// The database handle of one request: drizzle over Neon's SQL-over-HTTP.
-// One-shot queries and non-interactive batches need no connection set-up.
+// The database handle: drizzle over Neon's SQL-over-HTTP. It holds no
+// connection (each query is one stateless fetch), so one handle per isolate
+// and connection string serves every request; building drizzle's schema map
+// per request would cost more than the queries' own JavaScript.
 import { neon, neonConfig } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-http';
 import * as schema from '@edgemail/schema';
 
-export type Db = ReturnType<typeof connect>;
+function open(url: string) {
+  return drizzle(neon(url), { schema });
+}
+
+export type Db = ReturnType<typeof open>;
+
+const handles = new Map<string, Db>();
 
 /**
  * @param url        PostgreSQL connection string (`database.url`)
  * @param localBridge base URL of the local bridge; unset in production, where
  *                    the driver talks to Neon itself
  */
-export function connect(url: string, localBridge?: string) {
+export function connect(url: string, localBridge?: string): Db {
   if (localBridge) {
     neonConfig.fetchEndpoint = () => `${localBridge}/sql`;
   }
-  return drizzle(neon(url), { schema });
+  let db = handles.get(url);
+  if (!db) {
+    db = open(url);
+    handles.set(url, db);
+  }
+  return db;
 }

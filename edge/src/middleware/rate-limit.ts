@@ -46,30 +46,48 @@ function headers(v: WindowVerdict): Record<string, string> {
 }
 
 /**
- * @example app.use('/webhooks/ses', rateLimit('ses_webhook', byClientAddress))
+ * Counts the request against a limiter: one Durable Object call. Null when the
+ * limiter is off, or unreachable (fail open: an unreachable limiter must not
+ * take the API down with it). Never rejects.
+ */
+export async function checkLimit(c: Context<AppEnv>, name: LimiterName, bucketOf: BucketOf): Promise<WindowVerdict | null> {
+  const config = c.get('config');
+  const limit = config[limiters[name]];
+  if (!config['ratelimit.enabled'] || limit === 0) return null;
+  try {
+    const namespace = c.env.RATE_LIMITER;
+    const verdict = await namespace.get(namespace.idFromName(`${name}|${bucketOf(c)}`)).hit(limit, WINDOW_MS);
+    c.set('rateLimit', verdict);
+    return verdict;
+  } catch (e) {
+    console.error(`rate limiter ${name} unavailable; request let through`, e);
+    return null;
+  }
+}
+
+/** Throws the 429 for a refused verdict. */
+export function enforceLimit(verdict: WindowVerdict | null): void {
+  if (!verdict || verdict.allowed) return;
+  const retryAfter = Math.max(1, Math.ceil((verdict.resetAt - Date.now()) / 1000));
+  throw new ApiError(429, `rate limit exceeded: ${verdict.limit} requests per minute`, undefined, {
+    ...headers(verdict), 'Retry-After': String(retryAfter),
+  });
+}
+
+/** Puts the RateLimit-* headers of the request's verdict on whatever response it gets. */
+export const rateLimitHeaders = () =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    await next();
+    const verdict = c.get('rateLimit');
+    if (verdict) for (const [k, v] of Object.entries(headers(verdict))) c.res.headers.set(k, v);
+  });
+
+/**
+ * A limiter in front of a route: a refusal goes no further.
+ * @example app.post('/webhooks/ses', rateLimitHeaders(), rateLimit('ses_webhook', byClientAddress))
  */
 export const rateLimit = (name: LimiterName, bucketOf: BucketOf) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    const config = c.get('config');
-    const limit = config[limiters[name]];
-    if (!config['ratelimit.enabled'] || limit === 0) return next();
-
-    const namespace = c.env.RATE_LIMITER;
-    let verdict: WindowVerdict;
-    try {
-      const stub = namespace.get(namespace.idFromName(`${name}|${bucketOf(c)}`));
-      verdict = await stub.hit(limit, WINDOW_MS);
-    } catch (e) {
-      // Fail open: an unreachable limiter must not take the API down with it.
-      console.error(`rate limiter ${name} unavailable; request let through`, e);
-      return next();
-    }
-    if (!verdict.allowed) {
-      const retryAfter = Math.max(1, Math.ceil((verdict.resetAt - Date.now()) / 1000));
-      throw new ApiError(429, `rate limit exceeded: ${limit} requests per minute`, undefined, {
-        ...headers(verdict), 'Retry-After': String(retryAfter),
-      });
-    }
+    enforceLimit(await checkLimit(c, name, bucketOf));
     await next();
-    for (const [k, v] of Object.entries(headers(verdict))) c.res.headers.set(k, v);
   });

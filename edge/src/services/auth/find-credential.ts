@@ -1,9 +1,11 @@
 // Credential look-ups: one round trip each, by the token's public prefix; the
-// hash is then compared in constant time so timing tells nothing of it.
+// hash is then compared in constant time so timing tells nothing of it. These
+// run on every request, so their queries are prepared.
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { apiKeys, memberGroups, memberships, platformCredentials, sessions, users } from '@edgemail/schema';
 import { constantTimeEqual, sha256Hex, type Role } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
+import { prepared } from '../../db/prepared.js';
 
 export interface CredentialRow {
   id: string;
@@ -20,27 +22,33 @@ async function matches<T extends { keyHash: string }>(row: T | undefined, token:
   return constantTimeEqual(row.keyHash, await sha256Hex(token)) ? row : null;
 }
 
+const apiKeyByPrefix = prepared((db) => db
+  .select({
+    id: apiKeys.id, name: apiKeys.name, projectId: apiKeys.projectId, keyHash: apiKeys.keyHash,
+    permissions: apiKeys.permissions, allowedIps: apiKeys.allowedIps, expiresAt: apiKeys.expiresAt,
+    revoked: apiKeys.revoked, sandbox: apiKeys.sandbox, lastUsedAt: apiKeys.lastUsedAt,
+  })
+  .from(apiKeys)
+  .where(eq(apiKeys.keyPrefix, sql.placeholder('keyPrefix')))
+  .prepare('api_key_by_prefix'));
+
 export async function findApiKey(db: Db, keyPrefix: string, token: string): Promise<ApiKeyRow | null> {
-  const [row] = await db
-    .select({
-      id: apiKeys.id, name: apiKeys.name, projectId: apiKeys.projectId, keyHash: apiKeys.keyHash,
-      permissions: apiKeys.permissions, allowedIps: apiKeys.allowedIps, expiresAt: apiKeys.expiresAt,
-      revoked: apiKeys.revoked, sandbox: apiKeys.sandbox, lastUsedAt: apiKeys.lastUsedAt,
-    })
-    .from(apiKeys)
-    .where(eq(apiKeys.keyPrefix, keyPrefix));
+  const [row] = await apiKeyByPrefix(db).execute({ keyPrefix });
   return matches(row, token);
 }
 
+const platformCredentialByPrefix = prepared((db) => db
+  .select({
+    id: platformCredentials.id, name: platformCredentials.name, keyHash: platformCredentials.keyHash,
+    allowedIps: platformCredentials.allowedIps, expiresAt: platformCredentials.expiresAt,
+    revoked: platformCredentials.revoked, lastUsedAt: platformCredentials.lastUsedAt,
+  })
+  .from(platformCredentials)
+  .where(eq(platformCredentials.keyPrefix, sql.placeholder('keyPrefix')))
+  .prepare('platform_credential_by_prefix'));
+
 export async function findPlatformCredential(db: Db, keyPrefix: string, token: string): Promise<CredentialRow | null> {
-  const [row] = await db
-    .select({
-      id: platformCredentials.id, name: platformCredentials.name, keyHash: platformCredentials.keyHash,
-      allowedIps: platformCredentials.allowedIps, expiresAt: platformCredentials.expiresAt,
-      revoked: platformCredentials.revoked, lastUsedAt: platformCredentials.lastUsedAt,
-    })
-    .from(platformCredentials)
-    .where(eq(platformCredentials.keyPrefix, keyPrefix));
+  const [row] = await platformCredentialByPrefix(db).execute({ keyPrefix });
   return matches(row, token);
 }
 
@@ -54,25 +62,27 @@ export interface SessionRow {
   groupPermissions: string[] | null;
 }
 
+// The project asked for in the header, else the user's default project.
+const sessionProject = sql`coalesce(${sql.placeholder('projectId')}::uuid, ${users.defaultProjectId})`;
+
+const sessionByTokenHash = prepared((db) => db
+  .select({
+    id: sessions.id, userId: users.id, email: users.email,
+    projectId: sql<string | null>`${sessionProject}`,
+    role: memberships.role, groupPermissions: memberGroups.permissions,
+  })
+  .from(sessions)
+  .innerJoin(users, eq(users.id, sessions.userId))
+  .leftJoin(memberships, and(eq(memberships.userId, users.id), sql`${memberships.projectId} = ${sessionProject}`))
+  .leftJoin(memberGroups, eq(memberGroups.id, memberships.groupId))
+  .where(and(eq(sessions.tokenHash, sql.placeholder('tokenHash')), gt(sessions.expiresAt, sql`now()`)))
+  .prepare('session_by_token_hash'));
+
 /**
  * Finds a live session and, in the same query, the user's membership in the
  * requested project (or their default project when none is requested).
  */
 export async function findSession(db: Db, token: string, requestedProjectId: string | null): Promise<SessionRow | null> {
-  const tokenHash = await sha256Hex(token);
-  const projectId = requestedProjectId
-    ? sql`${requestedProjectId}::uuid`
-    : sql`${users.defaultProjectId}`;
-  const [row] = await db
-    .select({
-      id: sessions.id, userId: users.id, email: users.email,
-      projectId: sql<string | null>`${projectId}`,
-      role: memberships.role, groupPermissions: memberGroups.permissions,
-    })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .leftJoin(memberships, and(eq(memberships.userId, users.id), sql`${memberships.projectId} = ${projectId}`))
-    .leftJoin(memberGroups, eq(memberGroups.id, memberships.groupId))
-    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, sql`now()`)));
+  const [row] = await sessionByTokenHash(db).execute({ tokenHash: await sha256Hex(token), projectId: requestedProjectId });
   return row ?? null;
 }
