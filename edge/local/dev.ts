@@ -18,7 +18,7 @@ async function main() {
     throw e;
   }
   const stack = await startStack({
-    dataDir: `${repoRoot}.data`,
+    dataDir: process.env.EDGEMAIL_DATA_DIR ?? `${repoRoot}.data`,
     pgPort: port('EDGEMAIL_PG_PORT', 54329),
     bridgePort: port('EDGEMAIL_BRIDGE_PORT', 54330),
     workerPort: port('EDGEMAIL_PORT', 8787),

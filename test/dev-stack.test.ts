@@ -1,0 +1,81 @@
+// `pnpm dev` as a user runs it: the stack comes up, serves the API, stops
+// cleanly on Ctrl-C, and a second start reuses the data of the first.
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { promisify } from 'node:util';
+import { afterAll, expect, test } from 'vitest';
+import { freePort } from './support/global-setup.js';
+import { reachableByPostgres } from '../edge/local/postgres.js';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+// mkdtemp makes a private (0700) folder, like a checkout under /root: as root,
+// PostgreSQL's data then has to live elsewhere, and restarts must find it.
+const dataDir = mkdtempSync(`${ROOT}.data/dev-test-`);
+afterAll(() => {
+  if (process.getuid?.() === 0) rmSync(reachableByPostgres(`${dataDir}/pg`), { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const listening = (port: number) => new Promise<boolean>((resolve) => {
+  const socket = connect(port, '127.0.0.1');
+  socket.once('connect', () => { socket.destroy(); resolve(true); });
+  socket.once('error', () => resolve(false));
+});
+
+async function startDev(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SERVICE_')));
+  const child = spawn('pnpm', ['-s', 'dev'], { cwd: ROOT, env: { ...base, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d) => { output += d; });
+  child.stderr!.on('data', (d) => { output += d; });
+  const deadline = Date.now() + 60_000;
+  while (!/edgemail edge ready/.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
+      throw new Error(`pnpm dev did not come up:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { child, output: () => output };
+}
+
+/**
+ * Ctrl-C: the whole process group gets SIGINT, as a terminal sends it. pnpm
+ * itself dies of the signal; the stack's process stops everything and exits,
+ * which closes the output pipes it shares with pnpm.
+ */
+async function stop(child: ChildProcess): Promise<number | null> {
+  const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  process.kill(-child.pid!, 'SIGINT');
+  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 20_000);
+  const code = await closed;
+  clearTimeout(timer);
+  return code;
+}
+
+test('starts, serves, stops on Ctrl-C and restarts on the same data', async () => {
+  const [pgPort, bridgePort, workerPort] = [await freePort(), await freePort(), await freePort()];
+  const env = {
+    EDGEMAIL_DATA_DIR: dataDir, EDGEMAIL_PG_PORT: String(pgPort), EDGEMAIL_BRIDGE_PORT: String(bridgePort), EDGEMAIL_PORT: String(workerPort),
+  };
+  const url = `http://127.0.0.1:${workerPort}`;
+
+  const first = await startDev(env);
+  expect((await fetch(`${url}/health`)).status).toBe(200);
+  const { stdout: token } = await promisify(execFile)('pnpm', ['-s', 'edgemail', 'admin', 'create-credential', '--name', 'ops'], { cwd: ROOT, env: { ...process.env, ...env } });
+  const users = await fetch(`${url}/api/v1/admin/users`, { headers: { authorization: `Bearer ${token.trim()}` } });
+  expect(users.status).toBe(200);
+
+  await stop(first.child);
+  expect(first.output()).not.toMatch(/error/i);
+  expect(await listening(workerPort)).toBe(false);
+  expect(await listening(pgPort)).toBe(false);
+  expect(await listening(bridgePort)).toBe(false);
+
+  const second = await startDev(env);
+  const again = await fetch(`${url}/api/v1/admin/users`, { headers: { authorization: `Bearer ${token.trim()}` } });
+  expect(again.status).toBe(200); // the credential minted before the restart is still there
+  await stop(second.child);
+  expect(await listening(pgPort)).toBe(false);
+}, 150_000);
