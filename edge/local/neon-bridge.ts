@@ -70,8 +70,20 @@ export async function startNeonBridge(opts: NeonBridgeOptions): Promise<NeonBrid
   }
 
   // Extended protocol even without params, as Neon does: one statement per query.
+  // Each distinct text becomes a named statement, which every pooled connection
+  // parses once and then reuses: the Worker sends the same few queries over and over.
+  const statementNames = new Map<string, string>();
+  const nameFor = (text: string) => {
+    let name = statementNames.get(text);
+    if (!name) {
+      if (statementNames.size >= 5_000) return undefined; // a runaway of one-off texts: stop naming
+      name = `s${statementNames.size}`;
+      statementNames.set(text, name);
+    }
+    return name;
+  };
   const run = (client: pg.PoolClient, q: HttpQuery) =>
-    client.query({ text: q.query, values: q.params, rowMode: 'array', queryMode: 'extended' } as pg.QueryArrayConfig);
+    client.query({ name: nameFor(q.query), text: q.query, values: q.params, rowMode: 'array', queryMode: 'extended' } as pg.QueryArrayConfig);
 
   async function withClient<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();

@@ -19,8 +19,9 @@ export interface ClientAddressInput {
  * @example resolveClientAddress({ peer: '10.0.0.1', forwardedFor: '203.0.113.9', isTrustedProxy: (ip) => ip === '10.0.0.1' }) // '203.0.113.9'
  */
 export function resolveClientAddress({ peer, forwardedFor, isTrustedProxy }: ClientAddressInput): string {
+  if (!forwardedFor) return peer;
   const peerAddr = parseIp(peer)?.toString() ?? peer;
-  if (!forwardedFor || !isTrustedProxy(peerAddr)) return peerAddr;
+  if (!isTrustedProxy(peerAddr)) return peerAddr;
   const chain = forwardedFor.split(',').map((entry) => parseIp(entry));
   if (chain.some((addr) => addr === null)) return peerAddr;
   const addrs = chain.map((addr) => addr!.toString());

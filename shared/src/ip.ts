@@ -46,6 +46,7 @@ export function isIpOrCidr(text: string): boolean {
  */
 export function ipMatcher(entries: readonly string[]): (ip: string) => boolean {
   const ranges = entries.map(parseIpOrCidr).filter((r): r is Range => r !== null);
+  if (!ranges.length) return () => false;
   return (ip) => {
     const addr = parseIp(ip);
     if (!addr) return false;

@@ -45,6 +45,21 @@ function headers(v: WindowVerdict): Record<string, string> {
   };
 }
 
+type LimiterNamespace = AppEnv['Bindings']['RATE_LIMITER'];
+// Ids kept per isolate: deriving one hashes its name. (Stubs cannot be kept:
+// they are bound to the request that made them.)
+const ids = new Map<string, DurableObjectId>();
+
+function limiterStub(namespace: LimiterNamespace, bucket: string) {
+  let id = ids.get(bucket);
+  if (!id) {
+    if (ids.size >= 10_000) ids.clear();
+    id = namespace.idFromName(bucket);
+    ids.set(bucket, id);
+  }
+  return namespace.get(id);
+}
+
 /**
  * Counts the request against a limiter: one Durable Object call. Null when the
  * limiter is off, or unreachable (fail open: an unreachable limiter must not
@@ -55,8 +70,7 @@ export async function checkLimit(c: Context<AppEnv>, name: LimiterName, bucketOf
   const limit = config[limiters[name]];
   if (!config['ratelimit.enabled'] || limit === 0) return null;
   try {
-    const namespace = c.env.RATE_LIMITER;
-    const verdict = await namespace.get(namespace.idFromName(`${name}|${bucketOf(c)}`)).hit(limit, WINDOW_MS);
+    const verdict = await limiterStub(c.env.RATE_LIMITER, `${name}|${bucketOf(c)}`).hit(limit, WINDOW_MS);
     c.set('rateLimit', verdict);
     return verdict;
   } catch (e) {

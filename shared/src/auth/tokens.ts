@@ -34,9 +34,15 @@ export function parseToken(token: string): { kind: TokenKind; keyPrefix: string 
   return { kind: m[1]!.startsWith(PROJECT_KEY_PREFIX) ? 'project' : 'platform', keyPrefix: m[1]! };
 }
 
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+const encoder = new TextEncoder();
+
+/** hex(sha256(text)); on every request's path, so kept lean. */
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
+  let hex = '';
+  for (const b of digest) hex += HEX[b];
+  return hex;
 }
 
 /** Compares two strings in time that depends only on their length. */
