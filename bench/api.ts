@@ -6,31 +6,16 @@
 // so the limiter's cost is measured in the same rounds. The machine is shared,
 // so the figures that matter are the ratios.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
-import autocannon from 'autocannon';
-import pg from 'pg';
 import { repoRoot, startEdgeWorker } from '../edge/local/edge-worker.js';
-import { startStack, type Stack } from '../edge/local/stack.js';
-import { withDatabase } from '../edge/cli/database.js';
-import { createPlatformCredential } from '../edge/src/services/platform-credentials/create.js';
 import { numberFlags } from './args.js';
+import { bootstrap, cleanups, withStack } from './support/stack.js';
+import { assertAll200, loadTarget, summarise, toRun } from './support/load.js';
+import { countTransactions } from './support/transactions.js';
+import type { LoadOptions, Measurement, RunResult, Target, TargetResult, Tenant, TransactionCount } from './support/types.js';
 
 // ---------------------------------------------------------------- options
-
-export interface LoadOptions {
-  /** Seconds of measured load per target per round. */
-  duration: number;
-  /** Seconds of unmeasured load per target before the first round. */
-  warmup: number;
-  connections: number;
-  /** Rounds of health → authenticated → …; each target's figures are the mean over rounds. */
-  rounds: number;
-  /** Sequential requests per target for counting database transactions. */
-  sequential: number;
-}
 
 const DEFAULTS: LoadOptions = { duration: 10, warmup: 2, connections: 32, rounds: 2, sequential: 200 };
 
@@ -53,24 +38,6 @@ export const VARIANTS: Record<string, Record<string, string>> = {
 
 // ---------------------------------------------------------------- targets
 
-/** What `bootstrap` created: a tenant set up over the public API as a user would. */
-export interface Tenant {
-  platformToken: string;
-  projectId: string;
-  /** Project API keys holding `apikeys:read`; the first one drives the load. */
-  keys: { id: string; token: string }[];
-}
-
-export interface Target {
-  name: string;
-  path: string;
-  headers?: Record<string, string>;
-  /** The Worker to load: a variant's; default the stack's own. */
-  baseUrl?: string;
-  /** Fail the benchmark unless every response is 200. */
-  requireAll200?: boolean;
-}
-
 /** The pair this benchmark compares; a later pair (other settings) reuses it. */
 export const apiTargets = (tenant: Tenant, variants: Record<string, string>): Target[] => {
   const authenticated = { path: '/api/v1/api-keys', headers: { authorization: `Bearer ${tenant.keys[0]!.token}` }, requireAll200: true };
@@ -80,41 +47,6 @@ export const apiTargets = (tenant: Tenant, variants: Record<string, string>): Ta
     { name: 'authenticated, limiter off', ...authenticated, baseUrl: variants['limiter off'] },
   ];
 };
-
-// ---------------------------------------------------------------- results
-
-export interface RunResult {
-  round: number;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  requests: number;
-  durationS: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  statusCodes: Record<string, number>;
-}
-
-export interface TargetResult {
-  name: string;
-  path: string;
-  /** Means over the rounds. */
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  /** Sums over the rounds. */
-  non2xx: number;
-  errors: number;
-  runs: RunResult[];
-  /** Database transactions per request over `sequential` sequential requests. */
-  transactions: TransactionCount;
-}
-
-export interface Measurement {
-  settings: Record<string, string>;
-  targets: TargetResult[];
-}
 
 // ---------------------------------------------------------------- the benchmark
 
@@ -232,223 +164,6 @@ export async function measure(
       await Promise.allSettled(variantStops.map((stop) => stop()));
     }
   });
-}
-
-// ---------------------------------------------------------------- stack
-
-const cleanups = new Set<() => Promise<void>>();
-let interrupted = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    if (interrupted) return;
-    interrupted = true;
-    console.error(`\n${signal}: stopping the stack…`);
-    void Promise.allSettled([...cleanups].map((c) => c())).then(() => process.exit(130));
-  });
-}
-
-/** A stack on free ports and a throwaway data directory, stopped and removed afterwards. */
-async function withStack<T>(settings: Record<string, string>, fn: (stack: Stack) => Promise<T>): Promise<T> {
-  const dataDir = `${repoRoot}.data/bench-${process.pid}`;
-  rmSync(dataDir, { recursive: true, force: true });
-  mkdirSync(dataDir, { recursive: true });
-  const removeDir = async () => rmSync(dataDir, { recursive: true, force: true });
-  cleanups.add(removeDir);
-  let stack: Stack | undefined;
-  let stopping: Promise<void> | undefined;
-  const stop = async () => {
-    stopping ??= (async () => {
-      await stack?.stop();
-      await removeDir();
-    })();
-    return stopping;
-  };
-  cleanups.add(stop);
-  try {
-    console.error('  starting the stack (postgres, bridge, worker)…');
-    const [pgPort, workerPort] = [await freePort(), await freePort()];
-    stack = await startStack({ dataDir, pgPort, workerPort, settings, logLevel: 'error' });
-    return await fn(stack);
-  } finally {
-    await stop();
-    cleanups.delete(stop);
-    cleanups.delete(removeDir);
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-// ---------------------------------------------------------------- tenant
-
-const KEYS = 5;
-
-/** A platform credential minted in the database, then a user, project and keys over HTTP. */
-async function bootstrap(stack: Stack): Promise<Tenant> {
-  const { token: platformToken } = await withDatabase(stack.databaseUrl, (db) =>
-    createPlatformCredential(db, { name: 'bench' }));
-
-  const { user } = await call<{ user: { id: string } }>(stack, 'POST', '/api/v1/admin/users', platformToken, {
-    body: { email: `bench-${process.pid}@example.com` },
-  });
-  const { project } = await call<{ project: { id: string } }>(stack, 'POST', '/api/v1/admin/projects', platformToken, {
-    body: { name: 'bench', owner_id: user.id },
-  });
-  const keys: Tenant['keys'] = [];
-  for (let i = 1; i <= KEYS; i++) {
-    const created = await call<{ api_key: { id: string }; token: string }>(stack, 'POST', '/api/v1/api-keys', platformToken, {
-      headers: { 'X-Service-Project-Id': project.id },
-      body: { name: `bench-${i}`, permissions: ['apikeys:read'] },
-    });
-    keys.push({ id: created.api_key.id, token: created.token });
-  }
-  return { platformToken, projectId: project.id, keys };
-}
-
-async function call<T>(
-  stack: Stack, method: string, path: string, token: string,
-  opts: { body?: unknown; headers?: Record<string, string> } = {},
-): Promise<T> {
-  const res = await fetch(`${stack.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...opts.headers },
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 500)}`);
-  return JSON.parse(text) as T;
-}
-
-// ---------------------------------------------------------------- load
-
-function loadTarget(stack: Stack, target: Target, duration: number, connections: number): Promise<autocannon.Result> {
-  return autocannon({
-    url: `${target.baseUrl ?? stack.url}${target.path}`,
-    headers: target.headers,
-    connections,
-    duration,
-    // In a worker thread, so the load generator does not share the event loop
-    // of the Neon bridge, which runs in this process.
-    workers: 1,
-  });
-}
-
-function toRun(round: number, r: autocannon.Result): RunResult {
-  const statusCodes = Object.fromEntries(
-    Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]),
-  );
-  return {
-    round,
-    requestsPerSecond: r.requests.total / r.duration,
-    p50Ms: r.latency.p50,
-    p99Ms: r.latency.p99,
-    requests: r.requests.total,
-    durationS: r.duration,
-    non2xx: r.non2xx,
-    errors: r.errors,
-    timeouts: r.timeouts,
-    statusCodes,
-  };
-}
-
-/** Loud failure, with one sample response, when a run saw anything but 200s. */
-async function assertAll200(stack: Stack, target: Target, run: RunResult): Promise<void> {
-  const others = Object.entries(run.statusCodes).filter(([code]) => code !== '200');
-  if (!others.length && run.errors === 0 && run.non2xx === 0) return;
-  const res = await fetch(`${target.baseUrl ?? stack.url}${target.path}`, { headers: target.headers });
-  throw new Error(
-    `${target.name} run ${run.round}: not every response was 200 ` +
-    `(status codes ${JSON.stringify(run.statusCodes)}, non-2xx ${run.non2xx}, connection errors ${run.errors}, timeouts ${run.timeouts}); ` +
-    `a request now answers ${res.status}: ${(await res.text()).slice(0, 300)}`,
-  );
-}
-
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-
-function summarise(target: Target, runs: RunResult[], transactions: TransactionCount): TargetResult {
-  return {
-    name: target.name,
-    path: target.path,
-    requestsPerSecond: mean(runs.map((r) => r.requestsPerSecond)),
-    p50Ms: mean(runs.map((r) => r.p50Ms)),
-    p99Ms: mean(runs.map((r) => r.p99Ms)),
-    non2xx: sum(runs.map((r) => r.non2xx)),
-    errors: sum(runs.map((r) => r.errors)),
-    runs,
-    transactions,
-  };
-}
-
-// ---------------------------------------------------------------- database transactions
-
-export interface TransactionCount {
-  requests: number;
-  /** Δ(xact_commit + xact_rollback) of the stack's database. */
-  transactions: number;
-  /** Δsessions: connections the bridge opened meanwhile; each cost one start-up transaction, subtracted. */
-  sessions: number;
-  perRequest: number;
-}
-
-/**
- * Database transactions per request, from pg_stat_database, over `n` sequential
- * requests. Each Neon HTTP query (and each batch) is one transaction, so this
- * counts the Worker's round trips to the database.
- *
- * Backends report their counters to the cumulative statistics lazily (up to
- * ~10 s after going idle) but always on exit, so the bridge's pooled
- * connections are terminated before each reading; the pool reconnects on the
- * next query, and as a new connection's start-up counts as one transaction,
- * new sessions are subtracted. The monitor connects to another database so its
- * own queries are not counted, and autovacuum (whose workers' transactions
- * would count) is off meanwhile.
- */
-async function countTransactions(stack: Stack, target: Target, n: number): Promise<TransactionCount> {
-  const database = decodeURIComponent(new URL(stack.databaseUrl).pathname.slice(1));
-  const monitor = new pg.Client({ connectionString: stack.postgres.url('postgres') });
-  await monitor.connect();
-  try {
-    await monitor.query('ALTER SYSTEM SET autovacuum = off');
-    await monitor.query('SELECT pg_reload_conf()');
-    const reading = async () => {
-      await sleep(300); // last-used writes run after the response (waitUntil)
-      await monitor.query(
-        `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
-          WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
-        [database],
-      );
-      await monitor.query('SELECT pg_stat_clear_snapshot()');
-      const { rows } = await monitor.query<{ xacts: string; sessions: string }>(
-        'SELECT xact_commit + xact_rollback AS xacts, sessions FROM pg_stat_database WHERE datname = $1',
-        [database],
-      );
-      return { xacts: Number(rows[0]!.xacts), sessions: Number(rows[0]!.sessions) };
-    };
-
-    const before = await reading();
-    for (let i = 0; i < n; i++) {
-      const res = await fetch(`${target.baseUrl ?? stack.url}${target.path}`, { headers: target.headers });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`${target.name}: sequential request ${i + 1} answered ${res.status}`);
-    }
-    const after = await reading();
-    const transactions = after.xacts - before.xacts;
-    const sessions = after.sessions - before.sessions;
-    return { requests: n, transactions, sessions, perRequest: (transactions - sessions) / n };
-  } finally {
-    await monitor.query('ALTER SYSTEM RESET autovacuum').catch(() => {});
-    await monitor.query('SELECT pg_reload_conf()').catch(() => {});
-    await monitor.end();
-  }
 }
 
 // ---------------------------------------------------------------- output
