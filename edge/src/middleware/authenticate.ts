@@ -8,6 +8,7 @@ import { forbidden, unauthorized } from '../http/errors.js';
 import { findApiKey, findPlatformCredential, findSession, type CredentialRow } from '../services/auth/find-credential.js';
 import { lastUsedUpdate } from '../services/auth/touch-last-used.js';
 import { checkCookieOrigin } from './cookie-origin.js';
+import { bearerToken } from './bearer.js';
 import { projectHeader } from './project-header.js';
 import { checkLimit, enforceLimit, type BucketOf, type LimiterName } from './rate-limit.js';
 import type { Principal } from './principal.js';
@@ -50,7 +51,7 @@ async function resolvePrincipal(c: Context<AppEnv>): Promise<Resolved> {
   const requestedProject = projectHeader(c);
 
   if (authorization !== undefined) {
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+    const token = bearerToken(authorization);
     if (!token) throw unauthorized('malformed Authorization header: expected "Bearer <token>"');
     const parsed = parseToken(token);
     if (!parsed) throw unauthorized('malformed API key');

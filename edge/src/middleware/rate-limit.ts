@@ -6,6 +6,7 @@ import { createMiddleware } from 'hono/factory';
 import type { Config } from '@edgemail/shared';
 import { parseToken } from '@edgemail/shared';
 import { ApiError } from '../http/errors.js';
+import { bearerToken } from './bearer.js';
 import type { WindowVerdict } from '../durable-objects/rate-limiter.js';
 import type { AppEnv } from '../env.js';
 
@@ -32,7 +33,7 @@ export const byClientAddress: BucketOf = (c) => `ip:${c.get('clientIp')}`;
  * by its token's public prefix, so no database read is needed first.
  */
 export const byApiKeyOrAddress: BucketOf = (c) => {
-  const token = /^Bearer\s+(\S+)/i.exec(c.req.header('authorization') ?? '')?.[1];
+  const token = bearerToken(c.req.header('authorization'));
   const parsed = token ? parseToken(token) : null;
   return parsed ? `key:${parsed.keyPrefix}` : byClientAddress(c);
 };
