@@ -3,7 +3,8 @@
 // database.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from './support/stack.js';
 
@@ -112,6 +113,20 @@ describe('edgemail admin create-credential', () => {
     expect(run.stderr).toContain('--name');
     expect(run.stdout).not.toMatch(/mya_/);
     expect(await credentialCount()).toBe(before);
+  });
+});
+
+describe('the default database', () => {
+  it('without the local stack\'s credentials file, exits 1 saying where it looked', async () => {
+    const empty = mkdtempSync(`${tmpdir()}/edgemail-cli-`);
+    try {
+      const run = await edgemail(['admin', 'create-credential', '--name', 'ops'], { EDGEMAIL_DATA_DIR: empty });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`no local database credentials in ${empty}/pg-credentials.json`);
+      expect(run.stdout).toBe('');
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
 

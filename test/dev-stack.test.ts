@@ -1,7 +1,7 @@
 // `pnpm dev` as a user runs it: the stack comes up, serves the API, stops
 // cleanly on Ctrl-C, and a second start reuses the data of the first.
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, expect, test } from 'vitest';
@@ -70,6 +70,11 @@ test('starts, serves, stops on Ctrl-C and restarts on the same data', async () =
 
   await stop(first.child);
   expect(first.output()).not.toMatch(/error/i);
+  // Random logins, readable by the owner alone, and never printed.
+  const secrets = `${dataDir}/pg-credentials.json`;
+  expect(statSync(secrets).mode & 0o777).toBe(0o600);
+  const { app, superuser } = JSON.parse(readFileSync(secrets, 'utf8')) as Record<'app' | 'superuser', { password: string }>;
+  for (const password of [app.password, superuser.password]) expect(first.output()).not.toContain(password);
   // Everything is down within a few seconds (PostgreSQL finishes its own shutdown).
   await eventually(async () => [await listening(workerPort), await listening(pgPort), await listening(bridgePort)], (open) => open.every((o) => !o), 10_000);
 

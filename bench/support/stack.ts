@@ -31,6 +31,8 @@ export async function withStack<T>(settings: Record<string, string>, fn: (stack:
   const stop = async () => {
     stopping ??= (async () => {
       await stack?.stop();
+      // As root in a private checkout, PostgreSQL's data lives under /var/tmp instead.
+      if (stack) rmSync(stack.postgres.dataDir, { recursive: true, force: true });
       await removeDir();
     })();
     return stopping;

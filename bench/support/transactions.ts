@@ -19,7 +19,7 @@ import type { Target, TransactionCount } from './types.js';
  */
 export async function countTransactions(stack: Stack, target: Target, n: number): Promise<TransactionCount> {
   const database = decodeURIComponent(new URL(stack.databaseUrl).pathname.slice(1));
-  const monitor = new pg.Client({ connectionString: stack.postgres.url('postgres') });
+  const monitor = new pg.Client({ connectionString: stack.postgres.adminUrl('postgres') });
   await monitor.connect();
   try {
     await monitor.query('ALTER SYSTEM SET autovacuum = off');

@@ -1,7 +1,7 @@
 // `pnpm dev`: the whole local stack in the foreground; Ctrl-C stops it all.
 // Data lives in `.data/`, so a second start reuses it.
 import { ConfigError } from '@edgemail/shared';
-import { repoRoot } from './edge-worker.js';
+import { credentialsFile, localDataDir } from './pg-credentials.js';
 import { serviceSettings, startStack } from './stack.js';
 
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -17,8 +17,9 @@ async function main() {
     }
     throw e;
   }
+  const dataDir = localDataDir();
   const stack = await startStack({
-    dataDir: process.env.EDGEMAIL_DATA_DIR ?? `${repoRoot}.data`,
+    dataDir,
     pgPort: port('EDGEMAIL_PG_PORT', 54329),
     bridgePort: port('EDGEMAIL_BRIDGE_PORT', 54330),
     workerPort: port('EDGEMAIL_PORT', 8787),
@@ -26,7 +27,10 @@ async function main() {
     log: (line) => console.log(`[stack] ${line}`),
     logLevel: 'info',
   });
-  console.log(`edgemail edge ready on ${stack.url}  (database ${stack.databaseUrl})`);
+  // The password stays in its 0600 file, out of terminal scrollback and logs.
+  const shown = new URL(stack.databaseUrl);
+  shown.password = '***';
+  console.log(`edgemail edge ready on ${stack.url}  (database ${shown}, password in ${credentialsFile(`${dataDir}/pg`)})`);
   console.log('Mint an admin credential: pnpm edgemail admin create-credential --name ops');
 
   let stopping = false;

@@ -2,6 +2,7 @@
 // Durable Objects and R2), with settings passed as plain-text bindings.
 import { fileURLToPath } from 'node:url';
 import { unstable_startWorker } from 'wrangler';
+import { WebSocket } from 'ws';
 
 // No network here: skip fetching Cloudflare's `Request.cf` sample and metrics.
 process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= 'false';
@@ -14,6 +15,14 @@ export interface EdgeWorker {
   stop(): Promise<void>;
 }
 
+/** One console call (or uncaught exception) of the Worker. */
+export interface WorkerLog {
+  /** The console method (`log`, `warning`, `error`, …), or `exception`. */
+  level: string;
+  /** The arguments as the console would print them, space separated. */
+  message: string;
+}
+
 export async function startEdgeWorker(opts: {
   vars: Record<string, string>;
   port?: number;
@@ -22,6 +31,12 @@ export async function startEdgeWorker(opts: {
   logLevel?: 'none' | 'error' | 'warn' | 'info' | 'log' | 'debug';
   /** Serve `/__scheduled?cron=…` to run the scheduled handler (tests). */
   testScheduled?: boolean;
+  /**
+   * Receives every console call of this Worker, whatever `logLevel` prints.
+   * Read through the Worker's inspector: wrangler's own log output is one
+   * stream for every Worker in the process, so it cannot tell two apart.
+   */
+  onLog?: (entry: WorkerLog) => void;
 }): Promise<EdgeWorker> {
   const worker = await unstable_startWorker({
     config: `${repoRoot}wrangler.toml`,
@@ -30,7 +45,7 @@ export async function startEdgeWorker(opts: {
     dev: {
       server: { hostname: '127.0.0.1', port: opts.port ?? 0 },
       persist: opts.persistTo,
-      inspector: false,
+      inspector: opts.onLog ? { hostname: '127.0.0.1', port: 0 } : false,
       watch: false,
       testScheduled: opts.testScheduled ?? false,
       logLevel: opts.logLevel ?? 'warn',
@@ -38,5 +53,56 @@ export async function startEdgeWorker(opts: {
   });
   await worker.ready;
   const url = (await worker.url).origin;
-  return { url, stop: () => worker.dispose() };
+  let inspector: WebSocket | undefined;
+  if (opts.onLog) {
+    try {
+      const inspectorUrl = await worker.inspectorUrl;
+      if (!inspectorUrl) throw new Error('the Worker started without an inspector');
+      inspector = await followConsole(`ws://${inspectorUrl.host}/ws`, opts.onLog);
+    } catch (e) {
+      await worker.dispose();
+      throw e;
+    }
+  }
+  return {
+    url,
+    async stop() {
+      inspector?.close();
+      await worker.dispose();
+    },
+  };
+}
+
+interface RemoteObject { type: string; value?: unknown; description?: string; unserializableValue?: string }
+
+const printed = (arg: RemoteObject) =>
+  arg.type === 'string' ? String(arg.value)
+    : arg.unserializableValue ?? arg.description ?? (arg.value === undefined ? arg.type : JSON.stringify(arg.value));
+
+/**
+ * Connects to the Worker's DevTools endpoint (wrangler's inspector proxy,
+ * which replays what the runtime said before the connection) and hands on
+ * console calls and uncaught exceptions.
+ */
+function followConsole(endpoint: string, onLog: (entry: WorkerLog) => void): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(endpoint);
+    ws.on('message', (data) => {
+      const msg = JSON.parse(String(data)) as { method?: string; params?: any };
+      if (msg.method === 'Runtime.consoleAPICalled') {
+        onLog({ level: msg.params.type, message: (msg.params.args as RemoteObject[]).map(printed).join(' ') });
+      } else if (msg.method === 'Runtime.exceptionThrown') {
+        const details = msg.params.exceptionDetails;
+        onLog({ level: 'exception', message: details.exception?.description ?? details.text });
+      }
+    });
+    ws.once('open', () => {
+      // The proxy enables the Network domain for DevTools; its events (one per
+      // subrequest) are of no use here, and each costs the proxy a round trip.
+      ws.send(JSON.stringify({ id: 1, method: 'Network.disable' }));
+      resolve(ws);
+    });
+    // Before the connection opens an error fails the start; after, the Worker is going away.
+    ws.on('error', reject);
+  });
 }

@@ -1,7 +1,8 @@
 // Drives the bridge with the real @neondatabase/serverless driver, configured
 // as the Worker configures it locally, against a real PostgreSQL server.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { eq } from 'drizzle-orm';
 import { pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
 import { startPostgres, type LocalPostgres } from './postgres.js';
 import { startNeonBridge, type NeonBridge } from './neon-bridge.js';
+import { pgUrl } from './pg-credentials.js';
 
 const dataDir = fileURLToPath(new URL(`../../.data/test-bridge-${randomBytes(4).toString('hex')}`, import.meta.url));
 const database = 'bridge_test';
@@ -29,7 +31,7 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  server = await startPostgres({ dataDir, port: await freePort() });
+  server = await startPostgres({ dataDir: `${dataDir}/pg`, port: await freePort() });
   await server.createDatabase(database);
   url = server.url(database);
   bridge = await startNeonBridge({ pgHost: '127.0.0.1', pgPort: server.port, log: (l) => logs.push(l) });
@@ -47,6 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await bridge?.close();
   await server?.stop();
+  if (server) rmSync(server.dataDir, { recursive: true, force: true });
   rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
@@ -191,7 +194,7 @@ describe('WebSocket to TCP', () => {
   });
 
   it('refuses /v1 addresses other than the configured server', async () => {
-    const other = `postgres://postgres:postgres@127.0.0.1:${server.port + 1}/${database}`;
+    const other = pgUrl(server.credentials.app, server.port + 1, database);
     const pool = new Pool({ connectionString: other, connectionTimeoutMillis: 5_000 });
     pool.on('error', () => {});
     await expect(pool.query('SELECT 1')).rejects.toThrow();
@@ -211,6 +214,110 @@ describe('WebSocket to TCP', () => {
 
     const health = await fetch(`${bridge.url}/health`);
     expect([health.status, await health.text()]).toEqual([200, 'ok']);
+  });
+});
+
+interface RawReply { status: number; body: string }
+
+/**
+ * One request to the bridge with exactly these headers (Host included), as a
+ * browser page or a DNS-rebinding attacker would send it; an answered upgrade
+ * counts as status 101.
+ */
+function raw(path: string, headers: Record<string, string>, body?: string): Promise<RawReply> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: bridge.port, path, method: body === undefined ? 'GET' : 'POST', headers, setHost: false, agent: false });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve({ status: res.statusCode ?? 0, body: '' });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('only local programs reach the bridge', () => {
+  const local = () => `127.0.0.1:${bridge.port}`;
+  const upgrade = () => ({
+    connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'),
+  });
+  const v1 = () => `/v1?address=127.0.0.1:${server.port}`;
+  /** What the driver posts to /sql, here an INSERT that must not happen. */
+  const intrusion = (note: string) => ({
+    headers: { 'content-type': 'application/json', 'neon-connection-string': url, 'neon-array-mode': 'true', 'neon-raw-text-output': 'true' },
+    body: JSON.stringify({ query: 'INSERT INTO intrusions VALUES ($1)', params: [note] }),
+  });
+  const intrusions = async () => (await neon(url)`SELECT note FROM intrusions ORDER BY note`).map((r) => r.note as string);
+
+  beforeAll(async () => { await neon(url)`CREATE TABLE intrusions (note text)`; });
+
+  it('serves requests shaped like the Worker\'s: no Origin, a loopback Host with the bridge\'s port', async () => {
+    // workerd's fetch and WebSocket send Host 127.0.0.1:<port> and no Origin.
+    for (const host of [local(), `localhost:${bridge.port}`, `[::1]:${bridge.port}`, `LOCALHOST:${bridge.port}`]) {
+      const { headers, body } = intrusion(`allowed via ${host}`);
+      expect(await raw('/sql', { ...headers, host }, body), host).toMatchObject({ status: 200 });
+      expect((await raw(v1(), { ...upgrade(), host })).status, host).toBe(101);
+    }
+    await neon(url)`DELETE FROM intrusions`;
+  });
+
+  it('refuses /sql with any Origin, running nothing, and logs it', async () => {
+    for (const origin of ['https://evil.example', 'null', `http://${local()}`]) {
+      const { headers, body } = intrusion(origin);
+      expect(await raw('/sql', { ...headers, host: local(), origin }, body)).toEqual({ status: 403, body: 'forbidden' });
+    }
+    expect(await intrusions()).toEqual([]);
+    expect(logs).toContain('neon-bridge: refused request POST /sql: foreign Origin https://evil.example');
+  });
+
+  it('refuses a WebSocket upgrade with any Origin, and logs it', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const ws = new WebSocket(`ws://${local()}${v1()}`, { origin: 'https://evil.example' });
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on('open', () => reject(new Error('bridge accepted a WebSocket from a web page')));
+      ws.on('error', () => {});
+    });
+    expect(status).toBe(403);
+    expect((await raw(v1(), { ...upgrade(), host: local(), origin: 'null' })).status).toBe(403);
+    expect(logs).toContain(`neon-bridge: refused WebSocket GET ${v1()}: foreign Origin https://evil.example`);
+  });
+
+  it('refuses a foreign Host (DNS rebinding) on /sql, the upgrade and /health', async () => {
+    const foreign = [`evil.example:${bridge.port}`, `127.0.0.1.evil.example:${bridge.port}`, `127.0.0.1:${bridge.port + 1}`, 'localhost', `localhost.:${bridge.port}`];
+    for (const host of foreign) {
+      const { headers, body } = intrusion(host);
+      expect((await raw('/sql', { ...headers, host }, body)).status, host).toBe(403);
+      expect((await raw(v1(), { ...upgrade(), host })).status, host).toBe(403);
+      expect((await raw('/health', { host })).status, host).toBe(403);
+    }
+    expect(await intrusions()).toEqual([]);
+    expect(logs).toContain(`neon-bridge: refused request POST /sql: foreign Host evil.example:${bridge.port}`);
+    expect(logs).toContain(`neon-bridge: refused WebSocket GET ${v1()}: foreign Host evil.example:${bridge.port}`);
+  });
+
+  it('gives the application role no way to the server\'s programs or files', async () => {
+    const marker = `/tmp/edgemail-bridge-test-${randomBytes(4).toString('hex')}`;
+    const copy = `COPY (SELECT 1) TO PROGRAM 'touch ${marker}'`;
+    // Over HTTP and over the WebSocket: both log in as the application role.
+    await expect(neon(url).query(copy)).rejects.toMatchObject({ code: '42501' });
+    const pool = new Pool({ connectionString: url });
+    try {
+      await expect(pool.query(copy)).rejects.toMatchObject({ code: '42501' });
+      await expect(pool.query(`SELECT pg_read_file('/etc/passwd')`)).rejects.toMatchObject({ code: '42501' });
+      const { rows } = await pool.query(`SELECT current_user AS who, rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = current_user`);
+      expect(rows).toEqual([{ who: 'edgemail', rolsuper: false, rolcreatedb: false, rolcreaterole: false }]);
+    } finally {
+      await pool.end();
+    }
+    expect(existsSync(marker)).toBe(false);
+    // The fixed login of older versions is gone.
+    const old = pgUrl({ user: 'postgres', password: 'postgres' }, server.port, database);
+    await expect(neon(old)`SELECT 1`).rejects.toMatchObject({ code: '28P01' });
   });
 });
 

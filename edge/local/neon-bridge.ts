@@ -3,6 +3,8 @@
 //   POST /sql   SQL-over-HTTP (neon(), sql.transaction(), drizzle neon-http)
 //   GET  /v1    WebSocket piped to Postgres TCP (Pool / Client)
 //   GET  /health
+// Only for local programs: anything carrying `Origin` or a non-loopback `Host`
+// (a web page, DNS rebinding) is refused before it touches PostgreSQL.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -129,7 +131,15 @@ export async function startNeonBridge(opts: NeonBridgeOptions): Promise<NeonBrid
     });
   }
 
+  /** Refuses (and logs) a request no local program would send; see `foreignReason`. */
+  function refusedForeign(req: IncomingMessage, what: string): boolean {
+    const reason = foreignReason(req, port);
+    if (reason) log(`neon-bridge: refused ${what} ${req.method} ${(req.url ?? '/').slice(0, 200)}: ${reason}`);
+    return reason !== undefined;
+  }
+
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (refusedForeign(req, 'request')) return send(res, 403, 'forbidden', 'text/plain');
     const path = new URL(req.url ?? '/', 'http://bridge').pathname;
     if (req.method === 'GET' && path === '/health') return send(res, 200, 'ok', 'text/plain');
     if (req.method !== 'POST' || path !== '/sql') return send(res, 404, 'not found', 'text/plain');
@@ -170,6 +180,7 @@ export async function startNeonBridge(opts: NeonBridgeOptions): Promise<NeonBrid
   }
 
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (refusedForeign(req, 'WebSocket')) return refuseUpgrade(socket, 403, 'Forbidden');
     const url = new URL(req.url ?? '/', 'http://bridge');
     if (url.pathname !== '/v1') return refuseUpgrade(socket, 404, 'Not Found');
     const address = url.searchParams.get('address');
@@ -206,6 +217,25 @@ export async function startNeonBridge(opts: NeonBridgeOptions): Promise<NeonBrid
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1']);
+
+/**
+ * Why a request cannot come from a local program, or undefined if it can.
+ * Any web page the developer opens can reach loopback. Browsers send `Origin`
+ * on every WebSocket handshake and every POST, so a request carrying one is a
+ * page's; the Worker (workerd's fetch and WebSocket) and Node's clients send
+ * none. A page reached by DNS rebinding is same-origin and may omit `Origin`
+ * on a GET, but its `Host` still names the attacker's domain: only a loopback
+ * name with our port is accepted.
+ */
+function foreignReason(req: IncomingMessage, port: number): string | undefined {
+  const { origin, host } = req.headers;
+  if (origin !== undefined) return `foreign Origin ${origin.slice(0, 200)}`;
+  const m = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(host ?? '');
+  const name = m?.[1]?.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const hostPort = m?.[2] === undefined ? 80 : Number(m[2]);
+  if (!name || !LOOPBACK.has(name) || hostPort !== port) return `foreign Host ${(host ?? '(none)').slice(0, 200)}`;
+  return undefined;
+}
 
 function sameHost(a: string, b: string): boolean {
   const x = a.toLowerCase();

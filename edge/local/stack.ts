@@ -41,12 +41,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const database = opts.database ?? 'edgemail';
   loadConfig(opts.settings ?? {});
 
-  const postgres = await startPostgres({ dataDir: `${opts.dataDir}/pg`, port: opts.pgPort });
+  const postgres = await startPostgres({ dataDir: `${opts.dataDir}/pg`, port: opts.pgPort, log });
   let bridge: NeonBridge | undefined;
   try {
-    await postgres.createDatabase(database).catch((e: { code?: string }) => {
-      if (e.code !== '42P04') throw e; // already exists: a second start reuses it
-    });
+    // A second start reuses it; one from an older version is handed to the application role.
+    await postgres.createDatabase(database);
+    // The application role (no superuser) owns the database, migrates it and
+    // is all the Worker gets: a leaked URL cannot reach the server's programs.
     const databaseUrl = postgres.url(database);
     await runMigrations(databaseUrl);
     log(`postgres ready on 127.0.0.1:${postgres.port}, database ${database} migrated`);

@@ -8,6 +8,7 @@ import { runMigrations } from '@edgemail/schema/migrate';
 import { startPostgres } from '../../edge/local/postgres.js';
 import { startNeonBridge } from '../../edge/local/neon-bridge.js';
 import { repoRoot } from '../../edge/local/edge-worker.js';
+import type { PgLogin } from '../../edge/local/pg-credentials.js';
 
 export const TEMPLATE_DATABASE = 'edgemail_template';
 
@@ -25,6 +26,10 @@ export function freePort(): Promise<number> {
 declare module 'vitest' {
   export interface ProvidedContext {
     pgPort: number;
+    /** The application role (no superuser): the Worker's and the tests' login. */
+    pgApp: PgLogin;
+    /** The superuser, for creating each file's database only (test processes, never a Worker). */
+    pgAdmin: PgLogin;
     bridgeUrl: string;
   }
 }
@@ -33,14 +38,18 @@ export default async function setup(project: TestProject) {
   const dataDir = `${repoRoot}.data/test-${process.pid}`;
   mkdirSync(dataDir, { recursive: true });
   const postgres = await startPostgres({ dataDir: `${dataDir}/pg`, port: await freePort() });
+  // Owned and migrated by the application role, so each clone is that role's too.
   await postgres.createDatabase(TEMPLATE_DATABASE);
   await runMigrations(postgres.url(TEMPLATE_DATABASE));
   const bridge = await startNeonBridge({ pgHost: '127.0.0.1', pgPort: postgres.port });
   project.provide('pgPort', postgres.port);
+  project.provide('pgApp', postgres.credentials.app);
+  project.provide('pgAdmin', postgres.credentials.superuser);
   project.provide('bridgeUrl', bridge.url);
   return async () => {
     await bridge.close();
     await postgres.stop();
+    rmSync(postgres.dataDir, { recursive: true, force: true }); // moved out of a private checkout, as root
     rmSync(dataDir, { recursive: true, force: true });
   };
 }

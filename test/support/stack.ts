@@ -4,8 +4,8 @@ import { inject } from 'vitest';
 import pg from 'pg';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import * as schema from '@edgemail/schema';
-import { PG_PASSWORD, PG_USER } from '../../edge/local/postgres.js';
-import { startEdgeWorker } from '../../edge/local/edge-worker.js';
+import { pgUrl } from '../../edge/local/pg-credentials.js';
+import { startEdgeWorker, type WorkerLog } from '../../edge/local/edge-worker.js';
 import { createPlatformCredential } from '../../edge/src/services/platform-credentials/create.js';
 
 const TEMPLATE_DATABASE = 'edgemail_template';
@@ -31,24 +31,31 @@ export interface TestStack {
   sql: pg.Pool;
   db: ReturnType<typeof drizzle<typeof schema>>;
   call<T = any>(method: string, path: string, opts?: CallOptions): Promise<Reply<T>>;
+  /** The Worker's console output so far, in order (start the stack with `captureLogs`). */
+  logs(): WorkerLog[];
   stop(): Promise<void>;
 }
 
-export async function startTestStack(opts: { settings?: Record<string, string> } = {}): Promise<TestStack> {
+export async function startTestStack(opts: { settings?: Record<string, string>; captureLogs?: boolean } = {}): Promise<TestStack> {
   const pgPort = inject('pgPort');
   const database = `t_${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`;
-  const databaseUrl = `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${pgPort}/${database}`;
-  const admin = new pg.Client({ connectionString: `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${pgPort}/postgres` });
+  // The Worker and the file's own queries use the application role; the
+  // superuser only creates the database, owned by that role.
+  const app = inject('pgApp');
+  const databaseUrl = pgUrl(app, pgPort, database);
+  const admin = new pg.Client({ connectionString: pgUrl(inject('pgAdmin'), pgPort, 'postgres') });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${database} TEMPLATE ${TEMPLATE_DATABASE}`);
+  await admin.query(`CREATE DATABASE ${database} OWNER ${admin.escapeIdentifier(app.user)} TEMPLATE ${TEMPLATE_DATABASE}`);
   await admin.end();
 
+  const logs: WorkerLog[] = [];
   const worker = await startEdgeWorker({
     // The limiter runs in every test, set high enough that only the rate-limit tests reach it.
     vars: { SERVICE_DATABASE_URL: databaseUrl, SERVICE_RATELIMIT_API_PER_MINUTE: '100000', ...opts.settings, LOCAL_NEON_BRIDGE: inject('bridgeUrl') },
     persistTo: false,
     testScheduled: true,
     logLevel: 'error',
+    onLog: opts.captureLogs ? (entry) => logs.push(entry) : undefined,
   });
   const sql = new pg.Pool({ connectionString: databaseUrl, max: 4 });
 
@@ -67,6 +74,11 @@ export async function startTestStack(opts: { settings?: Record<string, string> }
 
   return {
     url: worker.url, databaseUrl, sql, db: drizzle(sql, { schema }), call,
+    logs() {
+      // An empty list would pass any "nothing was logged" assertion.
+      if (!opts.captureLogs) throw new Error('start the stack with { captureLogs: true } to read its logs');
+      return [...logs];
+    },
     async stop() {
       await worker.stop();
       await sql.end();
