@@ -153,14 +153,69 @@ describe('sessions and role gates', () => {
   });
 
   test('custom groups hold their own permission lists and never *', async () => {
-    const reader = await member('member', ['apikeys:read']);
-    expect((await stack.call('GET', '/api/v1/api-keys', { headers: reader.headers })).status).toBe(200);
+    const reader = await member('member', ['apikeys:read', 'apikeys:write']);
+    const created = await stack.call('POST', '/api/v1/api-keys', { headers: reader.headers, body: { name: 'by-group' } });
+    expect(created.status).toBe(201);
     const outsider = await member('member', ['webhooks:read']);
-    const r = await stack.call('GET', '/api/v1/api-keys', { headers: outsider.headers });
+    const r = await stack.call('POST', '/api/v1/api-keys', { headers: outsider.headers, body: { name: 'refused' } });
     expect(r.status).toBe(403);
     expect(r.body).toEqual({ error: 'no access to apikeys in this project' });
+    const { rows } = await stack.sql.query(`SELECT name FROM api_keys WHERE project_id = $1 AND name IN ('by-group', 'refused')`, [tenant.project.id]);
+    expect(rows).toEqual([{ name: 'by-group' }]);
     await expect(stack.sql.query(`INSERT INTO member_groups (project_id, name, permissions) VALUES ($1, 'all', '{*}')`, [tenant.project.id]))
       .rejects.toThrow(/member_groups_no_wildcard/);
+  });
+
+  test('listing keys needs only membership: a group without apikeys:read still lists (item 11)', async () => {
+    const outsider = await member('member', ['webhooks:read']);
+    const r = await stack.call('GET', '/api/v1/api-keys', { headers: outsider.headers });
+    expect(r.status).toBe(200);
+    expect(r.body.api_keys.length).toBeGreaterThan(0);
+    // Keys are still judged on the permission.
+    const key = await tenant.key(['webhooks:read']);
+    const refused = await stack.call('GET', '/api/v1/api-keys', { token: key.token });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ error: 'no access to apikeys in this project' });
+  });
+
+  test('a membership cannot take a member group of another project', async () => {
+    const other = await seedProject(stack, admin, 'elsewhere');
+    const { rows: [group] } = await stack.sql.query(`INSERT INTO member_groups (project_id, name, permissions) VALUES ($1, 'writers', '{apikeys:write}') RETURNING id`, [other.project.id]);
+    const { rows: [user] } = await stack.sql.query(`INSERT INTO users (email) VALUES ($1) RETURNING id`, [`${crypto.randomUUID()}@example.com`]);
+    await expect(stack.sql.query(`INSERT INTO memberships (project_id, user_id, role, group_id) VALUES ($1, $2, 'member', $3)`, [tenant.project.id, user.id, group.id]))
+      .rejects.toThrow(/memberships_group_same_project_fk/);
+    const own = await member('member', ['apikeys:read']);
+    await expect(stack.sql.query(`UPDATE memberships SET group_id = $1 WHERE user_id = $2`, [group.id, own.userId]))
+      .rejects.toThrow(/memberships_group_same_project_fk/);
+    // Deleting a group still releases its members (group_id set to null).
+    const { rows: [ownGroup] } = await stack.sql.query(`SELECT group_id FROM memberships WHERE user_id = $1`, [own.userId]);
+    await stack.sql.query(`DELETE FROM member_groups WHERE id = $1`, [ownGroup.group_id]);
+    expect((await stack.sql.query(`SELECT group_id FROM memberships WHERE user_id = $1`, [own.userId])).rows).toEqual([{ group_id: null }]);
+  });
+
+  test('the session look-up grants nothing from a group of another project, even if such a row exists', async () => {
+    const other = await seedProject(stack, admin, 'elsewhere-2');
+    const { rows: [group] } = await stack.sql.query(`INSERT INTO member_groups (project_id, name, permissions) VALUES ($1, 'writers', '{apikeys:write}') RETURNING id`, [other.project.id]);
+    const restricted = await member('member', ['webhooks:read']);
+    // Bypass the schema's guard, as a row written before it existed would.
+    const client = await stack.sql.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('ALTER TABLE memberships DROP CONSTRAINT memberships_group_same_project_fk');
+      await client.query(`UPDATE memberships SET group_id = $1 WHERE user_id = $2`, [group.id, restricted.userId]);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    try {
+      const r = await stack.call('POST', '/api/v1/api-keys', { headers: restricted.headers, body: { name: 'smuggled' } });
+      expect(r.status).toBe(403);
+      // Not even the member role's own list (which would say `permission apikeys:write required`).
+      expect(r.body).toEqual({ error: 'no access to apikeys in this project' });
+    } finally {
+      await stack.sql.query(`UPDATE memberships SET group_id = NULL WHERE user_id = $1`, [restricted.userId]);
+      await stack.sql.query(`ALTER TABLE memberships ADD CONSTRAINT memberships_group_same_project_fk FOREIGN KEY (group_id, project_id) REFERENCES member_groups (id, project_id)`);
+    }
   });
 
   test('a session in a project it does not belong to gets 403', async () => {

@@ -1,14 +1,22 @@
 // Every way a credential can be refused, against the real Worker and database.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { startEdgeWorker } from '../edge/local/edge-worker.js';
 import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
+import { eventually } from './support/wait.js';
+
+// Two proxy hops in front of the service; every other address here is a client.
+const PROXY = '192.0.2.10';
+const INNER_PROXY = '192.0.2.11';
+const CLIENT = '198.51.100.7';
 
 let stack: TestStack;
 let admin: string;
 let tenant: Awaited<ReturnType<typeof seedProject>>;
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack({ settings: { SERVICE_SERVER_TRUSTED_PROXIES: `${PROXY},${INNER_PROXY}` } });
   admin = await platformToken(stack);
   tenant = await seedProject(stack, admin);
 });
@@ -92,34 +100,69 @@ describe('malformed or unknown credentials get 401', () => {
 
 describe('allowed_ips', () => {
   // Behind Cloudflare the connecting address arrives as CF-Connecting-IP;
-  // locally the Worker sees 127.0.0.1 unless a test sets the header.
+  // locally Miniflare passes on the one a test sends.
+  const from = (peer: string, forwardedFor?: string): Record<string, string> =>
+    ({ 'cf-connecting-ip': peer, ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }) });
+
   test('an IPv4 address and a CIDR that include the client pass', async () => {
-    for (const allowed of [['127.0.0.1'], ['127.0.0.0/8'], ['10.0.0.0/8', '127.0.0.1']]) {
+    for (const allowed of [[CLIENT], ['198.51.100.0/24'], ['10.0.0.0/8', CLIENT]]) {
       const { token } = await tenant.key(['apikeys:read'], { allowed_ips: allowed });
-      expect((await list(token)).status).toBe(200);
+      expect((await list(token, from(CLIENT))).status).toBe(200);
     }
   });
 
   test('a request from outside an IPv4 allowlist gets 403', async () => {
     const { token } = await tenant.key(['apikeys:read'], { allowed_ips: ['10.0.0.0/8'] });
-    const r = await list(token);
+    const r = await list(token, from(CLIENT));
     expect(r.status).toBe(403);
-    expect(r.body).toEqual({ error: 'API key not allowed from address 127.0.0.1' });
+    expect(r.body).toEqual({ error: `API key not allowed from address ${CLIENT}` });
   });
 
   test('IPv6 clients are matched against IPv6 entries', async () => {
     const { token } = await tenant.key(['apikeys:read'], { allowed_ips: ['2001:db8::/32'] });
-    expect((await list(token, { 'cf-connecting-ip': '2001:db8:4::9' })).status).toBe(200);
-    const outside = await list(token, { 'cf-connecting-ip': '2001:db9::1' });
+    expect((await list(token, from('2001:db8:4::9'))).status).toBe(200);
+    const outside = await list(token, from('2001:db9::1'));
     expect(outside.status).toBe(403);
     expect(outside.body.error).toBe('API key not allowed from address 2001:db9::1');
-    expect((await list(token)).status).toBe(403); // an IPv4 client never matches an IPv6 range
+    expect((await list(token, from(CLIENT))).status).toBe(403); // an IPv4 client never matches an IPv6 range
   });
 
-  test('a spoofed X-Forwarded-For from an untrusted peer does not get in', async () => {
-    const { token } = await tenant.key(['apikeys:read'], { allowed_ips: ['198.51.100.7'] });
-    const r = await list(token, { 'x-forwarded-for': '198.51.100.7' });
-    expect(r.status).toBe(403);
+  describe('behind a trusted proxy', () => {
+    /** Keys allowing only the client, only another address, and only the proxy itself. */
+    async function keys() {
+      const client = await tenant.key(['apikeys:read'], { allowed_ips: [CLIENT] });
+      const other = await tenant.key(['apikeys:read'], { allowed_ips: ['203.0.113.9'] });
+      const proxy = await tenant.key(['apikeys:read'], { allowed_ips: [PROXY] });
+      return { client: client.token, other: other.token, proxy: proxy.token };
+    }
+
+    test('the client its X-Forwarded-For names is matched, not the proxy', async () => {
+      const k = await keys();
+      expect((await list(k.client, from(PROXY, CLIENT))).status).toBe(200);
+      const other = await list(k.other, from(PROXY, CLIENT));
+      expect(other.status).toBe(403);
+      expect(other.body).toEqual({ error: `API key not allowed from address ${CLIENT}` });
+      // The proxy's own address is not the client's.
+      expect((await list(k.proxy, from(PROXY, CLIENT))).status).toBe(403);
+    });
+
+    test('the chain is read from the right past every trusted hop; what the client wrote itself is not believed', async () => {
+      const k = await keys();
+      expect((await list(k.client, from(PROXY, `${CLIENT}, ${INNER_PROXY}`))).status).toBe(200);
+      // The client claims 203.0.113.9 in its own header; the proxy appended the address it saw.
+      const spoof = await list(k.other, from(PROXY, `203.0.113.9, ${CLIENT}`));
+      expect(spoof.status).toBe(403);
+      expect(spoof.body).toEqual({ error: `API key not allowed from address ${CLIENT}` });
+      expect((await list(k.client, from(PROXY, `203.0.113.9, ${CLIENT}`))).status).toBe(200);
+    });
+
+    test('an untrusted peer\'s X-Forwarded-For does not count', async () => {
+      const k = await keys();
+      const r = await list(k.client, from('192.0.2.99', CLIENT));
+      expect(r.status).toBe(403);
+      expect(r.body).toEqual({ error: 'API key not allowed from address 192.0.2.99' });
+      expect((await list(k.other, from('192.0.2.99', '203.0.113.9'))).status).toBe(403);
+    });
   });
 });
 
@@ -222,5 +265,47 @@ describe('last use', () => {
     for (let i = 0; i < 3; i++) expect((await list(token)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 300));
     expect(await lastUsed()).toEqual(pinned);
+  });
+
+  test('two Workers using a key at once record one write: the SQL guard, not the isolate\'s memory', async () => {
+    const { token, api_key } = await tenant.key(['apikeys:read']);
+    // Every write that changes this key's last_used_at leaves a row in touch_log.
+    await stack.sql.query(`
+      CREATE TABLE touch_log (key_id uuid NOT NULL, last_used_at timestamptz);
+      CREATE FUNCTION log_touch() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
+        BEGIN INSERT INTO touch_log VALUES (NEW.id, NEW.last_used_at); RETURN NEW; END $$;
+      CREATE TRIGGER api_keys_touch_log AFTER UPDATE OF last_used_at ON api_keys FOR EACH ROW
+        WHEN (OLD.last_used_at IS DISTINCT FROM NEW.last_used_at) EXECUTE FUNCTION log_touch();`);
+    // A second Worker on the same database: its own isolate, its own throttle memory.
+    const other = await startEdgeWorker({
+      vars: { SERVICE_DATABASE_URL: stack.databaseUrl, LOCAL_NEON_BRIDGE: inject('bridgeUrl') }, persistTo: false, logLevel: 'error',
+    });
+    // Hold the key's row so both Workers' writes are in flight at once, each
+    // decided on a last_used_at it read as never set.
+    const holder = new pg.Client({ connectionString: stack.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM api_keys WHERE id = $1 FOR UPDATE', [api_key.id]);
+      const viaOther = await fetch(`${other.url}/api/v1/api-keys`, { headers: { authorization: `Bearer ${token}` } });
+      expect(viaOther.status).toBe(200);
+      expect((await list(token)).status).toBe(200);
+      // Sessions with a statement writing api_keys in this database; `waiting`:
+      // only those stuck behind a lock, which here means behind the held row.
+      const writers = async (waiting: boolean) => Number((await holder.query(`
+        SELECT count(DISTINCT l.pid) FROM pg_locks l
+        WHERE l.relation = 'api_keys'::regclass AND l.mode = 'RowExclusiveLock' AND l.pid <> pg_backend_pid()
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND (NOT $1 OR EXISTS (SELECT 1 FROM pg_locks w WHERE w.pid = l.pid AND NOT w.granted))`, [waiting])).rows[0].count);
+      await eventually(() => writers(true), (n) => n === 2); // both Workers tried: no isolate's memory stopped either
+      await holder.query('COMMIT');
+      await eventually(() => writers(false), (n) => n === 0); // both writes are done
+      const { rows } = await stack.sql.query('SELECT last_used_at FROM touch_log WHERE key_id = $1', [api_key.id]);
+      expect(rows).toHaveLength(1);
+    } finally {
+      await holder.end();
+      await other.stop();
+      await stack.sql.query('DROP TRIGGER api_keys_touch_log ON api_keys; DROP FUNCTION log_touch(); DROP TABLE touch_log');
+    }
   });
 });

@@ -37,6 +37,32 @@ describe('GET /api/v1/permissions', () => {
   });
 });
 
+// Spec "Authentication" item 3, for every route the API description declares,
+// so a route added later cannot escape it.
+describe('a platform credential without X-Service-Project-Id', () => {
+  test('is 400 on every non-admin route, and changes nothing', async () => {
+    const { body: doc } = await stack.call('GET', '/api/v1/openapi.json');
+    const routes = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+      .filter(([path]) => !path.startsWith('/api/v1/admin/'))
+      .flatMap(([path, ops]) => Object.keys(ops).map((method) => [method.toUpperCase(), path] as const));
+    expect(routes).toContainEqual(['GET', '/api/v1/permissions']);
+    const projectsBefore = Number((await stack.sql.query('SELECT count(*) FROM projects')).rows[0].count);
+    const keysBefore = await keyCount();
+    for (const [method, path] of routes) {
+      const concrete = path.replace(/\{[^}]+\}/g, crypto.randomUUID());
+      const r = await stack.call(method, concrete, { token: admin, ...(method === 'GET' ? {} : { body: { name: 'x' } }) });
+      expect([method, path, r.status, r.body]).toEqual([method, path, 400, { error: 'X-Service-Project-Id header required with a platform credential outside /api/v1/admin' }]);
+    }
+    expect(await keyCount()).toBe(keysBefore);
+    expect(Number((await stack.sql.query('SELECT count(*) FROM projects')).rows[0].count)).toBe(projectsBefore);
+  });
+
+  test('with the header, the permissions route answers as usual', async () => {
+    const r = await stack.call('GET', '/api/v1/permissions', { token: admin, headers: { 'X-Service-Project-Id': tenant.project.id } });
+    expect(r.status).toBe(200);
+  });
+});
+
 describe('creating keys with permission lists', () => {
   test('an unknown entry is refused with 400 naming it, and nothing is created', async () => {
     const before = await keyCount();

@@ -2,6 +2,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { platformToken, seedProject, startTestStack, type Reply, type TestStack } from './support/stack.js';
 import { awayFromWindowEdge } from './support/wait.js';
+import { createApiKey } from '../edge/src/services/api-keys/create.js';
+
+/** A key minted straight in the database, so minting spends no window. */
+const mintKey = async (stack: TestStack, projectId: string, permissions: string[]) =>
+  createApiKey(stack.db, projectId, { name: 'minted', permissions, allowed_ips: [], sandbox: false }, null);
 
 const expectLimitHeaders = (r: Reply, limit: number, remaining: number) => {
   expect(r.headers.get('ratelimit-limit')).toBe(String(limit));
@@ -50,6 +55,40 @@ describe('with limits on', () => {
     const other = await stack.call('GET', '/api/v1/api-keys', { token: b.token });
     expect(other.status).toBe(200);
     expectLimitHeaders(other, 5, 4);
+  });
+
+  test('tokens made up from a key\'s public prefix never spend that key\'s window', async () => {
+    const victim = await mintKey(stack, tenant.project.id, ['apikeys:read']);
+    const junk = (i: number) => `${victim.api_key.key_prefix}_${String(i).padStart(43, 'x')}`;
+    // From six addresses, so the address limit (below) does not stop the attempt first.
+    for (let i = 0; i < 6; i++) {
+      const r = await stack.call('GET', '/api/v1/api-keys', { token: junk(i), headers: { 'x-forwarded-for': `198.51.100.${200 + i}` } });
+      expect(r.status).toBe(401);
+    }
+    const r = await stack.call('GET', '/api/v1/api-keys', { token: victim.token });
+    expect(r.status).toBe(200);
+    expectLimitHeaders(r, 5, 4);
+  });
+
+  test('a flood of well-formed made-up tokens from one address meets the address limit', async () => {
+    const madeUp = (i: number) => `myk_${String(i).padStart(8, '0')}_${crypto.randomUUID().replace(/-/g, '').padEnd(43, 'a')}`;
+    const from = (i: number) => stack.call('GET', '/api/v1/api-keys', { token: madeUp(i), headers: { 'x-forwarded-for': '198.51.100.9' } });
+    for (let i = 0; i < 5; i++) expect((await from(i)).status).toBe(401);
+    const refused = await from(5);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ error: 'rate limit exceeded: 5 requests per minute' });
+    // A real key from the same address still has its own window.
+    const good = await mintKey(stack, tenant.project.id, ['apikeys:read']);
+    expect((await stack.call('GET', '/api/v1/api-keys', { token: good.token, headers: { 'x-forwarded-for': '198.51.100.9' } })).status).toBe(200);
+  });
+
+  test('IPv6 clients are counted by their /64', async () => {
+    const from = (ip: string) => stack.call('GET', '/api/v1/api-keys', { headers: { 'x-forwarded-for': ip } });
+    for (let i = 1; i <= 5; i++) expect((await from(`2001:db8:5:6::${i.toString(16)}`)).status).toBe(401);
+    // Another address of the same /64 is the same bucket…
+    expect((await from('2001:db8:5:6:ffff:ffff:ffff:ffff')).status).toBe(429);
+    // …while the neighbouring /64 has its own.
+    expect((await from('2001:db8:5:7::1')).status).toBe(401);
   });
 
   test('without a key, requests are counted per client address', async () => {

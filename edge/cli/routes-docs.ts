@@ -2,11 +2,8 @@
 // permission it needs, the session role gate and the audit type it records.
 import { apiRoutes } from '../src/routes/registry.js';
 
-type Declared = { method: string; path: string; summary?: string; 'x-permission': string; 'x-role'?: string; 'x-audit-type'?: string };
-
 export function renderRoutesDocs(): string {
-  const rows = apiRoutes.map(({ route }) => {
-    const r = route as unknown as Declared;
+  const rows = apiRoutes.map(({ route: r }) => {
     return `| \`${r.method.toUpperCase()} ${r.path}\` | \`${r['x-permission']}\` | ${r['x-role'] ?? ''} | ${r['x-audit-type'] ? `\`${r['x-audit-type']}\`` : ''} | ${r.summary ?? ''} |`;
   });
   return [

@@ -1,12 +1,14 @@
 // Builds the Hono application: middleware in order, then every declared route.
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { sha256Hex } from '@edgemail/shared';
 import type { AppEnv } from './env.js';
 import { handleError, errorBody } from './http/errors.js';
 import { validationError } from './http/validation.js';
 import { requestContext } from './middleware/context.js';
 import { authenticate, requirePlatformCredential } from './middleware/authenticate.js';
 import { audit } from './middleware/audit.js';
-import { byApiKeyOrAddress, byClientAddress, rateLimit, rateLimitHeaders } from './middleware/rate-limit.js';
+import { limitBody } from './middleware/body-limit.js';
+import { addressBucketOf, rateLimit, rateLimitHeaders } from './middleware/rate-limit.js';
 import { apiRoutes, appRoutes } from './routes/registry.js';
 import { openApiDocument, type Surface } from './openapi.js';
 
@@ -20,18 +22,28 @@ export function buildApp() {
   app.notFound((c) => c.json(errorBody('not found'), 404));
 
   app.get('/health', (c) => c.json({ status: 'ok' }));
-  app.get('/api/v1/openapi.json', (c) => c.json(openApiDocument(app, 'api')));
+  // Built once per isolate (the routes do not change while it lives), with an
+  // ETag so clients that poll it can revalidate for nothing.
+  let apiDocument: Promise<{ body: string; etag: string }> | undefined;
+  app.get('/api/v1/openapi.json', async (c) => {
+    const { body, etag } = await (apiDocument ??= serialized(openApiDocument(app, 'api')));
+    if (c.req.header('if-none-match') === etag) return c.body(null, 304, { ETag: etag });
+    return c.body(body, 200, { 'Content-Type': 'application/json', ETag: etag });
+  });
 
-  // The API limiter is counted alongside the credential look-up: both round trips overlap.
-  app.use('/api/v1/*', requestContext(), rateLimitHeaders(), authenticate({ name: 'api', bucketOf: byApiKeyOrAddress }), audit());
+  // The API limiter is counted inside authentication, alongside the credential look-up.
+  app.use('/api/v1/*', requestContext(), limitBody(), rateLimitHeaders(), authenticate('api'), audit());
   app.use('/api/v1/admin/*', requirePlatformCredential());
   // Limited ahead of its handler, which arrives with the SES issue.
-  app.post('/webhooks/ses', requestContext(), rateLimitHeaders(), rateLimit('ses_webhook', byClientAddress));
+  app.post('/webhooks/ses', requestContext(), limitBody(), rateLimitHeaders(), rateLimit('ses_webhook', addressBucketOf));
 
-  for (const { route, handler } of [...apiRoutes, ...appRoutes]) {
-    app.openapi(route, handler as never);
-  }
+  for (const route of [...apiRoutes, ...appRoutes]) route.mount(app);
   return app;
+}
+
+async function serialized(document: unknown): Promise<{ body: string; etag: string }> {
+  const body = JSON.stringify(document);
+  return { body, etag: `"${(await sha256Hex(body)).slice(0, 32)}"` };
 }
 
 export type App = ReturnType<typeof buildApp>;

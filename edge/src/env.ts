@@ -18,8 +18,6 @@ export interface Variables {
   principal: Principal;
   /** The project the request acts in; null for platform work without a project. */
   projectId: string | null;
-  /** What the principal holds in that project (catalogue strings, or `*`). */
-  held: readonly string[];
   /** Set for mutating routes by their declaration; read by the audit middleware. */
   auditType: string | undefined;
   /** The rate limiter's verdict on this request, when a limiter counted it. */

@@ -1,6 +1,6 @@
 // Plans, users, projects and who belongs to which project.
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, check, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, check, foreignKey, index, integer, pgEnum, pgTable, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 export const plans = pgTable('plans', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -38,6 +38,8 @@ export const memberGroups = pgTable('member_groups', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
   uniqueIndex('member_groups_project_id_name_idx').on(t.projectId, t.name),
+  // The target of memberships' (group_id, project_id) key.
+  unique('member_groups_id_project_id_key').on(t.id, t.projectId),
   check('member_groups_no_wildcard', sql`NOT ('*' = ANY(${t.permissions}))`),
 ]);
 
@@ -52,4 +54,11 @@ export const memberships = pgTable('memberships', {
 }, (t) => [
   uniqueIndex('memberships_project_id_user_id_idx').on(t.projectId, t.userId),
   index('memberships_user_id_idx').on(t.userId),
+  // A member's group belongs to the member's project. NO ACTION is checked at the
+  // end of the statement, after deleting a group has set group_id to null.
+  foreignKey({
+    name: 'memberships_group_same_project_fk',
+    columns: [t.groupId, t.projectId],
+    foreignColumns: [memberGroups.id, memberGroups.projectId],
+  }),
 ]);

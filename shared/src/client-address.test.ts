@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { resolveClientAddress } from './client-address.js';
+import { peerAddress, resolveClientAddress, UNKNOWN_ADDRESS } from './client-address.js';
 import { ipMatcher } from './ip.js';
 
 const isTrustedProxy = ipMatcher(['10.0.0.0/8', '2001:db8:ffff::/48']);
@@ -21,5 +21,21 @@ describe('resolveClientAddress', () => {
     ['IPv4-mapped peer is its IPv4 address', '::ffff:10.0.0.2', '198.51.100.1', '198.51.100.1', isTrustedProxy],
   ])('%s', (_name, peer, forwardedFor, expected, trusted) => {
     expect(resolveClientAddress({ peer: peer as string, forwardedFor: forwardedFor as string | undefined, isTrustedProxy: trusted as (ip: string) => boolean })).toBe(expected);
+  });
+});
+
+describe('peerAddress', () => {
+  test.each([
+    ['203.0.113.5', '203.0.113.5'],
+    ['2001:DB8::1', '2001:db8::1'],
+    ['::ffff:10.0.0.2', '10.0.0.2'],
+    [undefined, UNKNOWN_ADDRESS],
+    ['', UNKNOWN_ADDRESS],
+    ['garbage', UNKNOWN_ADDRESS],
+    ['127.0.0.1:80', UNKNOWN_ADDRESS],
+  ])('%s → %s', (header, expected) => expect(peerAddress(header)).toBe(expected));
+
+  test('an unknown peer matches no allowlist, not even 0.0.0.0/0 or loopback', () => {
+    expect(ipMatcher(['0.0.0.0/0', '::/0', '127.0.0.1'])(peerAddress(undefined))).toBe(false);
   });
 });

@@ -2,8 +2,22 @@
 // the audit log all read it from here.
 import { parseIp } from './ip.js';
 
+/**
+ * The client address when the connecting peer is not known: a self-hosted
+ * workerd without Cloudflare in front sends no CF-Connecting-IP. It is no
+ * address at all, so it fails every allowlist, and all such requests share
+ * one rate-limit bucket.
+ */
+export const UNKNOWN_ADDRESS = 'unknown';
+
+/** The connecting peer from CF-Connecting-IP; UNKNOWN_ADDRESS when absent or unreadable, never a default such as loopback. */
+export function peerAddress(cfConnectingIp: string | null | undefined): string {
+  const addr = cfConnectingIp ? parseIp(cfConnectingIp) : null;
+  return addr ? addr.toString() : UNKNOWN_ADDRESS;
+}
+
 export interface ClientAddressInput {
-  /** The connecting peer (behind Cloudflare: CF-Connecting-IP). */
+  /** The connecting peer (behind Cloudflare: CF-Connecting-IP), as `peerAddress` reads it. */
   peer: string;
   /** The raw X-Forwarded-For header, if any. */
   forwardedFor?: string | null;

@@ -6,3 +6,6 @@ export * from './auth/permissions.js';
 export * from './auth/tokens.js';
 export * from './ip.js';
 export * from './client-address.js';
+export * from './cache/lru.js';
+export * from './rate/fixed-window.js';
+export * from './uuid.js';

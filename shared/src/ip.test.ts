@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ipMatcher, isIp, isIpOrCidr } from './ip.js';
+import { addressBucket, ipMatcher, isIp, isIpOrCidr } from './ip.js';
 
 describe('ipMatcher', () => {
   const match = ipMatcher(['203.0.113.0/24', '198.51.100.7', '2001:db8::/32', '::1']);
@@ -24,4 +24,15 @@ describe('validation', () => {
   test.each(['10', '10.1', '300.1.1.1', 'example.com', '', '1.2.3.4:80'])('%s is not an address', (s) => expect(isIp(s)).toBe(false));
   test.each(['10.0.0.0/8', '2001:db8::/32', '192.0.2.1'])('%s is an address or range', (s) => expect(isIpOrCidr(s)).toBe(true));
   test.each(['10.0.0.0/33', '2001:db8::/129', '10/8', 'abc/8'])('%s is refused', (s) => expect(isIpOrCidr(s)).toBe(false));
+});
+
+describe('addressBucket', () => {
+  test.each([
+    ['203.0.113.9', '203.0.113.9'],
+    ['2001:db8:1:2:aa::1', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:db8:1:2::/64'],
+    ['2001:db8:1:3::1', '2001:db8:1:3::/64'],
+    ['::ffff:198.51.100.4', '198.51.100.4'],
+    ['unknown', 'unknown'],
+  ])('%s → %s', (ip, expected) => expect(addressBucket(ip)).toBe(expected));
 });

@@ -53,3 +53,19 @@ export function ipMatcher(entries: readonly string[]): (ip: string) => boolean {
     return ranges.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net as never, bits));
   };
 }
+
+/**
+ * The bucket an address is counted in by per-address limits: an IPv4 address
+ * alone, an IPv6 address by its /64 (one subscriber's usual allocation, which
+ * would otherwise be an endless supply of buckets). Unreadable text is its
+ * own bucket.
+ *
+ * @example addressBucket('2001:db8:1:2:aa::1') // '2001:db8:1:2::/64'
+ */
+export function addressBucket(ip: string): string {
+  const addr = parseIp(ip);
+  if (!addr) return ip;
+  if (addr.kind() === 'ipv4') return addr.toString();
+  const parts = (addr as ipaddr.IPv6).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
+}

@@ -13,6 +13,7 @@ function open(url: string) {
 export type Db = ReturnType<typeof open>;
 
 const handles = new Map<string, Db>();
+let bridgeInUse: string | undefined;
 
 /**
  * @param url        PostgreSQL connection string (`database.url`)
@@ -20,8 +21,10 @@ const handles = new Map<string, Db>();
  *                    the driver talks to Neon itself
  */
 export function connect(url: string, localBridge?: string): Db {
-  if (localBridge) {
+  // neonConfig is global to the isolate: set it when the bridge changes, not per request.
+  if (localBridge && localBridge !== bridgeInUse) {
     neonConfig.fetchEndpoint = () => `${localBridge}/sql`;
+    bridgeInUse = localBridge;
   }
   let db = handles.get(url);
   if (!db) {

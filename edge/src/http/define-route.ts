@@ -1,7 +1,7 @@
 // One declaration per route: method, path, schemas, the permission it needs
 // and the errors it may answer. The permission check, the OpenAPI document and
 // the audit type are all derived from it.
-import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
+import { createRoute, z, type OpenAPIHono, type RouteConfig, type RouteHandler } from '@hono/zod-openapi';
 import type { Permission, Role, SessionOnlyPermission } from '@edgemail/shared';
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
@@ -29,6 +29,7 @@ const ERROR_TEXT = {
   403: 'Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request',
   404: 'Not found in this project',
   409: 'Conflicts with the current state',
+  413: 'Request body larger than `server.max_body_bytes`',
   429: 'Rate limit exceeded',
 } as const;
 export type ErrorStatus = keyof typeof ERROR_TEXT;
@@ -48,9 +49,16 @@ type Declared = Omit<RouteConfig, 'middleware'> & {
   auditType?: string;
 };
 
+/** What the declaration adds to the OpenAPI operation, read by the docs and the registry. */
+type DeclaredExtensions = { 'x-permission': RouteAccess; 'x-role'?: Role; 'x-audit-type'?: string };
+
 export function defineRoute<const R extends Declared>(declared: R) {
   const { permission, role, errors = [], auditType: declaredType, ...config } = declared;
-  const statuses: ErrorStatus[] = [400, 401, 403, 429, ...errors];
+  // The admin gate is the path's (`requirePlatformCredential` on /api/v1/admin/*): the two must agree.
+  if ((permission === 'platform:admin') !== config.path.startsWith('/api/v1/admin/')) {
+    throw new Error(`${config.method.toUpperCase()} ${config.path}: platform:admin is the permission of exactly the /api/v1/admin/ routes`);
+  }
+  const statuses: ErrorStatus[] = [400, 401, 403, 429, ...(config.request?.body ? [413 as const] : []), ...errors];
   const type = declaredType ?? auditType(config.method, config.path) ?? undefined;
   const route = {
     ...config,
@@ -66,5 +74,22 @@ export function defineRoute<const R extends Declared>(declared: R) {
       ...Object.fromEntries(statuses.map((s) => [s, errorResponse(s)])),
     },
   };
-  return createRoute(route as unknown as Omit<R, 'permission' | 'role' | 'errors' | 'auditType'> & { middleware: MiddlewareHandler<AppEnv>[] });
+  // createRoute keeps the literal type it is given; the declaration's own keys are swapped for
+  // their `x-` forms, which zod-openapi's RouteConfig cannot name, hence the one cast.
+  return createRoute(route as unknown as Omit<R, 'permission' | 'role' | 'errors' | 'auditType'> & DeclaredExtensions & { middleware: MiddlewareHandler<AppEnv>[] });
+}
+
+/** A declared route with its handler, ready to mount; what the registry lists. */
+export interface MountableRoute {
+  route: RouteConfig & DeclaredExtensions;
+  mount(app: OpenAPIHono<AppEnv>): void;
+}
+
+/**
+ * Pairs a route module's declaration with its handler, type-checked together.
+ * @example export const apiRoutes = [mountable(createApiKey), mountable(listApiKeys)];
+ */
+export function mountable<R extends RouteConfig & MountableRoute['route']>(module: { route: R; handler: RouteHandler<R, AppEnv> }): MountableRoute {
+  const { route, handler } = module;
+  return { route, mount: (app) => { app.openapi(route, handler); } };
 }

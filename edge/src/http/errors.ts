@@ -3,6 +3,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { loggableError } from '../db/errors.js';
 
 export class ApiError extends Error {
   constructor(
@@ -36,6 +37,6 @@ export function handleError(err: Error, c: Context): Response {
     const message = /malformed json/i.test(err.message) ? 'malformed JSON body' : err.message || 'bad request';
     return c.json(errorBody(message), err.status as ContentfulStatusCode);
   }
-  console.error('unhandled error', c.req.method, c.req.path, err);
+  console.error('unhandled error', c.req.method, c.req.path, loggableError(err));
   return c.json(errorBody('internal error'), 500);
 }

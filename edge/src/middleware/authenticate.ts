@@ -1,22 +1,25 @@
 // Who is calling: resolves the bearer token or session cookie to a principal,
 // or refuses with 401 (bad credential) or 403 (credential not usable here).
+// The API rate limit is counted here too, alongside the credential look-up,
+// so the two round trips overlap.
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { getCookie } from 'hono/cookie';
-import { ipMatcher, parseToken } from '@edgemail/shared';
-import { forbidden, unauthorized } from '../http/errors.js';
+import { ipMatcher, parseToken, sha256Hex } from '@edgemail/shared';
+import { ApiError, forbidden, unauthorized } from '../http/errors.js';
 import { findApiKey, findPlatformCredential, findSession, type CredentialRow } from '../services/auth/find-credential.js';
 import { lastUsedUpdate } from '../services/auth/touch-last-used.js';
 import { checkCookieOrigin } from './cookie-origin.js';
 import { bearerToken } from './bearer.js';
 import { projectHeader } from './project-header.js';
-import { checkLimit, enforceLimit, type BucketOf, type LimiterName } from './rate-limit.js';
+import { addressBucketOf, checkLimit, credentialBucket, enforceLimit, type LimiterName } from './rate-limit.js';
 import type { Principal } from './principal.js';
 import type { AppEnv } from '../env.js';
 
 export const SESSION_COOKIE = 'edgemail_session';
 
-function usable(row: CredentialRow, label: string, clientIp: string): void {
+/** Refuses a credential that was found but may not be used now or from here. */
+function assertUsable(row: CredentialRow, label: string, clientIp: string): void {
   if (row.revoked) throw unauthorized(`${label} revoked`);
   if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) throw unauthorized(`${label} expired`);
   if (row.allowedIps.length && !ipMatcher(row.allowedIps)(clientIp)) {
@@ -24,75 +27,105 @@ function usable(row: CredentialRow, label: string, clientIp: string): void {
   }
 }
 
+/** What the request presents, read once for the look-up and the limiter alike. */
+type Presented =
+  | { kind: 'token'; token: string; hash: string }
+  | { kind: 'malformed'; message: string }
+  | { kind: 'cookie'; value: string }
+  | { kind: 'none' };
+
+async function presented(c: Context<AppEnv>): Promise<Presented> {
+  const authorization = c.req.header('authorization');
+  if (authorization !== undefined) {
+    const token = bearerToken(authorization);
+    if (!token) return { kind: 'malformed', message: 'malformed Authorization header: expected "Bearer <token>"' };
+    if (!parseToken(token)) return { kind: 'malformed', message: 'malformed API key' };
+    return { kind: 'token', token, hash: await sha256Hex(token) };
+  }
+  const cookie = getCookie(c, SESSION_COOKIE);
+  return cookie ? { kind: 'cookie', value: cookie } : { kind: 'none' };
+}
+
 /** The principal, and the last-used write to run once the request is admitted. */
 type Resolved = { principal: Principal; touch?: () => Promise<unknown> | null };
 
 /**
- * @param limit a rate limiter counted alongside the credential look-up (the
- *              two round trips overlap); its refusal wins over any other answer
+ * @param limiter counted per presented token (by its hash), else per client
+ *                address; a token that proves nothing is counted against the
+ *                address as well, so a flood of made-up tokens meets the limit
  */
-export const authenticate = (limit?: { name: LimiterName; bucketOf: BucketOf }) =>
+export const authenticate = (limiter?: LimiterName) =>
   createMiddleware<AppEnv>(async (c, next) => {
+    const credential = await presented(c);
+    const bucket = credential.kind === 'token' ? credentialBucket(credential.hash) : addressBucketOf(c);
     const [verdict, resolved] = await Promise.all([
-      limit ? checkLimit(c, limit.name, limit.bucketOf) : null,
-      resolvePrincipal(c).then((r) => r, (e: unknown) => e as Error),
+      limiter ? checkLimit(c, limiter, bucket) : null,
+      resolvePrincipal(c, credential).then((r) => r, (e: unknown) => e as Error),
     ]);
     enforceLimit(verdict);
-    if (resolved instanceof Error) throw resolved;
+    if (resolved instanceof Error) {
+      const unproven = credential.kind === 'token' && resolved instanceof ApiError && resolved.status === 401;
+      if (limiter && unproven) enforceLimit(await checkLimit(c, limiter, addressBucketOf(c)));
+      throw resolved;
+    }
     c.set('principal', resolved.principal);
     const write = resolved.touch?.();
     if (write) c.executionCtx.waitUntil(write);
     await next();
   });
 
-async function resolvePrincipal(c: Context<AppEnv>): Promise<Resolved> {
+async function resolvePrincipal(c: Context<AppEnv>, credential: Presented): Promise<Resolved> {
   const db = c.get('db');
-  const authorization = c.req.header('authorization');
   const requestedProject = projectHeader(c);
 
-  if (authorization !== undefined) {
-    const token = bearerToken(authorization);
-    if (!token) throw unauthorized('malformed Authorization header: expected "Bearer <token>"');
-    const parsed = parseToken(token);
-    if (!parsed) throw unauthorized('malformed API key');
-    if (parsed.kind === 'project') {
-      const key = await findApiKey(db, parsed.keyPrefix, token);
-      if (!key) throw unauthorized('invalid API key');
-      usable(key, 'API key', c.get('clientIp'));
-      if (requestedProject && requestedProject !== key.projectId) {
-        throw forbidden('X-Service-Project-Id names a different project than the API key\'s');
+  switch (credential.kind) {
+    case 'malformed':
+      throw unauthorized(credential.message);
+    case 'none':
+      throw unauthorized('authentication required');
+    case 'token': {
+      const { kind, keyPrefix } = parseToken(credential.token)!;
+      if (kind === 'project') {
+        const key = await findApiKey(db, keyPrefix, credential.hash);
+        if (!key) throw unauthorized('invalid API key');
+        assertUsable(key, 'API key', c.get('clientIp'));
+        if (requestedProject && requestedProject !== key.projectId) {
+          throw forbidden('X-Service-Project-Id names a different project than the API key\'s');
+        }
+        return {
+          principal: { kind: 'key', id: key.id, name: key.name, projectId: key.projectId, permissions: key.permissions, sandbox: key.sandbox },
+          touch: () => lastUsedUpdate(db, 'key', key.id, key.lastUsedAt),
+        };
       }
+      const platform = await findPlatformCredential(db, keyPrefix, credential.hash);
+      if (!platform) throw unauthorized('invalid platform credential');
+      assertUsable(platform, 'platform credential', c.get('clientIp'));
       return {
-        principal: { kind: 'key', id: key.id, name: key.name, projectId: key.projectId, permissions: key.permissions, sandbox: key.sandbox },
-        touch: () => lastUsedUpdate(db, 'key', key.id, key.lastUsedAt),
+        principal: { kind: 'platform', id: platform.id, name: platform.name },
+        touch: () => lastUsedUpdate(db, 'platform', platform.id, platform.lastUsedAt),
       };
-    } else {
-      const credential = await findPlatformCredential(db, parsed.keyPrefix, token);
-      if (!credential) throw unauthorized('invalid platform credential');
-      usable(credential, 'platform credential', c.get('clientIp'));
+    }
+    case 'cookie': {
+      const session = await findSession(db, credential.value, requestedProject);
+      if (!session) throw unauthorized('invalid or expired session');
+      checkCookieOrigin(c);
       return {
-        principal: { kind: 'platform', id: credential.id, name: credential.name },
-        touch: () => lastUsedUpdate(db, 'platform', credential.id, credential.lastUsedAt),
+        principal: {
+          kind: 'session', id: session.id, userId: session.userId, email: session.email,
+          membership: session.projectId && session.role
+            ? { projectId: session.projectId, role: session.role, groupPermissions: session.groupPermissions }
+            : null,
+        },
       };
     }
   }
-
-  const cookie = getCookie(c, SESSION_COOKIE);
-  if (!cookie) throw unauthorized('authentication required');
-  const session = await findSession(db, cookie, requestedProject);
-  if (!session) throw unauthorized('invalid or expired session');
-  checkCookieOrigin(c);
-  return {
-    principal: {
-      kind: 'session', id: session.id, userId: session.userId, email: session.email,
-      membership: session.projectId && session.role
-        ? { projectId: session.projectId, role: session.role, groupPermissions: session.groupPermissions }
-        : null,
-    },
-  };
 }
 
-/** The platform administration surface takes a platform credential only. */
+/**
+ * The platform administration surface: a platform credential only. The one
+ * admin gate, mounted on the whole `/api/v1/admin/*` path (`defineRoute`
+ * refuses a `platform:admin` route outside it).
+ */
 export const requirePlatformCredential = () =>
   createMiddleware<AppEnv>(async (c, next) => {
     if (c.get('principal').kind !== 'platform') throw forbidden('admin privileges required');

@@ -1,60 +1,68 @@
 // The permission check, mounted by `defineRoute` from each route's declaration:
 // resolves the project the request acts in and judges the principal there.
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { eq } from 'drizzle-orm';
-import { projects } from '@edgemail/schema';
-import { judge, roleRank, rolePermissions, sessionOnlyPermissions, type Role } from '@edgemail/shared';
+import { isSessionOnlyPermission, judge, roleRank, rolePermissions, type Role } from '@edgemail/shared';
 import { badRequest, forbidden, notFound } from '../http/errors.js';
+import { projectExists } from '../services/projects/exists.js';
 import { PROJECT_HEADER, projectHeader } from './project-header.js';
 import type { AppEnv } from '../env.js';
 import type { RouteAccess } from '../http/define-route.js';
 
-const isSessionOnly = (p: string) => (sessionOnlyPermissions as readonly string[]).includes(p);
+/** A platform credential has a project only when the header names an existing one. */
+async function platformProject(c: Context<AppEnv>): Promise<string> {
+  const requested = projectHeader(c);
+  if (!requested) throw badRequest(`${PROJECT_HEADER} header required with a platform credential outside /api/v1/admin`);
+  if (!(await projectExists(c.get('db'), requested))) throw notFound('project not found');
+  return requested;
+}
 
+/**
+ * @param access the route's declared permission; `platform:admin` routes are
+ *               gated by path (`requirePlatformCredential`), not here
+ * @param role   the route's session role gate: a session is judged by that
+ *               role alone, as the spec judges sessions by membership role
+ */
 export const authorize = (access: RouteAccess, role?: Role) =>
   createMiddleware<AppEnv>(async (c, next) => {
+    if (access === 'platform:admin') return next();
     const principal = c.get('principal');
-    if (access === 'platform:admin') {
-      if (principal.kind !== 'platform') throw forbidden('admin privileges required');
-      return next();
-    }
-    if (access === 'authenticated') return next();
-
     let projectId: string;
-    let held: readonly string[];
+    let held: readonly string[] | 'role-gate-passed';
+
     switch (principal.kind) {
       case 'key':
-        if (isSessionOnly(access)) throw forbidden(`permission ${access} is not available to API keys`);
+        if (isSessionOnlyPermission(access)) throw forbidden(`permission ${access} is not available to API keys`);
         projectId = principal.projectId;
         held = principal.permissions;
         break;
-      case 'platform': {
-        const requested = projectHeader(c);
-        if (!requested) throw badRequest(`${PROJECT_HEADER} header required with a platform credential outside /api/v1/admin`);
-        const [found] = await c.get('db').select({ id: projects.id }).from(projects).where(eq(projects.id, requested));
-        if (!found) throw notFound('project not found');
-        projectId = found.id;
+      case 'platform':
+        projectId = await platformProject(c);
         held = rolePermissions('owner');
         break;
-      }
       case 'session': {
         const m = principal.membership;
         if (!m) {
-          throw projectHeader(c)
-            ? forbidden('not a member of this project')
-            : badRequest(`no project selected: send ${PROJECT_HEADER}`);
+          if (projectHeader(c)) throw forbidden('not a member of this project');
+          if (access === 'authenticated') return next(); // signed in, no project needed
+          throw badRequest(`no project selected: send ${PROJECT_HEADER}`);
         }
-        if (role && roleRank[m.role] < roleRank[role]) throw forbidden(`project ${role} role required`);
         projectId = m.projectId;
-        held = m.groupPermissions ?? rolePermissions(m.role);
+        if (role) {
+          if (roleRank[m.role] < roleRank[role]) throw forbidden(`project ${role} role required`);
+          held = 'role-gate-passed';
+        } else {
+          held = m.groupPermissions ?? rolePermissions(m.role);
+        }
         break;
       }
     }
 
-    const grant = judge(held, access);
-    if (grant === 'missing-action') throw forbidden(`permission ${access} required`);
-    if (grant === 'no-access') throw forbidden(`no access to ${access.split(':')[0]} in this project`);
+    if (access !== 'authenticated' && held !== 'role-gate-passed') {
+      const grant = judge(held, access);
+      if (grant === 'missing-action') throw forbidden(`permission ${access} required`);
+      if (grant === 'no-access') throw forbidden(`no access to ${access.split(':')[0]} in this project`);
+    }
     c.set('projectId', projectId);
-    c.set('held', held);
     await next();
   });

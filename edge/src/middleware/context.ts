@@ -1,7 +1,7 @@
 // Per-request context: settings (parsed once per isolate), the database
 // handle and the client address.
 import { createMiddleware } from 'hono/factory';
-import { ipMatcher, loadConfig, resolveClientAddress, type Config } from '@edgemail/shared';
+import { ipMatcher, loadConfig, peerAddress, resolveClientAddress, type Config } from '@edgemail/shared';
 import { connect } from '../db/client.js';
 import type { AppEnv, Bindings } from '../env.js';
 
@@ -11,7 +11,7 @@ let cached: { env: Bindings; loaded: Loaded } | undefined;
 /** Settings are read once per isolate; a bad value names the setting on every request. */
 export function settingsOf(env: Bindings): Loaded {
   if (cached?.env === env) return cached.loaded;
-  const { config, removedInUse } = loadConfig(env as unknown as Record<string, unknown>);
+  const { config, removedInUse } = loadConfig(env);
   if (removedInUse.length) console.warn(`removed settings are set and ignored: ${removedInUse.join(', ')}`);
   const loaded = { config, isTrustedProxy: ipMatcher(config['server.trusted_proxies']) };
   cached = { env, loaded };
@@ -24,7 +24,8 @@ export const requestContext = () =>
     c.set('config', config);
     c.set('db', connect(config['database.url'], c.env.LOCAL_NEON_BRIDGE));
     c.set('clientIp', resolveClientAddress({
-      peer: c.req.header('cf-connecting-ip') ?? '127.0.0.1',
+      // Without CF-Connecting-IP the peer is unknown, never loopback (which an allowlist might hold).
+      peer: peerAddress(c.req.header('cf-connecting-ip')),
       forwardedFor: c.req.header('x-forwarded-for'),
       isTrustedProxy,
     }));

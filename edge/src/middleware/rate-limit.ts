@@ -1,13 +1,10 @@
 // HTTP request rate limits: fixed one-minute windows kept in the RateLimiter
-// Durable Object, one Durable Object call per request. Every limited response
-// carries RateLimit-* headers; a refusal is 429 with Retry-After.
+// Durable Object, one Durable Object call per admitted request. Every limited
+// response carries RateLimit-* headers; a refusal is 429 with Retry-After.
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import type { Config } from '@edgemail/shared';
-import { parseToken } from '@edgemail/shared';
+import { addressBucket, FixedWindows, LruCache, type Config, type WindowVerdict } from '@edgemail/shared';
 import { ApiError } from '../http/errors.js';
-import { bearerToken } from './bearer.js';
-import type { WindowVerdict } from '../durable-objects/rate-limiter.js';
 import type { AppEnv } from '../env.js';
 
 const WINDOW_MS = 60_000;
@@ -23,20 +20,18 @@ export const limiters = {
 } as const satisfies Record<string, keyof Config>;
 export type LimiterName = keyof typeof limiters;
 
-/** What a request is counted by: the client address unless `key` names something better. */
+/** The bucket a request is counted in, for limiters keyed on the request alone. */
 export type BucketOf = (c: Context<AppEnv>) => string;
 
-export const byClientAddress: BucketOf = (c) => `ip:${c.get('clientIp')}`;
+/** Per client address; IPv6 by /64 (see `addressBucket`). */
+export const addressBucketOf: BucketOf = (c) => `ip:${addressBucket(c.get('clientIp'))}`;
 
 /**
- * `/api/v1`: per API key, falling back to the client address. The key is told
- * by its token's public prefix, so no database read is needed first.
+ * A presented credential's bucket: the hash of the whole token, so only a
+ * request holding the exact token spends it (a key's public prefix would let
+ * anyone who has seen it lock the key out).
  */
-export const byApiKeyOrAddress: BucketOf = (c) => {
-  const token = bearerToken(c.req.header('authorization'));
-  const parsed = token ? parseToken(token) : null;
-  return parsed ? `key:${parsed.keyPrefix}` : byClientAddress(c);
-};
+export const credentialBucket = (tokenHash: string) => `credential:${tokenHash}`;
 
 function headers(v: WindowVerdict): Record<string, string> {
   return {
@@ -49,34 +44,50 @@ function headers(v: WindowVerdict): Record<string, string> {
 type LimiterNamespace = AppEnv['Bindings']['RATE_LIMITER'];
 // Ids kept per isolate: deriving one hashes its name. (Stubs cannot be kept:
 // they are bound to the request that made them.)
-const ids = new Map<string, DurableObjectId>();
+const ids = new LruCache<string, DurableObjectId>(10_000);
 
 function limiterStub(namespace: LimiterNamespace, bucket: string) {
-  let id = ids.get(bucket);
-  if (!id) {
-    if (ids.size >= 10_000) ids.clear();
-    id = namespace.idFromName(bucket);
-    ids.set(bucket, id);
-  }
+  const id = ids.get(bucket) ?? ids.set(bucket, namespace.idFromName(bucket));
   return namespace.get(id);
 }
 
+// When the Durable Object cannot be reached the limit must not vanish just
+// when it is needed: each isolate then counts the bucket itself (so the
+// ceiling becomes the limit times the isolates), and says so once per window.
+const fallbackWindows = new FixedWindows(10_000);
+const unreachableLoggedAt = new Map<LimiterName, number>();
+
+function logUnreachable(name: LimiterName, error: unknown): void {
+  const now = Date.now();
+  const windowStart = now - (now % WINDOW_MS);
+  if (unreachableLoggedAt.get(name) === windowStart) return;
+  unreachableLoggedAt.set(name, windowStart);
+  const reason = error instanceof Error ? error.message : String(error);
+  console.error(`rate limiter ${name} unreachable (${reason}); counting in this isolate until the window ends`);
+}
+
 /**
- * Counts the request against a limiter: one Durable Object call. Null when the
- * limiter is off, or unreachable (fail open: an unreachable limiter must not
- * take the API down with it). Never rejects.
+ * Counts the request in `bucket` of a limiter: one Durable Object call, or the
+ * isolate's own window when the object cannot be reached. Null when the
+ * limiter is off. Never rejects.
  */
-export async function checkLimit(c: Context<AppEnv>, name: LimiterName, bucketOf: BucketOf): Promise<WindowVerdict | null> {
+export async function checkLimit(c: Context<AppEnv>, name: LimiterName, bucket: string): Promise<WindowVerdict | null> {
   const config = c.get('config');
   const limit = config[limiters[name]];
   if (!config['ratelimit.enabled'] || limit === 0) return null;
+  const key = `${name}|${bucket}`;
+  const verdict = await hitOrFallBack(name, key, limit, () => limiterStub(c.env.RATE_LIMITER, key).hit(limit, WINDOW_MS));
+  c.set('rateLimit', verdict);
+  return verdict;
+}
+
+/** The Durable Object's verdict, or the isolate's own when the object cannot be reached. */
+export async function hitOrFallBack(name: LimiterName, key: string, limit: number, hitRemote: () => Promise<WindowVerdict>): Promise<WindowVerdict> {
   try {
-    const verdict = await limiterStub(c.env.RATE_LIMITER, `${name}|${bucketOf(c)}`).hit(limit, WINDOW_MS);
-    c.set('rateLimit', verdict);
-    return verdict;
+    return await hitRemote();
   } catch (e) {
-    console.error(`rate limiter ${name} unavailable; request let through`, e);
-    return null;
+    logUnreachable(name, e);
+    return fallbackWindows.hit(key, limit, WINDOW_MS);
   }
 }
 
@@ -99,10 +110,10 @@ export const rateLimitHeaders = () =>
 
 /**
  * A limiter in front of a route: a refusal goes no further.
- * @example app.post('/webhooks/ses', rateLimitHeaders(), rateLimit('ses_webhook', byClientAddress))
+ * @example app.post('/webhooks/ses', rateLimitHeaders(), rateLimit('ses_webhook', addressBucketOf))
  */
 export const rateLimit = (name: LimiterName, bucketOf: BucketOf) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    enforceLimit(await checkLimit(c, name, bucketOf));
+    enforceLimit(await checkLimit(c, name, bucketOf(c)));
     await next();
   });

@@ -1,5 +1,6 @@
 // Every declared route, in one list: the app mounts them and the OpenAPI
-// export reads them.
+// export and the route docs read them.
+import { mountable, type MountableRoute } from '../http/define-route.js';
 import * as createApiKey from './api/api-keys/create.js';
 import * as listApiKeys from './api/api-keys/list.js';
 import * as revokeApiKey from './api/api-keys/revoke.js';
@@ -15,10 +16,13 @@ import * as createCredential from './admin/credentials/create.js';
 import * as listCredentials from './admin/credentials/list.js';
 import * as revokeCredential from './admin/credentials/revoke.js';
 
-export const apiRoutes = [
-  createApiKey, listApiKeys, revokeApiKey, deleteApiKey, listPermissions, deleteProject, listAuditLog,
-  createPlan, createUser, listUsers, createProject, createCredential, listCredentials, revokeCredential,
+// One `mountable` call per module, so each route's handler is checked against its own declaration.
+export const apiRoutes: MountableRoute[] = [
+  mountable(createApiKey), mountable(listApiKeys), mountable(revokeApiKey), mountable(deleteApiKey),
+  mountable(listPermissions), mountable(deleteProject), mountable(listAuditLog),
+  mountable(createPlan), mountable(createUser), mountable(listUsers), mountable(createProject),
+  mountable(createCredential), mountable(listCredentials), mountable(revokeCredential),
 ];
 
 /** Console routes (`/app/api`) arrive with the sign-in issue. */
-export const appRoutes: typeof apiRoutes = [];
+export const appRoutes: MountableRoute[] = [];

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { AllowedIps, FutureTimestamp, Timestamp } from './common.js';
+import { AllowedIps, FutureTimestamp, Timestamp, Uuid } from './common.js';
 
 const limit = z.number().int('must be an integer').min(0, 'must be 0 (unlimited) or more');
 
@@ -24,8 +24,8 @@ export const UserSchema = z.object({
 
 export const CreateProjectSchema = z.object({
   name: z.string().trim().min(1, 'must not be empty').max(100),
-  plan_id: z.uuid('must be a UUID').optional(),
-  owner_id: z.uuid('must be a UUID').optional(),
+  plan_id: Uuid.optional(),
+  owner_id: Uuid.optional(),
 }).strict().openapi('CreateProject');
 
 export const ProjectSchema = z.object({
@@ -44,4 +44,3 @@ export const CredentialSchema = z.object({
   last_used_at: Timestamp.nullable(), created_at: Timestamp,
 }).openapi('PlatformCredential');
 
-export type CreateCredentialInput = z.infer<typeof CreateCredentialSchema>;

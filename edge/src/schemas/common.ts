@@ -1,8 +1,9 @@
 // Field schemas shared by several routes.
 import { z } from '@hono/zod-openapi';
-import { isIpOrCidr } from '@edgemail/shared';
+import { isIpOrCidr, isUuid } from '@edgemail/shared';
 
-export const Uuid = z.uuid({ message: 'must be a UUID' });
+/** An id in a path, query or body: the same check as the project header's. */
+export const Uuid = z.string().refine(isUuid, { message: 'must be a UUID' }).openapi({ format: 'uuid' });
 
 export const IdParams = z.object({
   id: Uuid.openapi({ param: { name: 'id', in: 'path' }, example: '0b9b7c1e-4a8a-4c55-9d9f-1c3f1e0d2a11' }),
@@ -22,3 +23,16 @@ export const FutureTimestamp = z
 export const Timestamp = z.string().openapi({ format: 'date-time', example: '2026-11-25T12:00:00.000Z' });
 
 export const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/**
+ * An integer query parameter with bounds and a default; anything else is 400
+ * naming the parameter (`limit: must be an integer from 1 to 200`).
+ */
+export const integerQuery = (name: string, min: number, max: number, fallback: number) =>
+  z.string()
+    .regex(/^\d+$/, `must be an integer from ${min} to ${max}`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be an integer from ${min} to ${max}`)
+    .optional()
+    .transform((n) => n ?? fallback)
+    .openapi({ param: { name, in: 'query' }, type: 'integer', minimum: min, maximum: max, default: fallback });

@@ -30,6 +30,11 @@ export type Permission = { [R in Resource]: `${R}:${(typeof catalogue)[R][number
 export const sessionOnlyPermissions = ['project:delete', 'sso:write'] as const;
 export type SessionOnlyPermission = (typeof sessionOnlyPermissions)[number];
 
+/** The one session-only check: key creation, the permission check and `judge` all ask it. */
+export function isSessionOnlyPermission(p: string): p is SessionOnlyPermission {
+  return (sessionOnlyPermissions as readonly string[]).includes(p);
+}
+
 export const WILDCARD = '*';
 
 export const allPermissions: readonly Permission[] = Object.entries(catalogue).flatMap(
@@ -52,7 +57,7 @@ export function permissionListProblem(list: readonly string[], opts: { allowWild
       if (list.length > 1) return 'wildcard * must be the only entry';
       continue;
     }
-    if ((sessionOnlyPermissions as readonly string[]).includes(entry)) return `permission ${entry} cannot be granted to an API key`;
+    if (isSessionOnlyPermission(entry)) return `permission ${entry} cannot be granted to an API key`;
     if (!known.has(entry)) return `unknown permission: ${entry}`;
   }
   return null;
@@ -81,8 +86,7 @@ export type Grant = 'granted' | 'missing-action' | 'no-access';
 /** Judges a held permission list against one required permission. */
 export function judge(held: readonly string[], required: string): Grant {
   const resource = required.split(':')[0]!;
-  const sessionOnly = (sessionOnlyPermissions as readonly string[]).includes(required);
   if (held.includes(required)) return 'granted';
-  if (!sessionOnly && held.includes(WILDCARD)) return 'granted';
+  if (!isSessionOnlyPermission(required) && held.includes(WILDCARD)) return 'granted';
   return held.some((p) => p.startsWith(`${resource}:`)) ? 'missing-action' : 'no-access';
 }

@@ -27,7 +27,8 @@ const REMOVED_ACME_BLOCK = /^SERVICE_[A-Z_]+_TLS_ACME_[A-Z_]+$/;
  * Builds the typed configuration from `SERVICE_*` variables. Anything unknown
  * or malformed throws a ConfigError naming the setting.
  */
-export function loadConfig(env: Record<string, unknown>): LoadedConfig {
+/** @param env process.env or the Worker's bindings: only its `SERVICE_*` keys are read. */
+export function loadConfig(env: object): LoadedConfig {
   const values: Record<string, unknown> = {};
   const removedInUse: string[] = [];
   for (const [name, setting] of Object.entries(settings)) values[name] = (setting as Setting<unknown>).default;

@@ -24,6 +24,7 @@ export const settings = {
   'server.public_url': string('http://127.0.0.1:8787', 'Public base URL of the service; its host is the service\'s own origin.', { schema: httpUrl }),
   'server.trusted_proxies': list([], 'IPs or CIDRs of every proxy hop whose X-Forwarded-For is believed.', cidr),
   'cors.allowed_origins': list([], 'Extra origins allowed to make cookie-authenticated mutating requests.', httpUrl),
+  'server.max_body_bytes': integer(1_048_576, 'Largest request body the HTTP API reads, in bytes; a larger one is refused with 413 before it is parsed. The relay inbound-forwarding route sets its own, larger limit.', z.number().int().min(1)),
 
   'database.url': string('', 'PostgreSQL (Neon) connection string.', { secret: true }),
   'database.crypto.encryption_key': string('', 'Key (base64, 32 bytes) sealing webhook secrets, private keys and SMTP passwords.', { secret: true }),

@@ -1,10 +1,10 @@
 import { apiKeys } from '@edgemail/schema';
 import { generateToken, sha256Hex } from '@edgemail/shared';
-import type { Db } from '../../db/client.js';
+import type { AnyDb } from '../../db/any-db.js';
 import type { CreateApiKeyInput } from '../../schemas/api-key.js';
 import { apiKeyColumns, presentApiKey } from './present.js';
 
-export async function createApiKey(db: Db, projectId: string, input: CreateApiKeyInput, createdBy: string | null) {
+export async function createApiKey(db: AnyDb, projectId: string, input: CreateApiKeyInput, createdBy: string | null) {
   const { token, keyPrefix } = generateToken('project');
   const [row] = await db
     .insert(apiKeys)

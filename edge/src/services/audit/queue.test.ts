@@ -43,6 +43,17 @@ describe('AuditQueue', () => {
     expect(q.size).toBe(0);
   });
 
+  test('a flush started while another writes waits for it: events are stored in queue order', async () => {
+    const q = new AuditQueue(1000);
+    const stored: string[] = [];
+    q.enqueue(event('first'));
+    const slow = q.flush(async (b) => { await new Promise((r) => setTimeout(r, 30)); stored.push(...b.map((e) => e.type)); });
+    q.enqueue(event('second'));
+    const fast = q.flush(async (b) => { stored.push(...b.map((e) => e.type)); });
+    await Promise.all([slow, fast]);
+    expect(stored).toEqual(['first', 'second']);
+  });
+
   test('concurrent flushes never write an event twice', async () => {
     const q = new AuditQueue(1000);
     for (let i = 0; i < 300; i++) q.enqueue(event(`e${i}`));

@@ -1,6 +1,7 @@
 // Credential look-ups: one round trip each, by the token's public prefix; the
-// hash is then compared in constant time so timing tells nothing of it. These
-// run on every request, so their queries are prepared.
+// stored hash is then compared with the presented token's in constant time, so
+// timing tells nothing of it. These run on every request, so their queries are
+// prepared.
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { apiKeys, memberGroups, memberships, platformCredentials, sessions, users } from '@edgemail/schema';
 import { constantTimeEqual, sha256Hex, type Role } from '@edgemail/shared';
@@ -17,9 +18,8 @@ export interface CredentialRow {
 }
 export interface ApiKeyRow extends CredentialRow { projectId: string; permissions: string[]; sandbox: boolean }
 
-async function matches<T extends { keyHash: string }>(row: T | undefined, token: string): Promise<T | null> {
-  if (!row) return null;
-  return constantTimeEqual(row.keyHash, await sha256Hex(token)) ? row : null;
+function matches<T extends { keyHash: string }>(row: T | undefined, tokenHash: string): T | null {
+  return row && constantTimeEqual(row.keyHash, tokenHash) ? row : null;
 }
 
 const apiKeyByPrefix = prepared((db) => db
@@ -32,9 +32,10 @@ const apiKeyByPrefix = prepared((db) => db
   .where(eq(apiKeys.keyPrefix, sql.placeholder('keyPrefix')))
   .prepare('api_key_by_prefix'));
 
-export async function findApiKey(db: Db, keyPrefix: string, token: string): Promise<ApiKeyRow | null> {
+/** @param tokenHash hex(sha256) of the whole presented token */
+export async function findApiKey(db: Db, keyPrefix: string, tokenHash: string): Promise<ApiKeyRow | null> {
   const [row] = await apiKeyByPrefix(db).execute({ keyPrefix });
-  return matches(row, token);
+  return matches(row, tokenHash);
 }
 
 const platformCredentialByPrefix = prepared((db) => db
@@ -47,9 +48,10 @@ const platformCredentialByPrefix = prepared((db) => db
   .where(eq(platformCredentials.keyPrefix, sql.placeholder('keyPrefix')))
   .prepare('platform_credential_by_prefix'));
 
-export async function findPlatformCredential(db: Db, keyPrefix: string, token: string): Promise<CredentialRow | null> {
+/** @param tokenHash hex(sha256) of the whole presented token */
+export async function findPlatformCredential(db: Db, keyPrefix: string, tokenHash: string): Promise<CredentialRow | null> {
   const [row] = await platformCredentialByPrefix(db).execute({ keyPrefix });
-  return matches(row, token);
+  return matches(row, tokenHash);
 }
 
 export interface SessionRow {
@@ -69,12 +71,15 @@ const sessionByTokenHash = prepared((db) => db
   .select({
     id: sessions.id, userId: users.id, email: users.email,
     projectId: sql<string | null>`${sessionProject}`,
-    role: memberships.role, groupPermissions: memberGroups.permissions,
+    role: memberships.role,
+    // A member of a group holds the group's list; a group of another project (which
+    // the schema forbids too) grants nothing rather than falling back to the role.
+    groupPermissions: sql<string[] | null>`case when ${memberships.groupId} is null then null else coalesce(${memberGroups.permissions}, '{}'::text[]) end`,
   })
   .from(sessions)
   .innerJoin(users, eq(users.id, sessions.userId))
   .leftJoin(memberships, and(eq(memberships.userId, users.id), sql`${memberships.projectId} = ${sessionProject}`))
-  .leftJoin(memberGroups, eq(memberGroups.id, memberships.groupId))
+  .leftJoin(memberGroups, and(eq(memberGroups.id, memberships.groupId), eq(memberGroups.projectId, memberships.projectId)))
   .where(and(eq(sessions.tokenHash, sql.placeholder('tokenHash')), gt(sessions.expiresAt, sql`now()`)))
   .prepare('session_by_token_hash'));
 

@@ -1,21 +1,12 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { Timestamp } from '../../../schemas/common.js';
+import { integerQuery, Timestamp } from '../../../schemas/common.js';
 import { listProjectAuditEvents } from '../../../services/audit/list.js';
 import type { AppEnv } from '../../../env.js';
 
 export const AUDIT_LIMIT_DEFAULT = 50;
 export const AUDIT_LIMIT_MAX = 200;
 const OFFSET_MAX = 100_000;
-
-const integerParam = (name: string, min: number, max: number, fallback: number) =>
-  z.string()
-    .regex(/^\d+$/, `must be an integer from ${min} to ${max}`)
-    .transform(Number)
-    .refine((n) => n >= min && n <= max, `must be an integer from ${min} to ${max}`)
-    .optional()
-    .transform((n) => n ?? fallback)
-    .openapi({ param: { name, in: 'query' }, type: 'integer', minimum: min, maximum: max, default: fallback } as never);
 
 const AuditEventSchema = z.object({
   id: z.string(),
@@ -41,8 +32,8 @@ export const route = defineRoute({
   tags: ['Audit log'],
   request: {
     query: z.object({
-      limit: integerParam('limit', 1, AUDIT_LIMIT_MAX, AUDIT_LIMIT_DEFAULT),
-      offset: integerParam('offset', 0, OFFSET_MAX, 0),
+      limit: integerQuery('limit', 1, AUDIT_LIMIT_MAX, AUDIT_LIMIT_DEFAULT),
+      offset: integerQuery('offset', 0, OFFSET_MAX, 0),
     }),
   },
   responses: {

@@ -1,0 +1,28 @@
+// Request bodies are bounded before anything parses them: by Content-Length
+// when sent, else by counting the stream as it is read.
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { createMiddleware } from 'hono/factory';
+import { ApiError } from '../http/errors.js';
+import type { AppEnv } from '../env.js';
+
+const byMaxSize = new Map<number, MiddlewareHandler>();
+
+function limiterOf(maxSize: number): MiddlewareHandler {
+  let limiter = byMaxSize.get(maxSize);
+  if (!limiter) {
+    limiter = bodyLimit({
+      maxSize,
+      onError: () => { throw new ApiError(413, `request body larger than ${maxSize} bytes`); },
+    });
+    byMaxSize.set(maxSize, limiter);
+  }
+  return limiter;
+}
+
+/**
+ * Refuses a body above `server.max_body_bytes` with 413. Routes that take
+ * larger bodies (inbound forwarding) are mounted outside it with their own.
+ */
+export const limitBody = () =>
+  createMiddleware<AppEnv>(async (c, next) => limiterOf(c.get('config')['server.max_body_bytes'])(c, next));
