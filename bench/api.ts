@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { repoRoot, startEdgeWorker } from '../edge/local/edge-worker.js';
 import { numberFlags } from './args.js';
-import { bootstrap, cleanups, withStack } from './support/stack.js';
+import { benchSettings, bootstrap, cleanups, withStack } from './support/stack.js';
 import { assertAll200, loadTarget, summarise, toRun } from './support/load.js';
 import { countTransactions } from './support/transactions.js';
 import type { LoadOptions, Measurement, RunResult, Target, TargetResult, Tenant, TransactionCount } from './support/types.js';
@@ -124,7 +124,7 @@ export async function measure(
     for (const [name, extra] of Object.entries(variants)) {
       console.error(`  starting a second Worker: ${name}`);
       const worker = await startEdgeWorker({
-        vars: { SERVICE_DATABASE_URL: stack.databaseUrl, ...settings, ...extra, LOCAL_NEON_BRIDGE: stack.bridge.url },
+        vars: { SERVICE_DATABASE_URL: stack.databaseUrl, ...benchSettings(settings), ...extra, LOCAL_NEON_BRIDGE: stack.bridge.url },
         persistTo: false,
         logLevel: 'error',
       });

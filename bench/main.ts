@@ -1,11 +1,16 @@
 // `pnpm bench <name> [flags]`: runs one benchmark. See bench/README.md.
 import { runApiBench } from './api.js';
 import { UsageError } from './args.js';
+import { runInboundBench } from './inbound.js';
 
 const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Promise<void> }> = {
   api: {
     summary: 'health vs authenticated API throughput on the local stack  [--duration <s>] [--connections <n>] [--rounds <n>]',
     run: runApiBench,
+  },
+  inbound: {
+    summary: 'SMTP accept rate and dot→250 latency: relay node vs Postfix and smtp-sink  [--messages <n>] [--seconds <n>] [--drain <n>] [--quick]',
+    run: runInboundBench,
   },
 };
 

@@ -278,7 +278,7 @@ describe('last use', () => {
         WHEN (OLD.last_used_at IS DISTINCT FROM NEW.last_used_at) EXECUTE FUNCTION log_touch();`);
     // A second Worker on the same database: its own isolate, its own throttle memory.
     const other = await startEdgeWorker({
-      vars: { SERVICE_DATABASE_URL: stack.databaseUrl, LOCAL_NEON_BRIDGE: inject('bridgeUrl') }, persistTo: false, logLevel: 'error',
+      vars: { SERVICE_DATABASE_URL: stack.databaseUrl, SERVICE_DATABASE_CRYPTO_ENCRYPTION_KEY: stack.encryptionKey, LOCAL_NEON_BRIDGE: inject('bridgeUrl') }, persistTo: false, logLevel: 'error',
     });
     // Hold the key's row so both Workers' writes are in flight at once, each
     // decided on a last_used_at it read as never set.

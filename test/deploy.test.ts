@@ -15,5 +15,6 @@ test('wrangler deploy --dry-run bundles the Worker with its Durable Object bindi
   });
   const out = stdout + stderr;
   expect(out).toMatch(/env\.RATE_LIMITER \(RateLimiter\)\s+Durable Object/);
+  expect(out).toMatch(/env\.MAIL_STORE \(edgemail-mail\)\s+R2 Bucket/);
   expect(out).toContain('--dry-run: exiting now.');
 }, 120_000);

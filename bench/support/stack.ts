@@ -4,6 +4,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { repoRoot } from '../../edge/local/edge-worker.js';
 import { startStack, type Stack } from '../../edge/local/stack.js';
+import { ENCRYPTION_KEY_ENV, newEncryptionKey } from '../../edge/local/encryption-key.js';
 import { withDatabase } from '../../edge/cli/database.js';
 import { createPlatformCredential } from '../../edge/src/services/platform-credentials/create.js';
 import type { Tenant } from './types.js';
@@ -18,6 +19,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void Promise.allSettled([...cleanups].map((c) => c())).then(() => process.exit(130));
   });
 }
+
+const BENCH_ENCRYPTION_KEY = newEncryptionKey();
+/** The run's `database.crypto.encryption_key`: every Worker of a run (the stack's and any variant) shares it. */
+export const benchSettings = (settings: Record<string, string>) => ({ [ENCRYPTION_KEY_ENV]: BENCH_ENCRYPTION_KEY, ...settings });
 
 /** A stack on free ports and a throwaway data directory, stopped and removed afterwards. */
 export async function withStack<T>(settings: Record<string, string>, fn: (stack: Stack) => Promise<T>): Promise<T> {
@@ -41,7 +46,7 @@ export async function withStack<T>(settings: Record<string, string>, fn: (stack:
   try {
     console.error('  starting the stack (postgres, bridge, worker)…');
     const [pgPort, workerPort] = [await freePort(), await freePort()];
-    stack = await startStack({ dataDir, pgPort, workerPort, settings, logLevel: 'error' });
+    stack = await startStack({ dataDir, pgPort, workerPort, settings: benchSettings(settings), logLevel: 'error' });
     return await fn(stack);
   } finally {
     await stop();

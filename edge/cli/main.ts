@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, renderConfigDocs } from '@edgemail/shared';
 import { createPlatformCredential } from '../src/services/platform-credentials/create.js';
 import { databaseUrl, withDatabase } from './database.js';
 import { exportApiSpec } from './export-api-spec.js';
+import { relayEnroll, relayStart, RelayUsageError } from './relay.js';
 import { renderRoutesDocs } from './routes-docs.js';
 
 const USAGE = `usage: edgemail <command>
@@ -13,11 +14,19 @@ const USAGE = `usage: edgemail <command>
   migrate [--database-url <url>]             apply the committed migrations (idempotent)
   admin create-credential --name <n>          mint a platform credential; prints the mya_ token
         [--allowed-ip <ip|cidr>]... [--expires-at <rfc3339>] [--database-url <url>]
-  export-api-spec --out <file> [--surface api|app|all]
+  export-api-spec --out <file> [--surface api|app|all|relay]   (all: api and app; relay: /relay/v1)
   config-docs [--out <file>]                  write the settings table (docs/config.md)
   routes-docs [--out <file>]                  write the route table (docs/routes.md)
+  relay enroll --edge <url> --key <myk_ key>  enrol a relay node with a key holding relay:write (the key
+        [--name <n>] [--state-dir <dir>]       may come from EDGEMAIL_RELAY_KEY instead); prints the node id,
+        [--force]                             writes <state-dir>/node.json (0600); --force replaces an
+                                              enrolment (the spool is kept)
+  relay start [--state-dir <dir>]             run the relay node in the foreground (Ctrl-C stops it)
+        [--port <n>] [--host <addr>]          inbound (MX) listener: EDGEMAIL_INBOUND_PORT, else 2525,
+        [--tls-port <n>]                      on EDGEMAIL_INBOUND_HOST, else 0.0.0.0; optional implicit TLS port
 
-The database defaults to SERVICE_DATABASE_URL, else the local stack's.`;
+The database defaults to SERVICE_DATABASE_URL, else the local stack's. The relay
+node's state directory defaults to .data/relay-node (EDGEMAIL_DATA_DIR/relay-node).`;
 
 class UsageError extends Error {}
 
@@ -33,10 +42,17 @@ async function run(argv: string[]): Promise<void> {
       out: { type: 'string' },
       surface: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      edge: { type: 'string' },
+      key: { type: 'string' },
+      'state-dir': { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'tls-port': { type: 'string' },
+      force: { type: 'boolean' },
     },
   });
   // Settings given to the binary are checked like the server's.
-  loadConfig(process.env);
+  const { config } = loadConfig(process.env);
   const command = positionals.join(' ');
   if (values.help || !command) {
     console.log(USAGE);
@@ -64,7 +80,7 @@ async function run(argv: string[]): Promise<void> {
       const out = values.out;
       if (!out) throw new UsageError('--out <file> is required');
       const surface = values.surface ?? 'api';
-      if (surface !== 'api' && surface !== 'app' && surface !== 'all') throw new UsageError('--surface must be api, app or all');
+      if (surface !== 'api' && surface !== 'app' && surface !== 'all' && surface !== 'relay') throw new UsageError('--surface must be api, app, all or relay');
       for (const file of exportApiSpec(out, surface)) console.error(`wrote ${file}`);
       return;
     }
@@ -75,13 +91,21 @@ async function run(argv: string[]): Promise<void> {
       else process.stdout.write(text);
       return;
     }
+    case 'relay enroll': {
+      await relayEnroll(values);
+      return;
+    }
+    case 'relay start': {
+      // Exit with the node's own code: idle keep-alive sockets must not hold the process.
+      process.exit(await relayStart(values, config));
+    }
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
 }
 
 run(process.argv.slice(2)).catch((e: unknown) => {
-  if (e instanceof UsageError || e instanceof ConfigError) {
+  if (e instanceof UsageError || e instanceof ConfigError || e instanceof RelayUsageError) {
     console.error(`edgemail: ${e.message}\n\n${USAGE}`);
     process.exit(2);
   }

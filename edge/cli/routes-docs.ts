@@ -1,6 +1,6 @@
 // Renders docs/routes.md from the route declarations: every route with the
 // permission it needs, the session role gate and the audit type it records.
-import { apiRoutes } from '../src/routes/registry.js';
+import { apiRoutes, relayRoutes } from '../src/routes/registry.js';
 
 export function renderRoutesDocs(): string {
   const rows = apiRoutes.map(({ route: r }) => {
@@ -21,6 +21,18 @@ export function renderRoutesDocs(): string {
     '| Route | Permission | Role | Audit type | Summary |',
     '|---|---|---|---|---|',
     ...rows,
+    '',
+    '## Relay-node channel',
+    '',
+    'What relay nodes call ([relay-protocol.md](relay-protocol.md)); `pnpm edgemail export-api-spec --surface relay` describes it.',
+    '',
+    '- **Credential**: `node` is a `myr_` node credential; `enrolment` a project key holding `relay:write`.',
+    '- **Limiter**: counted per node (`node:<id>`); enrolment in the key\'s `api` window.',
+    '',
+    '| Route | Credential | Limiter | Audit type | Summary |',
+    '|---|---|---|---|---|',
+    ...relayRoutes.map(({ route: r }) =>
+      `| \`${r.method.toUpperCase()} ${r.path}\` | ${r['x-relay-credential']} | \`${r['x-rate-limit']}\` | ${r['x-audit-type'] ? `\`${r['x-audit-type']}\`` : ''} | ${r.summary ?? ''} |`),
     '',
   ].join('\n');
 }

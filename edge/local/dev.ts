@@ -2,6 +2,7 @@
 // Data lives in `.data/`, so a second start reuses it.
 import { ConfigError } from '@edgemail/shared';
 import { credentialsFile, localDataDir } from './pg-credentials.js';
+import { ENCRYPTION_KEY_ENV, encryptionKeyFile, localEncryptionKey } from './encryption-key.js';
 import { serviceSettings, startStack } from './stack.js';
 
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -18,6 +19,8 @@ async function main() {
     throw e;
   }
   const dataDir = localDataDir();
+  // Sealing needs a key the next start still has: made once into .data/, unless one is given.
+  settings[ENCRYPTION_KEY_ENV] ||= localEncryptionKey(encryptionKeyFile(dataDir));
   const stack = await startStack({
     dataDir,
     pgPort: port('EDGEMAIL_PG_PORT', 54329),
@@ -26,11 +29,16 @@ async function main() {
     settings,
     log: (line) => console.log(`[stack] ${line}`),
     logLevel: 'info',
+    // Loopback only: a developer's MX is for local SMTP clients (swaks, smtplib).
+    relay: { port: port('EDGEMAIL_INBOUND_PORT', 2525), host: '127.0.0.1', stateDir: `${dataDir}/relay-node` },
   });
   // The password stays in its 0600 file, out of terminal scrollback and logs.
   const shown = new URL(stack.databaseUrl);
   shown.password = '***';
-  console.log(`edgemail edge ready on ${stack.url}  (database ${shown}, password in ${credentialsFile(`${dataDir}/pg`)})`);
+  console.log(`edgemail edge ready on ${stack.url}  (database ${shown}, password in ${credentialsFile(`${dataDir}/pg`)}); relay node inbound SMTP on 127.0.0.1:${stack.relay!.port}`);
+  void stack.relay!.closed.then((reason) => {
+    if (reason) console.error(`[relay] the relay node stopped: ${reason.message}; restart pnpm dev to enrol it again`);
+  });
   console.log('Mint an admin credential: pnpm edgemail admin create-credential --name ops');
 
   let stopping = false;
@@ -41,6 +49,11 @@ async function main() {
     await stack.stop();
     process.exit(0);
   };
+  // Importing wrangler registers SIGINT/SIGTERM handlers that exit at once;
+  // without removing them, Ctrl-C never reaches stop() (the relay node's
+  // session drain, the Worker's disposal, PostgreSQL's clean shutdown).
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }

@@ -5,6 +5,8 @@ import { runMigrations } from '@edgemail/schema/migrate';
 import { startNeonBridge, type NeonBridge } from './neon-bridge.js';
 import { startPostgres, type LocalPostgres } from './postgres.js';
 import { startEdgeWorker, type EdgeWorker } from './edge-worker.js';
+import { startLocalRelayNode } from './relay-node.js';
+import type { RelayNode } from '../../relay-node/src/index.js';
 
 export interface StackOptions {
   dataDir: string;
@@ -16,6 +18,8 @@ export interface StackOptions {
   settings?: Record<string, string>;
   log?: (line: string) => void;
   logLevel?: 'none' | 'error' | 'warn' | 'info' | 'log' | 'debug';
+  /** One relay node beside the Worker, enrolled on first start (state under `stateDir`). */
+  relay?: { port: number; host: string; stateDir: string };
 }
 
 export interface Stack {
@@ -24,6 +28,7 @@ export interface Stack {
   postgres: LocalPostgres;
   bridge: NeonBridge;
   worker: EdgeWorker;
+  relay?: RelayNode;
   stop(): Promise<void>;
 }
 
@@ -65,9 +70,20 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       logLevel: opts.logLevel,
     });
     const b = bridge;
+    let relay: RelayNode | undefined;
+    if (opts.relay) {
+      try {
+        relay = await startLocalRelayNode({ ...opts.relay, edgeUrl: worker.url, databaseUrl, settings: opts.settings ?? {}, log });
+      } catch (e) {
+        await worker.stop().catch(() => {});
+        throw e;
+      }
+    }
     return {
-      url: worker.url, databaseUrl, postgres, bridge, worker,
+      url: worker.url, databaseUrl, postgres, bridge, worker, relay,
       async stop() {
+        // The node first: it drains its SMTP sessions while the edge can still take what they bring.
+        await relay?.stop().catch(() => {});
         await worker.stop().catch(() => {});
         await b.close().catch(() => {});
         await postgres.stop();

@@ -8,8 +8,9 @@ import { requestContext } from './middleware/context.js';
 import { authenticate, requirePlatformCredential } from './middleware/authenticate.js';
 import { audit } from './middleware/audit.js';
 import { limitBody } from './middleware/body-limit.js';
+import { requireUsableConfig } from './middleware/config-guard.js';
 import { addressBucketOf, rateLimit, rateLimitHeaders } from './middleware/rate-limit.js';
-import { apiRoutes, appRoutes } from './routes/registry.js';
+import { apiRoutes, appRoutes, relayRoutes } from './routes/registry.js';
 import { openApiDocument, type Surface } from './openapi.js';
 
 export function buildApp() {
@@ -21,6 +22,8 @@ export function buildApp() {
   app.onError(handleError);
   app.notFound((c) => c.json(errorBody('not found'), 404));
 
+  // Nothing is served on an unusable configuration (a bad setting, no encryption key).
+  app.use('*', requireUsableConfig());
   app.get('/health', (c) => c.json({ status: 'ok' }));
   // Built once per isolate (the routes do not change while it lives), with an
   // ETag so clients that poll it can revalidate for nothing.
@@ -37,7 +40,10 @@ export function buildApp() {
   // Limited ahead of its handler, which arrives with the SES issue.
   app.post('/webhooks/ses', requestContext(), limitBody(), rateLimitHeaders(), rateLimit('ses_webhook', addressBucketOf));
 
-  for (const route of [...apiRoutes, ...appRoutes]) route.mount(app);
+  // The relay-node channel: each route mounts its own body limit, credential and limiter.
+  app.use('/relay/v1/*', requestContext(), rateLimitHeaders());
+
+  for (const route of [...apiRoutes, ...appRoutes, ...relayRoutes]) route.mount(app);
   return app;
 }
 

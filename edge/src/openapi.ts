@@ -2,28 +2,49 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from './env.js';
 
-export type Surface = 'api' | 'app';
+/** `relay` is the relay-node channel (`/relay/v1`), documented apart from the machine API. */
+export type Surface = 'api' | 'app' | 'relay';
 
-const PREFIX: Record<Surface, string> = { api: '/api/v1', app: '/app/api' };
+const PREFIX: Record<Surface, string> = { api: '/api/v1', app: '/app/api', relay: '/relay/v1' };
+const TITLE: Record<Surface, string> = { api: 'edgemail machine API', app: 'edgemail console API', relay: 'edgemail relay-node channel' };
 
 export function openApiDocument(app: OpenAPIHono<AppEnv>, surface: Surface) {
   const doc = app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {
-      title: surface === 'api' ? 'edgemail machine API' : 'edgemail console API',
+      title: TITLE[surface],
       version: '1.0.0',
-      description: 'Each operation names the permission it needs in `x-permission`.',
+      description: surface === 'relay'
+        ? 'What relay nodes call (docs/relay-protocol.md). `x-relay-credential` says which credential a route takes, `x-rate-limit` which limiter counts it.'
+        : 'Each operation names the permission it needs in `x-permission`.',
     },
     servers: [{ url: '/' }],
-    security: [{ bearerAuth: [] }, { sessionCookie: [] }],
+    security: surface === 'relay' ? [{ relayNodeCredential: [] }] : [{ bearerAuth: [] }, { sessionCookie: [] }],
   });
   doc.paths = Object.fromEntries(Object.entries(doc.paths ?? {}).filter(([path]) => path.startsWith(PREFIX[surface])));
   doc.components = {
     ...doc.components,
+    schemas: referencedSchemas(doc.paths, doc.components?.schemas ?? {}),
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: '`myk_` project key, or `mya_` platform credential on /api/v1/admin' },
       sessionCookie: { type: 'apiKey', in: 'cookie', name: 'edgemail_session' },
+      ...(surface === 'relay' ? { relayNodeCredential: { type: 'http', scheme: 'bearer', description: '`myr_` relay node credential, issued by `POST /relay/v1/enroll`' } } : {}),
     },
   };
   return doc;
+}
+
+/** The named schemas the paths use, directly or through one another: one surface's never show in another's. */
+function referencedSchemas<S>(paths: unknown, schemas: Record<string, S>): Record<string, S> {
+  const REF = /"#\/components\/schemas\/([^"]+)"/g;
+  const kept = new Set<string>();
+  const pending = [JSON.stringify(paths)];
+  while (pending.length) {
+    for (const [, name] of pending.pop()!.matchAll(REF)) {
+      if (kept.has(name!) || !(name! in schemas)) continue;
+      kept.add(name!);
+      pending.push(JSON.stringify(schemas[name!]));
+    }
+  }
+  return Object.fromEntries(Object.entries(schemas).filter(([name]) => kept.has(name)));
 }

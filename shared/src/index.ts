@@ -9,3 +9,4 @@ export * from './client-address.js';
 export * from './cache/lru.js';
 export * from './rate/fixed-window.js';
 export * from './uuid.js';
+export * from './crypto/encryption-key.js';

@@ -6,6 +6,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import * as schema from '@edgemail/schema';
 import { pgUrl } from '../../edge/local/pg-credentials.js';
 import { startEdgeWorker, type WorkerLog } from '../../edge/local/edge-worker.js';
+import { ENCRYPTION_KEY_ENV, newEncryptionKey } from '../../edge/local/encryption-key.js';
 import { createPlatformCredential } from '../../edge/src/services/platform-credentials/create.js';
 
 const TEMPLATE_DATABASE = 'edgemail_template';
@@ -27,6 +28,8 @@ export interface Reply<T = any> {
 export interface TestStack {
   url: string;
   databaseUrl: string;
+  /** The Worker's `database.crypto.encryption_key` (a second Worker on the same database needs it too). */
+  encryptionKey: string;
   /** Direct database access for setting up and checking state. */
   sql: pg.Pool;
   db: ReturnType<typeof drizzle<typeof schema>>;
@@ -49,9 +52,11 @@ export async function startTestStack(opts: { settings?: Record<string, string>; 
   await admin.end();
 
   const logs: WorkerLog[] = [];
+  const encryptionKey = opts.settings?.[ENCRYPTION_KEY_ENV] ?? newEncryptionKey();
   const worker = await startEdgeWorker({
     // The limiter runs in every test, set high enough that only the rate-limit tests reach it.
-    vars: { SERVICE_DATABASE_URL: databaseUrl, SERVICE_RATELIMIT_API_PER_MINUTE: '100000', ...opts.settings, LOCAL_NEON_BRIDGE: inject('bridgeUrl') },
+    // A key of the file's own, unless the test sets (or unsets) the setting itself.
+    vars: { SERVICE_DATABASE_URL: databaseUrl, SERVICE_RATELIMIT_API_PER_MINUTE: '100000', [ENCRYPTION_KEY_ENV]: encryptionKey, ...opts.settings, LOCAL_NEON_BRIDGE: inject('bridgeUrl') },
     persistTo: false,
     testScheduled: true,
     logLevel: 'error',
@@ -73,7 +78,7 @@ export async function startTestStack(opts: { settings?: Record<string, string>; 
   }
 
   return {
-    url: worker.url, databaseUrl, sql, db: drizzle(sql, { schema }), call,
+    url: worker.url, databaseUrl, encryptionKey, sql, db: drizzle(sql, { schema }), call,
     logs() {
       // An empty list would pass any "nothing was logged" assertion.
       if (!opts.captureLogs) throw new Error('start the stack with { captureLogs: true } to read its logs');

@@ -85,6 +85,8 @@ async function resolvePrincipal(c: Context<AppEnv>, credential: Presented): Prom
       throw unauthorized('authentication required');
     case 'token': {
       const { kind, keyPrefix } = parseToken(credential.token)!;
+      // Not looked up: a node credential is good for /relay/v1 only (docs/relay-protocol.md).
+      if (kind === 'relay') throw forbidden('relay node credentials are accepted on /relay/v1 only');
       if (kind === 'project') {
         const key = await findApiKey(db, keyPrefix, credential.hash);
         if (!key) throw unauthorized('invalid API key');

@@ -4,6 +4,7 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from '../http/errors.js';
+import type { Config } from '@edgemail/shared';
 import type { AppEnv } from '../env.js';
 
 const byMaxSize = new Map<number, MiddlewareHandler>();
@@ -26,3 +27,11 @@ function limiterOf(maxSize: number): MiddlewareHandler {
  */
 export const limitBody = () =>
   createMiddleware<AppEnv>(async (c, next) => limiterOf(c.get('config')['server.max_body_bytes'])(c, next));
+
+/**
+ * A route's own limit, read from the settings: the relay routes mount this
+ * instead (64 KiB of chatter, or a whole message on inbound forwarding).
+ * @example limitBodyBy((config) => 2 * config['inbound.max_message_size'] + 1_048_576)
+ */
+export const limitBodyBy = (maxOf: (config: Config) => number) =>
+  createMiddleware<AppEnv>(async (c, next) => limiterOf(maxOf(c.get('config')))(c, next));

@@ -15,6 +15,22 @@ import * as createProject from './admin/projects/create.js';
 import * as createCredential from './admin/credentials/create.js';
 import * as listCredentials from './admin/credentials/list.js';
 import * as revokeCredential from './admin/credentials/revoke.js';
+import * as createDomain from './api/domains/create.js';
+import * as listDomains from './api/domains/list.js';
+import * as getDomain from './api/domains/get.js';
+import * as deleteDomain from './api/domains/delete.js';
+import * as createSuppression from './api/suppressions/create.js';
+import * as listSuppressions from './api/suppressions/list.js';
+import * as deleteSuppression from './api/suppressions/delete.js';
+import * as listInboundEmails from './api/inbound-emails/list.js';
+import * as inboundEmailStats from './api/inbound-emails/stats.js';
+import * as getInboundEmail from './api/inbound-emails/get.js';
+import * as deleteInboundEmail from './api/inbound-emails/delete.js';
+import * as retryInboundEmail from './api/inbound-emails/retry.js';
+import * as rawInboundEmail from './api/inbound-emails/raw.js';
+import * as inboundAttachment from './api/inbound-emails/attachment.js';
+import * as listRelayNodes from './api/relay-nodes/list.js';
+import * as revokeRelayNode from './api/relay-nodes/revoke.js';
 
 // One `mountable` call per module, so each route's handler is checked against its own declaration.
 export const apiRoutes: MountableRoute[] = [
@@ -22,7 +38,27 @@ export const apiRoutes: MountableRoute[] = [
   mountable(listPermissions), mountable(deleteProject), mountable(listAuditLog),
   mountable(createPlan), mountable(createUser), mountable(listUsers), mountable(createProject),
   mountable(createCredential), mountable(listCredentials), mountable(revokeCredential),
+  mountable(createDomain), mountable(listDomains), mountable(getDomain), mountable(deleteDomain),
+  mountable(createSuppression), mountable(listSuppressions), mountable(deleteSuppression),
+  // `stats` before `{id}`: the router tries routes in this order, and `stats` is no UUID.
+  mountable(listInboundEmails), mountable(inboundEmailStats), mountable(getInboundEmail), mountable(deleteInboundEmail),
+  mountable(retryInboundEmail), mountable(rawInboundEmail), mountable(inboundAttachment),
+  mountable(listRelayNodes), mountable(revokeRelayNode),
 ];
 
 /** Console routes (`/app/api`) arrive with the sign-in issue. */
 export const appRoutes: MountableRoute[] = [];
+
+// The relay-node channel (docs/relay-protocol.md): its own credential, limiters and body limits.
+import * as enrollRelayNode from './relay/nodes/enroll.js';
+import * as relayHeartbeat from './relay/nodes/heartbeat.js';
+import * as relayDomains from './relay/domains/list.js';
+import * as relayCertificate from './relay/certificate/get.js';
+import * as relayOfferSelfSigned from './relay/certificate/offer-self-signed.js';
+import * as relayInbound from './relay/inbound/forward.js';
+import { mountableRelay, type MountableRelayRoute } from '../http/define-relay-route.js';
+
+export const relayRoutes: MountableRelayRoute[] = [
+  mountableRelay(enrollRelayNode), mountableRelay(relayHeartbeat), mountableRelay(relayDomains),
+  mountableRelay(relayCertificate), mountableRelay(relayOfferSelfSigned), mountableRelay(relayInbound),
+];

@@ -10,7 +10,19 @@ test('project keys are myk_ + 8 characters + _ + a 32-byte secret', () => {
 
 test('platform credentials are mya_', () => {
   const { token } = generateToken('platform');
+  expect(token).toMatch(/^mya_[a-z0-9]{8}_[A-Za-z0-9_-]{43}$/);
   expect(parseToken(token)?.kind).toBe('platform');
+});
+
+test('relay node credentials are myr_', () => {
+  const { token, keyPrefix } = generateToken('relay');
+  expect(token).toMatch(/^myr_[a-z0-9]{8}_[A-Za-z0-9_-]{43}$/);
+  expect(keyPrefix).toBe(token.slice(0, 12));
+  expect(parseToken(token)).toEqual({ kind: 'relay', keyPrefix });
+});
+
+test.each([['myk_', 'project'], ['mya_', 'platform'], ['myr_', 'relay']] as const)('%s parses as %s', (prefix, kind) => {
+  expect(parseToken(`${prefix}abcdefgh_${'a'.repeat(43)}`)).toEqual({ kind, keyPrefix: `${prefix}abcdefgh` });
 });
 
 test('tokens never repeat', () => {
@@ -18,7 +30,7 @@ test('tokens never repeat', () => {
   expect(seen.size).toBe(200);
 });
 
-test.each(['', 'myk_', 'myx_abcdefgh_' + 'a'.repeat(43), 'myk_abcdefgh_' + 'a'.repeat(42), 'myk_ABCDEFGH_' + 'a'.repeat(43), 'Bearer myk_x'])(
+test.each(['', 'myk_', 'myr_', 'myx_abcdefgh_' + 'a'.repeat(43), 'myR_abcdefgh_' + 'a'.repeat(43), 'myr_abcdefgh_' + 'a'.repeat(44), 'myk_abcdefgh_' + 'a'.repeat(42), 'myk_ABCDEFGH_' + 'a'.repeat(43), 'Bearer myk_x'])(
   'malformed token %j is refused',
   (t) => expect(parseToken(t)).toBeNull(),
 );

@@ -1,12 +1,17 @@
-// Token formats: `myk_` (project key) and `mya_` (platform credential), each
-// `<prefix><8 chars>_<secret>` with a secret of 32 random bytes.
+// Token formats: `myk_` (project key), `mya_` (platform credential) and
+// `myr_` (relay node credential), each `<prefix><8 chars>_<secret>` with a
+// secret of 32 random bytes.
 
 export const PROJECT_KEY_PREFIX = 'myk_';
 export const PLATFORM_CREDENTIAL_PREFIX = 'mya_';
-export type TokenKind = 'project' | 'platform';
+export const RELAY_NODE_PREFIX = 'myr_';
+export type TokenKind = 'project' | 'platform' | 'relay';
+
+const PREFIX_OF: Record<TokenKind, string> = { project: PROJECT_KEY_PREFIX, platform: PLATFORM_CREDENTIAL_PREFIX, relay: RELAY_NODE_PREFIX };
+const KIND_OF: Record<string, TokenKind> = { k: 'project', a: 'platform', r: 'relay' };
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
-const TOKEN = /^(my[ka]_[a-z0-9]{8})_([A-Za-z0-9_-]{43})$/;
+const TOKEN = /^(my([kar])_[a-z0-9]{8})_([A-Za-z0-9_-]{43})$/;
 
 function randomId(length: number): string {
   const bytes = crypto.getRandomValues(new Uint8Array(length));
@@ -22,16 +27,16 @@ function base64url(bytes: Uint8Array): string {
 export interface NewToken { token: string; keyPrefix: string }
 
 export function generateToken(kind: TokenKind): NewToken {
-  const keyPrefix = (kind === 'project' ? PROJECT_KEY_PREFIX : PLATFORM_CREDENTIAL_PREFIX) + randomId(8);
+  const keyPrefix = PREFIX_OF[kind] + randomId(8);
   const secret = base64url(crypto.getRandomValues(new Uint8Array(32)));
   return { token: `${keyPrefix}_${secret}`, keyPrefix };
 }
 
-/** Splits a presented token; null when it is not of either format. */
+/** Splits a presented token; null when it is of none of the formats. */
 export function parseToken(token: string): { kind: TokenKind; keyPrefix: string } | null {
   const m = TOKEN.exec(token);
   if (!m) return null;
-  return { kind: m[1]!.startsWith(PROJECT_KEY_PREFIX) ? 'project' : 'platform', keyPrefix: m[1]! };
+  return { kind: KIND_OF[m[2]!]!, keyPrefix: m[1]! };
 }
 
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));

@@ -1,14 +1,27 @@
 // Every setting the service reads, declared once. Names follow the spec; the
 // env name of each is derived by `envName` (SERVICE_ + upper case, dots → _).
 import { z } from 'zod';
-import { isIpOrCidr } from '../ip.js';
+import { isIp, isIpOrCidr } from '../ip.js';
 import { boolean, duration, integer, list, string, type Setting } from './define.js';
+import { ENCRYPTION_KEY_PROBLEM, encryptionKeyBytes } from '../crypto/encryption-key.js';
 
 const cidr = z.string().refine(isIpOrCidr, 'expected an IP address or CIDR range');
 const httpUrl = z.string().refine((s) => s === '' || /^https?:\/\/[^/]+/.test(s), 'expected an http(s) URL');
+// Empty means not set: only the edge needs it (and refuses to serve without it).
+const encryptionKey = z.string().refine((s) => s === '' || encryptionKeyBytes(s) !== null, ENCRYPTION_KEY_PROBLEM);
+
+/** `1.1.1.1`, `1.1.1.1:53`, `2001:db8::1` or `[2001:db8::1]:53`: Node's resolver takes addresses, not host names. */
+function isDnsServer(text: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text);
+  const v4 = /^([\d.]+)(?::(\d{1,5}))?$/.exec(text);
+  const [host, port] = bracketed ? [bracketed[1]!, bracketed[2]] : v4 ? [v4[1]!, v4[2]] : [text, undefined];
+  if (bracketed && !host.includes(':')) return false;
+  return isIp(host) && (port === undefined || (Number(port) >= 1 && Number(port) <= 65535));
+}
+const dnsServer = z.string().refine(isDnsServer, 'expected an IP address, optionally with a port (1.1.1.1:53, [2001:db8::1]:53)');
 
 type ListenerSettings<N extends string> =
-  & Record<`${N}.rate_per_minute`, Setting<number>>
+  & Record<`${N}.rate_per_minute` | `${N}.greeting_delay`, Setting<number>>
   & Record<`${N}.proxy_protocol.enabled` | `${N}.tls.enabled`, Setting<boolean>>
   & Record<`${N}.proxy_protocol.trusted`, Setting<string[]>>;
 
@@ -18,7 +31,22 @@ const listener = <N extends string>(name: N, ratePerMinute: number): ListenerSet
   [`${name}.proxy_protocol.enabled`]: boolean(false, `Accept PROXY protocol v1/v2 headers on the ${name} listener.`),
   [`${name}.proxy_protocol.trusted`]: list([], `Peers (IPs or CIDRs) that must send a PROXY header on the ${name} listener; may not be empty when enabled.`, cidr),
   [`${name}.tls.enabled`]: boolean(true, `Offer STARTTLS on the ${name} listener.`),
+  // smtp-server waits a fixed 100 ms before greeting ("talk too soon" guard),
+  // which bounds one-message-per-connection clients; 0 until the inbound
+  // benchmark picks the default on measured numbers.
+  [`${name}.greeting_delay`]: duration(0, `Pause before the 220 greeting on the ${name} listener; a client that talks during it is refused as talking too soon. 0 greets at once.`),
 }) as ListenerSettings<N>;
+
+type MxSettings<N extends string> =
+  & Record<`${N}.max_message_size` | `${N}.max_header_size`, Setting<number>>
+  & Record<`${N}.bare_newlines`, Setting<'normalize' | 'reject'>>;
+
+/** What an MX-facing listener accepts as message data, under its own prefix. */
+const mx = <N extends string>(name: N): MxSettings<N> => ({
+  [`${name}.max_message_size`]: integer(26_214_400, `Largest message (bytes) the ${name} listener accepts: advertised in EHLO SIZE, refused at MAIL FROM SIZE= and after the data with 552 5.3.4.`, z.number().int().min(1)),
+  [`${name}.max_header_size`]: integer(262_144, `Largest message header block (bytes) the ${name} listener accepts; larger is refused with 552 5.3.4.`, z.number().int().min(1024)),
+  [`${name}.bare_newlines`]: string('normalize', `A bare CR or LF in message data on the ${name} listener: \`normalize\` rewrites it to CRLF, \`reject\` refuses the message with 554 5.5.0.`, { schema: z.enum(['normalize', 'reject']) }) as Setting<'normalize' | 'reject'>,
+}) as MxSettings<N>;
 
 export const settings = {
   'server.public_url': string('http://127.0.0.1:8787', 'Public base URL of the service; its host is the service\'s own origin.', { schema: httpUrl }),
@@ -27,7 +55,7 @@ export const settings = {
   'server.max_body_bytes': integer(1_048_576, 'Largest request body the HTTP API reads, in bytes; a larger one is refused with 413 before it is parsed. The relay inbound-forwarding route sets its own, larger limit.', z.number().int().min(1)),
 
   'database.url': string('', 'PostgreSQL (Neon) connection string.', { secret: true }),
-  'database.crypto.encryption_key': string('', 'Key (base64, 32 bytes) sealing webhook secrets, private keys and SMTP passwords.', { secret: true }),
+  'database.crypto.encryption_key': string('', 'Key (base64 of 32 random bytes: `openssl rand -base64 32`) sealing webhook secrets, private keys and SMTP passwords with AES-256-GCM. Required by the edge, which answers every request with 500 naming this setting when it is missing; `pnpm dev` generates one into `.data/encryption-key`.', { schema: encryptionKey, secret: true }),
 
   'ratelimit.enabled': boolean(true, 'Master switch of the HTTP request rate limits.'),
   'ratelimit.login_per_minute': integer(10, 'Console sign-in attempts per client IP per minute.'),
@@ -39,7 +67,10 @@ export const settings = {
 
   ...listener('submission', 60),
   ...listener('inbound', 120),
+  ...mx('inbound'),
   ...listener('relay_node.inbound', 120),
+  ...mx('relay_node.inbound'),
+  'dns.servers': list([], 'DNS servers (address or address:port) for SPF, DKIM and DMARC checks at ingest; the system resolver when empty.', dnsServer),
 
   'webhook.max_attempts': integer(3, 'Delivery attempts per event, including the first.', z.number().int().min(1).max(20)),
   'webhook.retry_delay': duration(10_000, 'Fixed delay between delivery attempts.'),

@@ -1,0 +1,279 @@
+// `pnpm bench inbound`: messages/s accepted and accept latency (DATA's final
+// dot → 250) of inbound SMTP, with 10 and 50 concurrent clients, one message
+// per connection and ten per connection, 10 kB messages. In the same run, on
+// the same machine, two references: Postfix (a throwaway instance delivering
+// to `discard:` and to a virtual Maildir) and Postfix's smtp-sink (the SMTP
+// exchange alone). smtp-source gives the references' throughput; one Node load
+// client (bench/support/smtp-load.ts) drives every target, so latencies and
+// the ours/Postfix ratios come from one method. Ours is the real pipeline (the
+// local stack's relay node forwarding to the edge, counted in Postgres) and,
+// as a diagnostic, the node's ingest path alone (listener → verdicts → fsynced
+// spool). The machine is shared, so the figures that matter are the ratios.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { repoRoot } from '../edge/local/edge-worker.js';
+import { startDnsServer } from '../relay-node/test-support/dns-server.js';
+import { numberFlags } from './args.js';
+import { findPostfix, freePort, POSTFIX_INSTALL, runSmtpSource, startPostfix, startSmtpSink } from './support/postfix.js';
+import { edgemailSettings, withEdgemailInbound, withGreetingDelay } from './support/smtp-edgemail.js';
+import { startSmtpLoader, type SmtpLoadOptions, type SmtpLoadResult } from './support/smtp-load.js';
+import { startNodeIngest } from './support/smtp-node-ingest.js';
+import { brief, DISCARD, EDGEMAIL, f0, GOAL_P99_MS, GOAL_RATIO, INGEST, MAILDIR, printGoal, printGreeting, printTable, SINK, type Row } from './support/smtp-report.js';
+
+// ---------------------------------------------------------------- options
+
+interface InboundOptions {
+  /** Messages per measured run. */
+  messages: number;
+  /** Time bound of one run, in seconds: no new message starts after it. */
+  seconds: number;
+  /** Longest wait, in seconds, for the forwarder (and Postfix's queue) to drain. */
+  drain: number;
+}
+
+const DEFAULTS: InboundOptions = { messages: 1000, seconds: 20, drain: 30 };
+const QUICK: InboundOptions = { messages: 200, seconds: 5, drain: 10 };
+
+const SIZE = 10_240;
+const CLIENTS = [10, 50] as const;
+const PATTERNS = [
+  { name: '1/conn', perConnection: 1 },
+  { name: '10/conn', perConnection: 10 },
+] as const;
+type Pattern = (typeof PATTERNS)[number];
+const CELLS = CLIENTS.flatMap((clients) => PATTERNS.map((pattern) => ({ clients, pattern })));
+/** Greeting delays compared on our targets, 10 clients, one message per connection. */
+const GREETING_DELAYS_MS = [0, 100] as const;
+
+/** Longest wait for the forwarder after each run of ours, in seconds. */
+const SETTLE_S = 5;
+
+const FROM = 'bench@sender.test';
+const HELO = 'client.sender.test';
+const DOMAIN = 'inbound-bench.test';
+/** The sender's DNS: SPF passes for 127.0.0.1, DMARC p=none (no DKIM signature: dkim=none). */
+const SENDER_DNS = {
+  'sender.test': { TXT: ['v=spf1 ip4:127.0.0.1 -all'] },
+  '_dmarc.sender.test': { TXT: ['v=DMARC1; p=none'] },
+};
+
+// ---------------------------------------------------------------- targets
+
+/** One SMTP server under load. */
+interface Target {
+  name: string;
+  port: number;
+  to: string;
+  /** Also driven by smtp-source (the references). */
+  smtpSource: boolean;
+  greetingDelayMs?: number;
+  /** After each run, with the messages it got accepted: wait for queues to drain; a note when they did not. */
+  settle?: (accepted: number) => Promise<string | undefined>;
+}
+
+/** The real pipeline on one stack: its relay node and, when the bench starts nodes, another with other settings. */
+interface Pipeline {
+  target: Target;
+  other?: (greetingDelayMs: number) => Promise<Target>;
+}
+
+interface EdgemailSummary {
+  accepted: number;
+  stored: number;
+  /** The forwarder after the last run of the main stack: messages it brought to Postgres while we waited, and those left. */
+  finalDrain?: { messages: number; seconds: number; left: number };
+  domainVia?: string;
+  nodeFrom?: string;
+  /** Settings this checkout does not declare yet. */
+  skipped: string[];
+  unavailable?: string;
+}
+
+// ---------------------------------------------------------------- the benchmark
+
+export async function runInboundBench(argv: string[]): Promise<void> {
+  const quick = argv.includes('--quick');
+  const opts = numberFlags(argv.filter((a) => a !== '--quick'), quick ? QUICK : DEFAULTS);
+  opts.messages = Math.round(opts.messages);
+  const startedAt = new Date();
+  const loadBefore = os.loadavg();
+  console.error(
+    `bench inbound: ${opts.messages} messages of ${SIZE / 1024} kB per run, ${CLIENTS.join(' and ')} clients, ` +
+    `${PATTERNS.map((p) => p.name).join(' and ')}, runs bounded to ${opts.seconds}s${quick ? ' (--quick)' : ''}`,
+  );
+
+  const began = Date.now();
+  const progress = (line: string) => console.error(`  [${String(Math.round((Date.now() - began) / 1000)).padStart(3)}s] ${line}`);
+  const dns = await startDnsServer(SENDER_DNS);
+  const loader = startSmtpLoader();
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  const stops: (() => Promise<void>)[] = [];
+  let edgemail: EdgemailSummary | undefined;
+  try {
+    const load: Load = (port, to, clients, perConnection, messages) =>
+      loader.run({ host: '127.0.0.1', port, connections: clients, perConnection, total: messages, timeLimitMs: opts.seconds * 1000, size: SIZE, from: FROM, to, helo: HELO } satisfies SmtpLoadOptions);
+    const tools = findPostfix();
+    const measure = async (t: Target, clients: number, pattern: Pattern, messages: number): Promise<void> => {
+      const row: Row = { target: t.name, clients, pattern: pattern.name, greetingDelayMs: t.greetingDelayMs };
+      const problems: string[] = [];
+      if (t.smtpSource && !('missing' in tools)) {
+        row.smtpSource = await runSmtpSource(tools, {
+          port: t.port, sessions: clients, messages, reuse: pattern.perConnection > 1, size: SIZE, from: FROM, to: t.to, timeLimitMs: opts.seconds * 1000,
+        });
+        if (row.smtpSource.error) problems.push(`smtp-source: ${row.smtpSource.error}`);
+        problems.push(...[await t.settle?.(row.smtpSource.messages)].filter((x): x is string => !!x));
+      }
+      row.load = await load(t.port, t.to, clients, pattern.perConnection, messages);
+      problems.push(...[await t.settle?.(row.load.accepted)].filter((x): x is string => !!x));
+      if (row.load.refused || row.load.errors) problems.push(...[row.load.sampleRefusal, row.load.sampleError].filter((x): x is string => !!x));
+      if (problems.length) row.note = problems.join('; ');
+      rows.push(row);
+      progress(`${t.name}${t.greetingDelayMs ? `, greeting ${t.greetingDelayMs} ms` : ''}, ${clients} clients, ${pattern.name}: ${brief(row)}`);
+    };
+    const warmUp = async (t: Target) => { await t.settle?.((await load(t.port, t.to, 50, 1, Math.min(200, opts.messages))).accepted); };
+
+    // References: smtp-sink and one Postfix instance (discard and Maildir by recipient), up for the whole run.
+    const references: Target[] = [];
+    if ('missing' in tools) {
+      notes.push(`references skipped: ${tools.missing}. To install Postfix (it ships smtp-source and smtp-sink; the benchmark configures its own instance under /var/tmp):`, ...POSTFIX_INSTALL.map((c) => `  ${c}`));
+    } else {
+      progress('starting smtp-sink and Postfix…');
+      const sink = await startSmtpSink(tools, await freePort());
+      stops.unshift(() => sink.stop());
+      const postfix = await startPostfix(tools, await freePort());
+      stops.unshift(async () => {
+        progress(`Postfix delivered ${postfix.delivered()} messages to the Maildir; stopping it`);
+        await postfix.stop();
+      });
+      const settle = async () => ((await postfix.drain(opts.drain * 1000)) ? undefined : `Postfix queue not empty after ${opts.drain}s`);
+      references.push(
+        { name: SINK, port: sink.port, to: 'bench@sink.test', smtpSource: true },
+        { name: DISCARD, port: postfix.port, to: postfix.discardTo, smtpSource: true, settle },
+        { name: MAILDIR, port: postfix.port, to: postfix.maildirTo, smtpSource: true, settle },
+      );
+    }
+
+    // Ours: the node's ingest path alone, and the real pipeline. Every clients × pattern
+    // cell runs on each target back to back, so drift on this shared machine hits all alike.
+    const ingestAt = async (greetingDelayMs: number): Promise<Target & { stop(): Promise<void> }> => {
+      const ingest = await startNodeIngest({ domain: DOMAIN, dnsServer: dns.address, greetingDelayMs });
+      const stop = () => ingest.stop();
+      stops.unshift(stop);
+      return { name: INGEST, port: ingest.port, to: `bench@${DOMAIN}`, smtpSource: false, greetingDelayMs, stop };
+    };
+    const [fast, slow] = GREETING_DELAYS_MS;
+    const slowCells = [{ clients: 10, pattern: PATTERNS[0] }];
+    const slowMessages = Math.ceil(opts.messages / 4);
+    const ingest = await ingestAt(fast);
+    const runCells = async (targets: Target[], cells: { clients: number; pattern: Pattern }[], messages: number) => {
+      for (const t of targets) await warmUp(t);
+      for (const { clients, pattern } of cells) for (const t of targets) await measure(t, clients, pattern, messages);
+    };
+
+    /** Runs `fn` on the pipeline with `delay`; false when no relay node could be started. */
+    const onPipeline = (delay: number, fn: (pipeline: Pipeline | undefined) => Promise<void>) => {
+      const { settings, skipped } = edgemailSettings(delay, dns.address);
+      progress(`starting the local stack and its relay node (greeting delay ${delay} ms)…`);
+      return withEdgemailInbound(settings, DOMAIN, async (outcome) => {
+        if ('unavailable' in outcome) {
+          edgemail ??= { accepted: 0, stored: 0, skipped, unavailable: outcome.unavailable };
+          progress(`${EDGEMAIL}: ${outcome.unavailable}`);
+          await fn(undefined);
+          rows.push({ target: EDGEMAIL, clients: 10, pattern: '1/conn', note: outcome.unavailable });
+          return false;
+        }
+        const e = outcome.target;
+        edgemail ??= { accepted: 0, stored: 0, skipped, domainVia: e.domainVia, nodeFrom: e.nodeFrom };
+        // Messages this stack's project was sent, for the count in Postgres.
+        let accepted = 0;
+        const target = (port: number, greetingDelayMs: number): Target => ({
+          name: EDGEMAIL, port, to: e.to, smtpSource: false, greetingDelayMs,
+          // Give the forwarder a moment, so one run's backlog weighs less on the next.
+          settle: async (n) => {
+            accepted += n;
+            const { stored } = await e.drain(accepted, SETTLE_S * 1000);
+            return stored < accepted ? `${accepted - stored} not in Postgres ${SETTLE_S}s after the run` : undefined;
+          },
+        });
+        await fn({ target: target(e.port, delay), other: e.startNode && (async (d) => target((await e.startNode!(withGreetingDelay(settings, d))).port, d)) });
+        const before = await e.stored();
+        progress(`waiting up to ${opts.drain}s for the forwarder: ${accepted - before} of ${accepted} accepted messages not in Postgres yet…`);
+        const drained = await e.drain(accepted, opts.drain * 1000);
+        edgemail.accepted += accepted;
+        edgemail.stored += drained.stored;
+        edgemail.finalDrain = { messages: drained.stored - before, seconds: drained.waitedMs / 1000, left: accepted - drained.stored };
+        return true;
+      });
+    };
+
+    let secondStack = false;
+    const nodeAvailable = await onPipeline(fast, async (pipeline) => {
+      await runCells([...references, ingest, ...(pipeline ? [pipeline.target] : [])], CELLS, opts.messages);
+      // The greeting delay: 10 clients, one message per connection. A second node on the
+      // same stack when the bench starts the nodes; otherwise a stack of its own below.
+      await ingest.stop();
+      const slowTargets: Target[] = [await ingestAt(slow)];
+      if (pipeline?.other) slowTargets.push(await pipeline.other(slow));
+      else secondStack = !!pipeline;
+      await runCells(slowTargets, slowCells, slowMessages);
+    });
+    if (nodeAvailable && secondStack) await onPipeline(slow, async (pipeline) => runCells([pipeline!.target], slowCells, slowMessages));
+  } finally {
+    for (const stop of stops) await stop().catch((e: unknown) => console.error(`  stopping: ${String(e)}`));
+    loader.close();
+    await dns.close();
+  }
+
+  // ---------------------------------------------------------------- output
+  console.log('');
+  printTable(rows);
+  for (const n of notes) console.log(n);
+  console.log('');
+  const verdicts = printGoal(rows, CLIENTS, PATTERNS.map((p) => p.name));
+  printGreeting(rows, GREETING_DELAYS_MS);
+  if (edgemail && !edgemail.unavailable) {
+    const d = edgemail.finalDrain;
+    console.log(
+      `edgemail end to end: ${edgemail.accepted} messages accepted (250), ${edgemail.stored} in Postgres (inbound_emails) by the end` +
+      (d?.messages ? `; after the last run the forwarder brought ${d.messages} more in ${d.seconds.toFixed(1)}s (${f0(d.messages / Math.max(d.seconds, 0.001))} msg/s)${d.left ? `, ${d.left} still spooled at the ${opts.drain}s bound` : ''}` : '') +
+      `. Relay node started by ${edgemail.nodeFrom}, domain registered with ${edgemail.domainVia}.`,
+    );
+  }
+  if (edgemail?.skipped.length) console.log(`settings not declared in this checkout (left out): ${edgemail.skipped.join(', ')}`);
+  const loadAfter = os.loadavg();
+  console.log(`machine: ${os.cpus().length} cpus, load average ${fmtLoad(loadBefore)} before, ${fmtLoad(loadAfter)} after`);
+
+  const file = `${repoRoot}bench/results/inbound-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`;
+  mkdirSync(`${repoRoot}bench/results`, { recursive: true });
+  writeFileSync(file, `${JSON.stringify({
+    benchmark: 'inbound',
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    git: gitInfo(),
+    machine: { cpus: os.cpus().length, node: process.version, loadavgBefore: loadBefore, loadavgAfter: loadAfter },
+    options: { ...opts, quick, size: SIZE, clients: CLIENTS, patterns: PATTERNS, greetingDelaysMs: GREETING_DELAYS_MS },
+    goal: { ratio: GOAL_RATIO, p99Ms: GOAL_P99_MS, verdicts },
+    edgemail,
+    rows,
+    notes,
+  }, null, 2)}\n`);
+  console.log(`results: ${file.slice(repoRoot.length)}`);
+}
+
+type Load = (port: number, to: string, clients: number, perConnection: number, messages: number) => Promise<SmtpLoadResult>;
+
+// ---------------------------------------------------------------- output
+
+const fmtLoad = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+
+function gitInfo(): { commit: string; dirty: boolean } | null {
+  try {
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: repoRoot, encoding: 'utf8' }).trim() !== '';
+    return { commit, dirty };
+  } catch {
+    return null;
+  }
+}

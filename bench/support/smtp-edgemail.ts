@@ -1,0 +1,253 @@
+// The "edgemail" target of `pnpm bench inbound`: the real pipeline. A
+// throwaway local stack (PostgreSQL, bridge, Worker) with one enrolled relay
+// node listening for inbound mail, a project that registered a domain, and a
+// count of the inbound_emails rows the forwarder has written.
+//
+// The stack is started with `inboundPort`; when it starts a relay node itself
+// (found on the returned stack, or as whatever greets on that port), that
+// node is measured. Otherwise the bench enrols one like an operator would
+// (a project key holding relay:write) and starts it in a process of its own
+// with the relay node's `startRelayNode`. When that cannot be done either, the
+// target reports "relay node not available yet" and the rest still runs.
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import pg from 'pg';
+import { envName, settings as declared } from '@edgemail/shared';
+import { repoRoot } from '../../edge/local/edge-worker.js';
+import { startStack, type Stack, type StackOptions } from '../../edge/local/stack.js';
+import { freePort, waitForGreeting } from './postfix.js';
+import type { RelayNodeChildMessage, RelayNodeChildStart } from './smtp-relay-node-child.js';
+import { bootstrap, cleanups } from './stack.js';
+
+export const NODE_NOT_AVAILABLE = 'relay node not available yet';
+
+export interface EdgemailInbound {
+  port: number;
+  /** `bench@<the registered domain>`. */
+  to: string;
+  /** How the domain was registered: over the API, or into the table when the route is not there yet. */
+  domainVia: 'POST /api/v1/domains' | 'INSERT INTO domains';
+  /** Who started the relay node: the local stack, or the bench (enrolled with a relay:write key). */
+  nodeFrom: 'the local stack' | 'the bench';
+  /** inbound_emails rows of the bench project. */
+  stored(): Promise<number>;
+  /** Waits (at most `timeoutMs`) until `expected` rows are there; the count and the time waited. */
+  drain(expected: number, timeoutMs: number): Promise<{ stored: number; waitedMs: number }>;
+  /**
+   * One more relay node for the same edge and project, with other settings
+   * (another greeting delay), stopped with the stack. Only when the bench
+   * started the first node: a node the stack starts has the stack's settings.
+   */
+  startNode?: (settings: Record<string, string>) => Promise<{ port: number }>;
+}
+
+export type EdgemailOutcome = { target: EdgemailInbound } | { unavailable: string };
+
+/**
+ * Settings of the bench stack: the greeting delay under test, no per-address
+ * session limit (every client is 127.0.0.1), the node's forwarding limit far
+ * above what a run sends (a runaway guard, not a throughput cap), and the
+ * bench's DNS server for SPF/DKIM/DMARC, plus an encryption key as `pnpm dev`
+ * has. Settings this checkout does not declare yet are left out (and named).
+ */
+export function edgemailSettings(greetingDelayMs: number, dnsServer: string): { settings: Record<string, string>; skipped: string[] } {
+  return declaredOnly({
+    ...greetingDelay(greetingDelayMs),
+    'relay_node.inbound.rate_per_minute': '0',
+    'inbound.rate_per_minute': '0',
+    'ratelimit.relay_node_inbound_per_minute': '1000000000',
+    'dns.servers': dnsServer,
+    // What `pnpm dev` makes for itself: the listener certificate's private half is sealed with it.
+    'database.crypto.encryption_key': randomBytes(32).toString('base64'),
+  });
+}
+
+/** `settings` with another greeting delay on the relay node's listener. */
+export function withGreetingDelay(settings: Record<string, string>, greetingDelayMs: number): Record<string, string> {
+  return { ...settings, ...declaredOnly(greetingDelay(greetingDelayMs)).settings };
+}
+
+const greetingDelay = (ms: number) => ({ 'relay_node.inbound.greeting_delay': `${ms}ms`, 'inbound.greeting_delay': `${ms}ms` });
+
+/** As SERVICE_* variables, leaving out (and naming) settings this checkout does not declare: the stack refuses unknown ones. */
+function declaredOnly(wanted: Record<string, string>): { settings: Record<string, string>; skipped: string[] } {
+  const settings: Record<string, string> = {};
+  const skipped: string[] = [];
+  for (const [name, value] of Object.entries(wanted)) {
+    if (name in declared) settings[envName(name)] = value;
+    else skipped.push(name);
+  }
+  return { settings, skipped };
+}
+
+/** Starts the stack, registers `domain` for a fresh project, runs `fn`, and stops everything. */
+export async function withEdgemailInbound<T>(
+  settings: Record<string, string>,
+  domain: string,
+  fn: (outcome: EdgemailOutcome) => Promise<T>,
+): Promise<T> {
+  const dataDir = `${repoRoot}.data/bench-inbound-${process.pid}`;
+  rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+  let stack: Stack | undefined;
+  const nodes: RelayNodeProcess[] = [];
+  let db: pg.Client | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await Promise.all(nodes.map((n) => n.stop()));
+      await db?.end().catch(() => {});
+      await stack?.stop();
+      if (stack) rmSync(stack.postgres.dataDir, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    })();
+    return stopping;
+  };
+  cleanups.add(stop);
+  try {
+    const [pgPort, workerPort, inboundPort] = [await freePort(), await freePort(), await freePort()];
+    // `inboundPort` is the relay node's listener once the stack starts one (see the header).
+    const options = { dataDir, pgPort, workerPort, settings, logLevel: 'error', inboundPort } as StackOptions & { inboundPort: number };
+    stack = await startStack(options);
+    const tenant = await bootstrap(stack);
+    const domainVia = await registerDomain(stack, tenant.platformToken, tenant.projectId, domain);
+
+    const s = stack;
+    const startNode = async (nodeSettings: Record<string, string>) => {
+      const started = await startRelayNodeProcess(s, tenant.platformToken, tenant.projectId, `${dataDir}/relay-node-${nodes.length}`, nodeSettings);
+      if (!('unavailable' in started)) nodes.push(started);
+      return started;
+    };
+    let port = await relayNodePort(stack, inboundPort);
+    const nodeFrom: EdgemailInbound['nodeFrom'] = port === undefined ? 'the bench' : 'the local stack';
+    if (port === undefined) {
+      const started = await startNode(settings);
+      if ('unavailable' in started) return await fn(started);
+      port = started.port;
+    }
+
+    db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    const client = db;
+    const stored = async () => {
+      const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM inbound_emails WHERE project_id = $1', [tenant.projectId]);
+      return rows[0]!.n;
+    };
+    return await fn({
+      target: {
+        port,
+        to: `bench@${domain}`,
+        domainVia,
+        nodeFrom,
+        stored,
+        startNode: nodeFrom === 'the bench'
+          ? async (nodeSettings) => {
+            const started = await startNode(nodeSettings);
+            if ('unavailable' in started) throw new Error(started.unavailable);
+            return started;
+          }
+          : undefined,
+        async drain(expected, timeoutMs) {
+          const start = Date.now();
+          let n = await stored();
+          while (n < expected && Date.now() - start < timeoutMs) {
+            await new Promise((r) => setTimeout(r, 250));
+            n = await stored();
+          }
+          return { stored: n, waitedMs: Date.now() - start };
+        },
+      },
+    });
+  } finally {
+    await stop();
+    cleanups.delete(stop);
+  }
+}
+
+interface RelayNodeProcess {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * A relay node enrolled with a fresh relay:write key of the project and
+ * started in a child process (bench/support/smtp-relay-node-child.ts).
+ */
+async function startRelayNodeProcess(
+  stack: Stack, token: string, projectId: string, stateDir: string, settings: Record<string, string>,
+): Promise<RelayNodeProcess | { unavailable: string }> {
+  const entry = new URL('../../relay-node/src/index.ts', import.meta.url);
+  if (!existsSync(entry)) return { unavailable: `${NODE_NOT_AVAILABLE} (no relay-node/src/index.ts)` };
+  const { token: key } = await api<{ token: string }>(stack, 'POST', '/api/v1/api-keys', token, projectId, { name: 'bench-relay', permissions: ['relay:write'] });
+  const child = fork(new URL('./smtp-relay-node-child.ts', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      if (child.connected) child.send('stop');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  const first = await new Promise<RelayNodeChildMessage | { exited: true }>((resolve) => {
+    child.once('message', (m: RelayNodeChildMessage) => resolve(m));
+    void exited.then(() => resolve({ exited: true }));
+    child.send({ edgeUrl: stack.url, key, stateDir, settings } satisfies RelayNodeChildStart);
+  });
+  if ('port' in first) return { port: first.port, stop };
+  await stop();
+  return { unavailable: `${NODE_NOT_AVAILABLE}: ${'error' in first ? first.error : 'its process exited before listening'}` };
+}
+
+/** The relay node's inbound port: named on the stack, or greeting on the port the stack was given. */
+async function relayNodePort(stack: Stack, asked: number): Promise<number | undefined> {
+  const s = stack as unknown as Record<string, unknown>;
+  if (typeof s.inboundPort === 'number') return s.inboundPort;
+  for (const key of ['relayNode', 'relay', 'node', 'inbound']) {
+    const v = s[key];
+    if (!v || typeof v !== 'object') continue;
+    const o = v as Record<string, unknown>;
+    for (const p of ['inboundPort', 'port']) if (typeof o[p] === 'number') return o[p];
+  }
+  try {
+    await waitForGreeting(asked, 1500);
+    return asked;
+  } catch {
+    return undefined;
+  }
+}
+
+/** POST /api/v1/domains as the project's owner; straight into the table while the route is not there. */
+async function registerDomain(stack: Stack, token: string, projectId: string, name: string): Promise<EdgemailInbound['domainVia']> {
+  try {
+    await api(stack, 'POST', '/api/v1/domains', token, projectId, { name });
+    return 'POST /api/v1/domains';
+  } catch (e) {
+    if (!(e instanceof ApiError) || (e.status !== 404 && e.status !== 405)) throw e;
+  }
+  const client = new pg.Client({ connectionString: stack.databaseUrl });
+  await client.connect();
+  try {
+    await client.query('INSERT INTO domains (project_id, name) VALUES ($1, $2)', [projectId, name]);
+  } finally {
+    await client.end();
+  }
+  return 'INSERT INTO domains';
+}
+
+class ApiError extends Error {
+  constructor(readonly status: number, message: string) { super(message); }
+}
+
+/** One call to the API with the platform credential acting as owner in `projectId`. */
+async function api<T = unknown>(stack: Stack, method: string, path: string, token: string, projectId: string, body: unknown): Promise<T> {
+  const res = await fetch(`${stack.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'X-Service-Project-Id': projectId },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new ApiError(res.status, `${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}

@@ -1,0 +1,67 @@
+// The local stack's relay node: enrolled on first start, then run in-process
+// beside the Worker with its state under `.data/relay-node`.
+//
+// Enrolment needs a project key holding relay:write. Locally there is no
+// operator yet to mint one, so the stack makes it straight in the database
+// with the same service the API uses: a project named `local-relay` (created
+// once, found by name after), a key holding only relay:write, used for the one
+// `POST /relay/v1/enroll` through the real Worker, and revoked right after.
+import { and, asc, eq } from 'drizzle-orm';
+import { apiKeys, projects, relayNodes } from '@edgemail/schema';
+import { loadConfig } from '@edgemail/shared';
+import { createApiKey } from '../src/services/api-keys/create.js';
+import { withDatabase } from '../cli/database.js';
+import { createConsoleLog, enrollNode, isEnrolled, readNodeState, startRelayNode, type RelayNode } from '../../relay-node/src/index.js';
+
+/** The project local relay nodes are enrolled under. */
+export const LOCAL_RELAY_PROJECT = 'local-relay';
+
+export interface LocalRelayOptions {
+  /** The Worker's URL. */
+  edgeUrl: string;
+  /** The application role's URL of the stack's database. */
+  databaseUrl: string;
+  /** `.data/relay-node`. */
+  stateDir: string;
+  port: number;
+  host: string;
+  /** The stack's `SERVICE_*` settings (the node reads the same ones as the edge). */
+  settings: Record<string, string>;
+  log: (line: string) => void;
+}
+
+/**
+ * Makes sure `stateDir` holds a credential this stack's edge knows and has
+ * not revoked (enrolling anew otherwise: a first start, or a database reset
+ * while `.data/relay-node` stayed), then starts the node.
+ */
+export async function startLocalRelayNode(options: LocalRelayOptions): Promise<RelayNode> {
+  await ensureEnrolled(options);
+  const { config } = loadConfig({ SERVICE_SERVER_PUBLIC_URL: options.edgeUrl, ...options.settings });
+  return startRelayNode({ stateDir: options.stateDir, config, port: options.port, host: options.host, log: createConsoleLog('[relay]'), drainMs: 3000 });
+}
+
+async function ensureEnrolled(options: LocalRelayOptions): Promise<void> {
+  if (await isEnrolled(options.stateDir)) {
+    const state = await readNodeState(options.stateDir);
+    const known = state.edge_url === options.edgeUrl && (await withDatabase(options.databaseUrl, async (db) => {
+      const [row] = await db.select({ id: relayNodes.id }).from(relayNodes).where(and(eq(relayNodes.id, state.node_id), eq(relayNodes.revoked, false)));
+      return !!row;
+    }));
+    if (known) return;
+    options.log(`relay node ${state.node_id} in ${options.stateDir} is not known to this edge (or was revoked): enrolling it again, its spool is kept`);
+  }
+  const key = await withDatabase(options.databaseUrl, async (db) => {
+    const [found] = await db.select({ id: projects.id }).from(projects).where(eq(projects.name, LOCAL_RELAY_PROJECT)).orderBy(asc(projects.createdAt)).limit(1);
+    const projectId = found?.id ?? (await db.insert(projects).values({ name: LOCAL_RELAY_PROJECT }).returning({ id: projects.id }))[0]!.id;
+    const created = await createApiKey(db, projectId, { name: 'local relay enrolment', permissions: ['relay:write'], allowed_ips: [], sandbox: false }, null);
+    return { id: created.api_key.id, token: created.token };
+  });
+  try {
+    const state = await enrollNode({ edgeUrl: options.edgeUrl, key: key.token, name: 'local', stateDir: options.stateDir, force: true });
+    options.log(`relay node enrolled as ${state.node_id} (project ${LOCAL_RELAY_PROJECT}); credential in ${options.stateDir}/node.json`);
+  } finally {
+    await withDatabase(options.databaseUrl, (db) =>
+      db.update(apiKeys).set({ revoked: true, revokedAt: new Date() }).where(eq(apiKeys.id, key.id)));
+  }
+}

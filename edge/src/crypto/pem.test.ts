@@ -1,0 +1,62 @@
+import { X509Certificate } from 'node:crypto';
+import { describe, expect, test } from 'vitest';
+import { selfSignedPair } from '../../../test/support/certificate.js';
+import { certificateValidity, DerError, inspectCertificatePair, pemBlocks } from './pem.js';
+
+// Made with `openssl req -x509 -newkey ec … -days 36500`: its notAfter (2126) is a GeneralizedTime.
+const OPENSSL_CERT = `-----BEGIN CERTIFICATE-----
+MIIBqTCCAU+gAwIBAgIUEWsNPTXyNrSJPlDFoJJ5k20bLbswCgYIKoZIzj0EAwIw
+FzEVMBMGA1UEAwwMZml4dHVyZS50ZXN0MCAXDTI2MTEyNjAyMDkwNVoYDzIxMjYx
+MTAyMDIwOTA1WjAXMRUwEwYDVQQDDAxmaXh0dXJlLnRlc3QwWTATBgcqhkjOPQIB
+BggqhkjOPQMBBwNCAAQWo68IBIxMiIbdOaOazLYsdJGj4gpVuCkgl7JeC7jvchc+
+Ie67FSEA/B3LU9fbYe7cYgauukrJYLSYcdoVirr+o3cwdTAdBgNVHQ4EFgQUQ3Qx
+6DlwvyolEW6lfi6i6jDsDQUwHwYDVR0jBBgwFoAUQ3Qx6DlwvyolEW6lfi6i6jDs
+DQUwDwYDVR0TAQH/BAUwAwEB/zAiBgNVHREEGzAZggxmaXh0dXJlLnRlc3SCCWxv
+Y2FsaG9zdDAKBggqhkjOPQQDAgNIADBFAiAdFhx62O1JQ5PZmjDBvHoeDSIC+k4b
+gcLz43c0BYRFxAIhAIDQtAuYasNupOjz+41fiZd4VvMOsMqH2RB1gadSIjG/
+-----END CERTIFICATE-----
+`;
+
+describe('certificateValidity', () => {
+  test('reads UTCTime (the test pair) and GeneralizedTime (openssl, 2126) as node:crypto does', () => {
+    const pair = selfSignedPair({ hosts: ['mx.test', 'localhost'], days: 90 });
+    for (const pem of [pair.certificate, OPENSSL_CERT]) {
+      const x509 = new X509Certificate(pem);
+      const { notBefore, notAfter } = certificateValidity(pemBlocks(pem)[0]!.der);
+      expect(notAfter.getTime()).toBe(new Date(x509.validTo).getTime());
+      expect(notBefore.getTime()).toBe(new Date(x509.validFrom).getTime());
+    }
+    expect(certificateValidity(pemBlocks(OPENSSL_CERT)[0]!.der).notAfter.toISOString()).toBe('2126-11-02T02:09:05.000Z');
+  });
+
+  test.each([
+    ['empty', new Uint8Array()],
+    ['a lone sequence', Uint8Array.from([0x30, 0x00])],
+    ['a truncated certificate', pemBlocks(OPENSSL_CERT)[0]!.der.subarray(0, 40)],
+    ['a length past the end', Uint8Array.from([0x30, 0x84, 0xff, 0xff, 0xff, 0xff])],
+  ])('refuses %s', (_, bytes) => {
+    expect(() => certificateValidity(bytes)).toThrow(DerError);
+  });
+});
+
+describe('inspectCertificatePair', () => {
+  const pair = selfSignedPair({ hosts: ['mx.test'] });
+
+  test('a certificate (or chain) and one private key pass, with the leaf\'s validity', () => {
+    const r = inspectCertificatePair(pair.certificate + OPENSSL_CERT, pair.privateKey);
+    expect(r).toEqual({ ok: true, notBefore: pair.notBefore, notAfter: pair.notAfter });
+  });
+
+  test.each([
+    ['no PEM at all', 'hello', pair.privateKey, ['certificate']],
+    ['the key in the certificate field', pair.privateKey, pair.privateKey, ['certificate']],
+    ['the certificate in the key field', pair.certificate, pair.certificate, ['private_key']],
+    ['an encrypted key', pair.certificate, pair.privateKey.replace(/PRIVATE KEY/g, 'ENCRYPTED PRIVATE KEY'), ['private_key']],
+    ['a garbled certificate', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n', pair.privateKey, ['certificate']],
+    ['two keys', pair.certificate, pair.privateKey + pair.privateKey, ['private_key']],
+  ])('names the field of %s', (_, cert, key, fields) => {
+    const r = inspectCertificatePair(cert, key);
+    expect(r.ok).toBe(false);
+    expect(Object.keys((r as { fields: object }).fields)).toEqual(fields);
+  });
+});

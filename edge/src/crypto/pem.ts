@@ -1,0 +1,124 @@
+// Just enough PEM and X.509 reading for the edge to accept a certificate pair:
+// split PEM blocks, and read `notAfter` from a certificate's DER (a few dozen
+// lines of DER walking; a full X.509 library would be most of the bundle).
+
+export interface PemBlock { label: string; der: Uint8Array }
+
+const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([A-Za-z0-9+/=\r\n]+?)-----END \1-----/g;
+
+/** Every well-formed PEM block of `text`, in order. */
+export function pemBlocks(text: string): PemBlock[] {
+  const blocks: PemBlock[] = [];
+  for (const m of text.matchAll(BLOCK)) {
+    try {
+      blocks.push({ label: m[1]!, der: Uint8Array.from(atob(m[2]!.replace(/\s+/g, '')), (ch) => ch.charCodeAt(0)) });
+    } catch { /* not base64: not a block */ }
+  }
+  return blocks;
+}
+
+export class DerError extends Error {}
+
+interface Tlv { tag: number; start: number; end: number }
+
+/** The element starting at `offset`: its tag and where its contents start and end. */
+function readTlv(der: Uint8Array, offset: number, limit = der.length): Tlv {
+  if (offset + 2 > limit) throw new DerError('truncated');
+  const tag = der[offset]!;
+  if ((tag & 0x1f) === 0x1f) throw new DerError('multi-byte tags are not used in certificates');
+  let length = der[offset + 1]!;
+  let start = offset + 2;
+  if (length & 0x80) {
+    const n = length & 0x7f;
+    if (n === 0 || n > 4 || start + n > limit) throw new DerError('bad length');
+    length = 0;
+    for (let i = 0; i < n; i++) length = length * 256 + der[start + i]!;
+    start += n;
+  }
+  const end = start + length;
+  if (end > limit) throw new DerError('truncated');
+  return { tag, start, end };
+}
+
+/** The elements directly inside a constructed element. */
+function children(der: Uint8Array, parent: Tlv): Tlv[] {
+  const out: Tlv[] = [];
+  for (let offset = parent.start; offset < parent.end;) {
+    const child = readTlv(der, offset, parent.end);
+    out.push(child);
+    offset = child.end;
+  }
+  return out;
+}
+
+const SEQUENCE = 0x30;
+const UTC_TIME = 0x17;
+const GENERALIZED_TIME = 0x18;
+const EXPLICIT_0 = 0xa0;
+
+function readTime(der: Uint8Array, t: Tlv): Date {
+  const text = String.fromCharCode(...der.subarray(t.start, t.end));
+  let m: RegExpExecArray | null;
+  if (t.tag === UTC_TIME && (m = /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/.exec(text))) {
+    const yy = Number(m[1]);
+    return utc(yy >= 50 ? 1900 + yy : 2000 + yy, m.slice(2));
+  }
+  if (t.tag === GENERALIZED_TIME && (m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/.exec(text))) {
+    return utc(Number(m[1]), m.slice(2));
+  }
+  throw new DerError('bad time');
+}
+
+function utc(year: number, [month, day, hour, minute, second]: string[]): Date {
+  const date = new Date(Date.UTC(year, Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second)));
+  if (Number.isNaN(date.getTime())) throw new DerError('bad time');
+  return date;
+}
+
+/**
+ * The validity of an X.509 certificate (DER): Certificate → tbsCertificate →
+ * [version], serialNumber, signature, issuer, validity {notBefore, notAfter}.
+ * Throws DerError when the bytes are not shaped like a certificate.
+ */
+export function certificateValidity(der: Uint8Array): { notBefore: Date; notAfter: Date } {
+  const certificate = readTlv(der, 0);
+  if (certificate.tag !== SEQUENCE || certificate.end !== der.length) throw new DerError('not a certificate');
+  const [tbs] = children(der, certificate);
+  if (!tbs || tbs.tag !== SEQUENCE) throw new DerError('not a certificate');
+  const fields = children(der, tbs);
+  const validity = fields[fields[0]?.tag === EXPLICIT_0 ? 4 : 3];
+  if (!validity || validity.tag !== SEQUENCE) throw new DerError('not a certificate');
+  const [notBefore, notAfter] = children(der, validity);
+  if (!notBefore || !notAfter) throw new DerError('not a certificate');
+  return { notBefore: readTime(der, notBefore), notAfter: readTime(der, notAfter) };
+}
+
+const PRIVATE_KEY_LABELS = new Set(['PRIVATE KEY', 'EC PRIVATE KEY', 'RSA PRIVATE KEY']);
+
+/**
+ * Checks an offered certificate pair minimally: `certificate` holds one or
+ * more CERTIFICATE blocks (the first is the leaf, whose validity is read) and
+ * nothing else; `private_key` holds exactly one unencrypted private key block.
+ * Returns the problems by field, or the leaf's validity.
+ */
+export function inspectCertificatePair(certificate: string, privateKey: string):
+  | { ok: true; notBefore: Date; notAfter: Date }
+  | { ok: false; fields: Record<string, string> } {
+  const fields: Record<string, string> = {};
+  const certBlocks = pemBlocks(certificate);
+  let validity: { notBefore: Date; notAfter: Date } | undefined;
+  if (!certBlocks.length || certBlocks.some((b) => b.label !== 'CERTIFICATE')) {
+    fields.certificate = 'must be PEM CERTIFICATE blocks';
+  } else {
+    try {
+      validity = certificateValidity(certBlocks[0]!.der);
+    } catch {
+      fields.certificate = 'is not a readable X.509 certificate';
+    }
+  }
+  const keyBlocks = pemBlocks(privateKey);
+  if (keyBlocks.length !== 1 || !PRIVATE_KEY_LABELS.has(keyBlocks[0]!.label)) {
+    fields.private_key = 'must be one unencrypted PEM PRIVATE KEY block';
+  }
+  return validity && !Object.keys(fields).length ? { ok: true, ...validity } : { ok: false, fields };
+}

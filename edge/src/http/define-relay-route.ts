@@ -1,0 +1,85 @@
+// One declaration per relay-node route (docs/relay-protocol.md): method, path,
+// schemas, the credential it takes, its limiter and its body limit. The
+// middleware, the OpenAPI document (`--surface relay`) and docs/routes.md are
+// derived from it, as `defineRoute` does for /api/v1.
+import { createRoute, type OpenAPIHono, type RouteConfig, type RouteHandler } from '@hono/zod-openapi';
+import type { Config } from '@edgemail/shared';
+import type { MiddlewareHandler } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { audit } from '../middleware/audit.js';
+import { authenticate } from '../middleware/authenticate.js';
+import { limitBodyBy } from '../middleware/body-limit.js';
+import { authenticateNode, requireEnrollingKey, type RelayLimiter } from '../middleware/relay-node.js';
+import { ErrorSchema } from './define-route.js';
+import type { AppEnv } from '../env.js';
+
+/** `node`: a `myr_` node credential; `enrolment`: a project key holding relay:write. */
+export type RelayCredential = 'node' | 'enrolment';
+
+/** Chatter routes take small JSON bodies. */
+export const CHATTER_BODY_BYTES = 64 * 1024;
+
+const ERROR_TEXT = {
+  400: 'Malformed request: invalid JSON or a field that fails validation (named in `fields`); permanent',
+  401: 'Missing, malformed or unknown credential, or a revoked node (`relay node revoked`)',
+  403: 'Enrolment with something other than a project key holding relay:write',
+  404: 'Not found',
+  413: 'Request body larger than the route\'s limit',
+  429: 'Rate limit exceeded; `Retry-After` says when to try again',
+} as const;
+type RelayErrorStatus = keyof typeof ERROR_TEXT;
+
+type Declared = Omit<RouteConfig, 'middleware'> & {
+  credential: RelayCredential;
+  /** The limiter a node's calls count in (enrolment counts in the key's `api` window). */
+  limiter?: RelayLimiter;
+  /** Largest body in bytes, from the settings. */
+  bodyLimit: (config: Config) => number;
+  errors?: RelayErrorStatus[];
+  auditType?: string;
+};
+
+type DeclaredExtensions = { 'x-relay-credential': RelayCredential; 'x-rate-limit': string; 'x-permission'?: 'relay:write'; 'x-audit-type'?: string };
+
+export function defineRelayRoute<const R extends Declared>(declared: R) {
+  const { credential, limiter, bodyLimit, errors = [], auditType, ...config } = declared;
+  if (!config.path.startsWith('/relay/v1/')) throw new Error(`${config.path}: relay routes live under /relay/v1/`);
+  if ((credential === 'node') !== (limiter !== undefined)) throw new Error(`${config.path}: a node route names its limiter, enrolment none`);
+  const middleware: MiddlewareHandler<AppEnv>[] = [limitBodyBy(bodyLimit)];
+  if (credential === 'node') {
+    middleware.push(authenticateNode(limiter!));
+  } else {
+    middleware.push(
+      authenticate('api'),
+      createMiddleware<AppEnv>(async (c, next) => { c.set('auditType', auditType); await next(); }),
+      audit(),
+      requireEnrollingKey(),
+    );
+  }
+  const statuses: RelayErrorStatus[] = [400, 401, 413, 429, ...(credential === 'enrolment' ? [403 as const] : []), ...errors];
+  const route = {
+    ...config,
+    'x-relay-credential': credential,
+    'x-rate-limit': limiter ?? 'api',
+    ...(credential === 'enrolment' ? { 'x-permission': 'relay:write' } : {}),
+    ...(auditType ? { 'x-audit-type': auditType } : {}),
+    security: [{ [credential === 'node' ? 'relayNodeCredential' : 'bearerAuth']: [] }],
+    middleware,
+    responses: {
+      ...config.responses,
+      ...Object.fromEntries(statuses.map((s) => [s, { description: ERROR_TEXT[s], content: { 'application/json': { schema: ErrorSchema } } }])),
+    },
+  };
+  return createRoute(route as unknown as Omit<R, 'credential' | 'limiter' | 'bodyLimit' | 'errors' | 'auditType'> & DeclaredExtensions & { middleware: MiddlewareHandler<AppEnv>[] });
+}
+
+export interface MountableRelayRoute {
+  route: RouteConfig & DeclaredExtensions;
+  mount(app: OpenAPIHono<AppEnv>): void;
+}
+
+/** @example export const relayRoutes = [mountableRelay(enroll), mountableRelay(heartbeat)]; */
+export function mountableRelay<R extends RouteConfig & MountableRelayRoute['route']>(module: { route: R; handler: RouteHandler<R, AppEnv> }): MountableRelayRoute {
+  const { route, handler } = module;
+  return { route, mount: (app) => { app.openapi(route, handler); } };
+}

@@ -1,0 +1,22 @@
+import { z, type RouteHandler } from '@hono/zod-openapi';
+import { defineRoute } from '../../../http/define-route.js';
+import { IdParams } from '../../../schemas/common.js';
+import { DomainSchema } from '../../../schemas/domain.js';
+import { getDomain } from '../../../services/domains/get.js';
+import type { AppEnv } from '../../../env.js';
+
+export const route = defineRoute({
+  method: 'get',
+  path: '/api/v1/domains/{id}',
+  permission: 'domains:read',
+  summary: 'Get a domain',
+  tags: ['Domains'],
+  request: { params: IdParams },
+  errors: [404],
+  responses: {
+    200: { description: 'The domain', content: { 'application/json': { schema: z.object({ domain: DomainSchema }) } } },
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
+  c.json({ domain: await getDomain(c.get('db'), c.get('projectId')!, c.req.valid('param').id) }, 200);

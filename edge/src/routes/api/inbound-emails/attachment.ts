@@ -1,0 +1,45 @@
+import { z, type RouteHandler } from '@hono/zod-openapi';
+import { defineRoute } from '../../../http/define-route.js';
+import { contentDisposition, downloadHeaders, safeContentType } from '../../../http/download.js';
+import { Uuid } from '../../../schemas/common.js';
+import { openAttachment } from '../../../services/inbound-emails/attachment.js';
+import type { AppEnv } from '../../../env.js';
+
+export const route = defineRoute({
+  method: 'get',
+  path: '/api/v1/inbound-emails/{uuid}/attachments/{idx}',
+  permission: 'inbound:read',
+  summary: 'Download an attachment',
+  description: '`idx` is zero-based, in the order of the record\'s `attachments`. The bytes come with the attachment\'s own Content-Type (`application/octet-stream` when it is not a well-formed media type) and its filename in Content-Disposition (RFC 6266, `filename*` for a non-ASCII name). 404 when `idx` is past the list or the bytes were not stored.',
+  tags: ['Inbound email'],
+  request: {
+    params: z.object({
+      uuid: Uuid.openapi({ param: { name: 'uuid', in: 'path' }, example: '0b9b7c1e-4a8a-4c55-9d9f-1c3f1e0d2a11' }),
+      idx: z.string()
+        .regex(/^\d+$/, 'must be a non-negative integer')
+        .transform(Number)
+        .openapi({ param: { name: 'idx', in: 'path' }, type: 'integer', minimum: 0 }),
+    }),
+  },
+  errors: [404],
+  responses: {
+    200: {
+      description: 'The attachment\'s bytes',
+      content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary', description: 'Served with the attachment\'s own Content-Type' }) } },
+    },
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { uuid, idx } = c.req.valid('param');
+  const { meta, object } = await openAttachment(c.get('db'), c.env.MAIL_STORE, c.get('projectId')!, uuid, idx);
+  return new Response(object.body, {
+    status: 200,
+    headers: {
+      'Content-Type': safeContentType(meta.content_type),
+      'Content-Disposition': contentDisposition(meta.filename, `attachment-${idx}`),
+      'Content-Length': String(object.size),
+      ...downloadHeaders,
+    },
+  });
+};

@@ -1,0 +1,22 @@
+import { z, type RouteHandler } from '@hono/zod-openapi';
+import { defineRoute } from '../../../http/define-route.js';
+import { IdParams } from '../../../schemas/common.js';
+import { InboundEmailSchema } from '../../../schemas/inbound-email.js';
+import { getInboundEmail } from '../../../services/inbound-emails/get.js';
+import type { AppEnv } from '../../../env.js';
+
+export const route = defineRoute({
+  method: 'get',
+  path: '/api/v1/inbound-emails/{id}',
+  permission: 'inbound:read',
+  summary: 'Get an inbound email',
+  tags: ['Inbound email'],
+  request: { params: IdParams },
+  errors: [404],
+  responses: {
+    200: { description: 'The record', content: { 'application/json': { schema: z.object({ inbound_email: InboundEmailSchema }) } } },
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
+  c.json({ inbound_email: await getInboundEmail(c.get('db'), c.get('projectId')!, c.req.valid('param').id) }, 200);

@@ -1,0 +1,22 @@
+import { z, type RouteHandler } from '@hono/zod-openapi';
+import { defineRoute } from '../../../http/define-route.js';
+import { IdParams } from '../../../schemas/common.js';
+import { retryInboundEmail } from '../../../services/inbound-emails/retry.js';
+import type { AppEnv } from '../../../env.js';
+
+export const route = defineRoute({
+  method: 'post',
+  path: '/api/v1/inbound-emails/{id}/retry',
+  permission: 'inbound:write',
+  summary: 'Re-emit inbound.received',
+  description: 'Allowed in any status; the stored record is not parsed again. `emitted: true` means the event was queued for the webhook dispatcher, not that a receiver answered.',
+  tags: ['Inbound email'],
+  request: { params: IdParams },
+  errors: [404],
+  responses: {
+    200: { description: 'Event queued', content: { 'application/json': { schema: z.object({ emitted: z.boolean() }) } } },
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
+  c.json(await retryInboundEmail(c.get('db'), c.get('projectId')!, c.req.valid('param').id), 200);

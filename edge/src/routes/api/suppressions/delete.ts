@@ -1,0 +1,22 @@
+import type { RouteHandler } from '@hono/zod-openapi';
+import { defineRoute } from '../../../http/define-route.js';
+import { IdParams } from '../../../schemas/common.js';
+import { deleteSuppression } from '../../../services/suppressions/delete.js';
+import type { AppEnv } from '../../../env.js';
+
+export const route = defineRoute({
+  method: 'delete',
+  path: '/api/v1/suppressions/{id}',
+  permission: 'suppressions:delete',
+  summary: 'Remove a suppression',
+  description: 'Mail from the address is accepted again from the next message on; records already stored keep their status.',
+  tags: ['Suppressions'],
+  request: { params: IdParams },
+  errors: [404],
+  responses: { 204: { description: 'Deleted' } },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  await deleteSuppression(c.get('db'), c.get('projectId')!, c.req.valid('param').id);
+  return c.body(null, 204);
+};

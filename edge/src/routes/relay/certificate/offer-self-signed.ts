@@ -1,0 +1,43 @@
+import type { RouteHandler } from '@hono/zod-openapi';
+import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
+import { badRequest } from '../../../http/errors.js';
+import { inspectCertificatePair } from '../../../crypto/pem.js';
+import { ListenerCertificateSchema, SelfSignedOfferSchema } from '../../../schemas/relay.js';
+import { offerSelfSigned } from '../../../services/certificates/self-signed.js';
+import type { AppEnv } from '../../../env.js';
+
+/** The spec's longest listener certificate lifetime, and a day of clock slack. */
+const MAX_LIFETIME_MS = (398 + 1) * 86_400_000;
+
+export const route = defineRelayRoute({
+  method: 'put',
+  path: '/relay/v1/certificate/self-signed',
+  credential: 'node',
+  limiter: 'relay_node_chatter',
+  bodyLimit: () => CHATTER_BODY_BYTES,
+  summary: 'Offer the self-signed pair',
+  description: 'A node that was answered 404 generates the pair (the host of `server.public_url`, `*.` that host and `localhost`; at most 398 days) and offers it. The first offer is stored, its private key sealed; every offer is answered with the stored pair. An offer that outlives a stored pair within 30 days of its end replaces it (renewal).',
+  tags: ['Relay'],
+  request: { body: { required: true, content: { 'application/json': { schema: SelfSignedOfferSchema } } } },
+  responses: {
+    200: { description: 'The stored pair (perhaps another node\'s)', content: { 'application/json': { schema: ListenerCertificateSchema } } },
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const offer = c.req.valid('json');
+  const inspected = inspectCertificatePair(offer.certificate, offer.private_key);
+  if (!inspected.ok) {
+    const [field, problem] = Object.entries(inspected.fields)[0]!;
+    throw badRequest(`invalid request body: ${field}: ${problem}`, inspected.fields);
+  }
+  const now = Date.now();
+  if (inspected.notAfter.getTime() <= now) throw badRequest('invalid request body: certificate: has expired', { certificate: 'has expired' });
+  if (inspected.notAfter.getTime() - now > MAX_LIFETIME_MS) {
+    throw badRequest('invalid request body: certificate: must expire within 398 days', { certificate: 'must expire within 398 days' });
+  }
+  const pair = await offerSelfSigned(c.get('db'), c.get('config')['database.crypto.encryption_key'], {
+    certificate: offer.certificate, privateKey: offer.private_key, notAfter: inspected.notAfter,
+  });
+  return c.json(pair, 200);
+};

@@ -1,0 +1,27 @@
+import { z, type RouteHandler } from '@hono/zod-openapi';
+import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
+import { EnrollSchema } from '../../../schemas/relay.js';
+import { RelayNodeSchema } from '../../../schemas/relay-node.js';
+import { enrollRelayNode } from '../../../services/relay-nodes/enroll.js';
+import type { AppEnv } from '../../../env.js';
+
+export const route = defineRelayRoute({
+  method: 'post',
+  path: '/relay/v1/enroll',
+  credential: 'enrolment',
+  bodyLimit: () => CHATTER_BODY_BYTES,
+  auditType: 'relay_node.enrolled',
+  summary: 'Enrol a relay node',
+  description: 'Takes a project API key holding `relay:write`; the node belongs to that project. The `myr_` token is returned in this response only; the service keeps its SHA-256 hash.',
+  tags: ['Relay'],
+  request: { body: { required: true, content: { 'application/json': { schema: EnrollSchema } } } },
+  responses: {
+    201: {
+      description: 'Node enrolled',
+      content: { 'application/json': { schema: z.object({ node: RelayNodeSchema, token: z.string().openapi({ example: 'myr_a1b2c3d4_…' }) }) } },
+    },
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
+  c.json(await enrollRelayNode(c.get('db'), c.get('projectId')!, c.req.valid('json')), 201);

@@ -1,0 +1,111 @@
+// Ingest of one forwarded message: for each project owning a recipient domain,
+// its bytes in R2, then its record and its `inbound.received` outbox row in
+// one transaction. A spool id already stored for a project stores nothing
+// again, so a node may forward the same message as often as it needs to.
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { inboundEmails, outbox, type InboundAttachment } from '@edgemail/schema';
+import type { Db } from '../../db/client.js';
+import type { InboundMeta } from '../../schemas/inbound-meta.js';
+import { projectShares, type ProjectShare } from './recipients.js';
+import { attachmentKey, rawKey } from './storage-keys.js';
+import { inboundReceivedData } from '../inbound-emails/event-data.js';
+import { presentInboundEmail } from '../inbound-emails/present.js';
+
+type Status = 'received' | 'rejected' | 'failed';
+
+export interface ForwardedMessage {
+  meta: InboundMeta;
+  raw: Blob;
+  /** In `meta.parsed.attachments` order; empty when the message could not be parsed. */
+  attachments: Blob[];
+  nodeId: string;
+}
+
+export interface IngestResult {
+  inbound_emails: { id: string; project_id: string; status: Status }[];
+  duplicate: boolean;
+}
+
+/** The status ingest gives a message in one project, and why. */
+export function decideStatus(meta: InboundMeta, senderSuppressed: boolean): { status: Status; reason: string | null } {
+  if (senderSuppressed) return { status: 'rejected', reason: 'sender suppressed' };
+  if (meta.smtp_rejected) return { status: 'rejected', reason: 'dmarc policy reject' };
+  if (!meta.parsed.ok) return { status: 'failed', reason: meta.parsed.error || 'message could not be parsed' };
+  return { status: 'received', reason: null };
+}
+
+async function putObjects(store: R2Bucket, projectId: string, message: ForwardedMessage, attachments: InboundAttachment[]): Promise<void> {
+  const { spool_id: spoolId } = message.meta;
+  await Promise.all([
+    store.put(rawKey(projectId, spoolId), message.raw, { httpMetadata: { contentType: 'message/rfc822' } }),
+    ...message.attachments.map((bytes, i) => store.put(attachmentKey(projectId, spoolId, i), bytes, {
+      httpMetadata: { contentType: attachments[i]!.content_type },
+      customMetadata: { filename: attachments[i]!.filename },
+    })),
+  ]);
+}
+
+interface Planned { share: ProjectShare; id: string; status: Status; reason: string | null }
+
+/** One statement: the record, and its outbox row only if the record was actually inserted. */
+function insertRecordAndEvent(db: Db, plan: Planned, message: ForwardedMessage, attachments: InboundAttachment[]) {
+  const { meta } = message;
+  const { share, id, status, reason } = plan;
+  const record = {
+    id, projectId: share.projectId, domainId: share.domainId, nodeId: message.nodeId, spoolId: meta.spool_id,
+    messageId: meta.parsed.message_id, sender: meta.mail_from, recipients: share.recipients,
+    subject: meta.parsed.subject, textBody: meta.parsed.text, htmlBody: meta.parsed.html, headers: meta.parsed.headers,
+    attachments, auth: meta.auth, rawKey: rawKey(share.projectId, meta.spool_id), size: message.raw.size,
+    status, statusReason: reason, receivedAt: new Date(meta.received_at), createdAt: new Date(),
+  };
+  // Metadata only, built as the retry route builds it from the stored record,
+  // so a re-emitted event is the same as this one.
+  const data = inboundReceivedData(presentInboundEmail({ ...record, receivedMicros: 0 }));
+  const insertRecord = db.insert(inboundEmails).values(record)
+    .onConflictDoNothing({ target: [inboundEmails.spoolId, inboundEmails.projectId] })
+    .returning({ projectId: inboundEmails.projectId });
+  return db.execute<{ project_id: string }>(sql`
+    with inserted as ${insertRecord}
+    insert into ${outbox} (project_id, event, data)
+    select project_id, 'inbound.received', ${JSON.stringify(data)}::jsonb from inserted
+    returning project_id`);
+}
+
+/**
+ * @example const result = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, raw, attachments, nodeId });
+ */
+export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedMessage): Promise<IngestResult> {
+  const { meta } = message;
+  const shares = await projectShares(db, meta.spool_id, meta.mail_from, meta.rcpt_to);
+  const plans: Planned[] = shares.filter((s) => !s.stored).map((share) => ({
+    share, id: crypto.randomUUID(), ...decideStatus(meta, share.senderSuppressed),
+  }));
+  const answer = new Map<string, IngestResult['inbound_emails'][number]>();
+  for (const s of shares) if (s.stored) answer.set(s.projectId, { id: s.stored.id, project_id: s.projectId, status: s.stored.status });
+  if (!plans.length) return { inbound_emails: [...answer.values()], duplicate: shares.length > 0 };
+
+  // Metadata of what is stored: sizes are the bytes received, not what meta claims.
+  const attachments: InboundAttachment[] = message.attachments.map((bytes, i) => ({
+    filename: meta.parsed.attachments[i]!.filename, content_type: meta.parsed.attachments[i]!.content_type, size: bytes.size,
+  }));
+  // Bytes first: a record is never visible before its raw message is. A failure
+  // after this leaves objects that a retry overwrites with the same bytes.
+  await Promise.all(plans.map((p) => putObjects(store, p.share.projectId, message, attachments)));
+  const [first, ...rest] = plans.map((p) => insertRecordAndEvent(db, p, message, attachments));
+  const results = await db.batch([first!, ...rest]);
+  const inserted = new Set(results.flatMap((r) => r.rows.map((row) => row.project_id)));
+  for (const p of plans) {
+    if (inserted.has(p.share.projectId)) answer.set(p.share.projectId, { id: p.id, project_id: p.share.projectId, status: p.status });
+  }
+
+  // A concurrent forward of the same message stored these first: answer with its records.
+  const lost = plans.filter((p) => !inserted.has(p.share.projectId)).map((p) => p.share.projectId);
+  if (lost.length) {
+    const rows = await db.select({ id: inboundEmails.id, projectId: inboundEmails.projectId, status: inboundEmails.status })
+      .from(inboundEmails)
+      .where(and(eq(inboundEmails.spoolId, meta.spool_id), inArray(inboundEmails.projectId, lost)));
+    for (const r of rows) answer.set(r.projectId, { id: r.id, project_id: r.projectId, status: r.status });
+  }
+  const records = shares.map((s) => answer.get(s.projectId)!).filter(Boolean);
+  return { inbound_emails: records, duplicate: inserted.size === 0 };
+}

@@ -1,0 +1,28 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { relayNodes } from '@edgemail/schema';
+import type { Db } from '../../db/client.js';
+import { unauthorized } from '../../http/errors.js';
+import type { HeartbeatInput } from '../../schemas/relay.js';
+import { domainsVersionQuery } from '../relay-domains/list.js';
+import { presentRelayNode, relayNodeColumns } from './present.js';
+
+/**
+ * Records what the node reports, and answers with the domain list's version,
+ * in one round trip. A node revoked since its credential was checked is
+ * refused here too.
+ */
+export async function recordHeartbeat(db: Db, nodeId: string, input: HeartbeatInput, address: string) {
+  const [updated, version] = await db.batch([
+    db.update(relayNodes)
+      .set({
+        version: input.version, listeners: input.listeners, tls: input.tls, spoolDepth: input.spool_depth,
+        lastHeartbeatAt: sql`now()`, lastAddress: address,
+      })
+      .where(and(eq(relayNodes.id, nodeId), eq(relayNodes.revoked, false)))
+      .returning(relayNodeColumns),
+    domainsVersionQuery(db),
+  ]);
+  const [row] = updated;
+  if (!row) throw unauthorized('relay node revoked');
+  return { node: presentRelayNode(row), domains_version: version[0]!.version };
+}

@@ -1,0 +1,3 @@
+export { createAuthenticator, type AuthenticatorOptions } from './authenticate.js';
+export { createDnsResolver, type DnsResolverOptions } from './dns-resolver.js';
+export type { AuthContext, AuthenticateMessage, AuthVerdict, DmarcPolicy, InboundAuth, IngestAuthentication } from './verdicts.js';

@@ -1,0 +1,68 @@
+// The verdicts stamped on an inbound message at ingest: the spec's `auth`
+// object plus what the listener needs to enforce a DMARC reject policy.
+// docs/inbound.md lists every string and when it is given.
+import type { Readable } from 'node:stream';
+
+/** The RFC 8601 result words a check can give (not every check gives every word). */
+export type AuthVerdict = 'pass' | 'fail' | 'softfail' | 'neutral' | 'none' | 'temperror' | 'permerror' | 'policy';
+
+const VERDICTS: ReadonlySet<string> = new Set<AuthVerdict>(['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror', 'policy']);
+
+/** The inbound record's `auth` field, exactly as the spec names it. */
+export interface InboundAuth {
+  spf: AuthVerdict;
+  dkim: AuthVerdict;
+  dmarc: AuthVerdict;
+  /** DMARC identifier alignment holds: an SPF or DKIM pass for the From domain's organisation. */
+  aligned: boolean;
+  client_ip: string;
+}
+
+export type DmarcPolicy = 'none' | 'quarantine' | 'reject';
+
+/** The verdicts and what follows from them. */
+export interface IngestAuthentication {
+  auth: InboundAuth;
+  /** The policy the From domain publishes for this message (`sp=` for a subdomain); null without a record. */
+  dmarcPolicy: DmarcPolicy | null;
+  /** DMARC failed and the domain asks receivers to reject all such mail (`p=reject`, `pct` 100). */
+  dmarcReject: boolean;
+  /**
+   * `Received-SPF:` (RFC 7208) and `Authentication-Results:` (RFC 8601) header
+   * fields naming this node, CRLF-terminated, for the stored copy.
+   */
+  headers: string;
+}
+
+/** What the verifier knows of the SMTP transaction besides the message. */
+export interface AuthContext {
+  /** The client's address (the PROXY header's when a trusted balancer sent one). */
+  ip: string;
+  /** The EHLO/HELO name. */
+  helo: string;
+  /** The MAIL FROM address; empty for the null sender. */
+  sender: string;
+}
+
+/**
+ * Reads a message to its end and returns its verdicts. Never rejects: a
+ * failure of its own (DNS, a deadline, a stream error) becomes `temperror`.
+ */
+export type AuthenticateMessage = (message: Readable, context: AuthContext) => Promise<IngestAuthentication>;
+
+/** mailauth spells one word two ways and may add words of its own; anything unknown is a permerror. */
+export function toVerdict(result: string | undefined): AuthVerdict {
+  if (!result) return 'none';
+  if (result === 'temperr') return 'temperror';
+  return VERDICTS.has(result) ? (result as AuthVerdict) : 'permerror';
+}
+
+/** The verdicts when nothing could be checked: everything `temperror`, nothing aligned. */
+export function temporaryFailure(ip: string, mta: string, reason: string): IngestAuthentication {
+  return {
+    auth: { spf: 'temperror', dkim: 'temperror', dmarc: 'temperror', aligned: false, client_ip: ip },
+    dmarcPolicy: null,
+    dmarcReject: false,
+    headers: `Authentication-Results: ${mta}; spf=temperror; dkim=temperror; dmarc=temperror (${reason.replace(/[\r\n()]/g, ' ')})\r\n`,
+  };
+}

@@ -1,0 +1,88 @@
+// What can go wrong when the node calls the edge, as types the callers act on:
+// revoked → stop; 429 → wait Retry-After; 4xx → permanent; 5xx/network → retry.
+
+/** Any failed call to the edge. `retryable` says whether asking again may help. */
+export class EdgeError extends Error {
+  constructor(
+    message: string,
+    /** The HTTP status, or null when no answer came (network, timeout). */
+    readonly status: number | null,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'EdgeError';
+  }
+}
+
+/**
+ * 401 `relay node revoked`: the operator revoked this node. Nothing it sends
+ * will be taken any more; the node stops its listeners and exits non-zero.
+ */
+export class NodeRevokedError extends EdgeError {
+  constructor(readonly route: string) {
+    super(`the edge says this relay node was revoked (401 on ${route}): re-enrol it with \`edgemail relay enroll\``, 401, false);
+    this.name = 'NodeRevokedError';
+  }
+}
+
+/**
+ * 401 for any other reason (`invalid relay node credential`): the token in
+ * node.json is not one the edge knows (another installation, a reset
+ * database). Fatal like a revocation.
+ */
+export class NodeCredentialError extends EdgeError {
+  constructor(readonly route: string, detail: string) {
+    super(`the edge refused this relay node's credential (401 on ${route}: ${detail}): re-enrol it with \`edgemail relay enroll\``, 401, false);
+    this.name = 'NodeCredentialError';
+  }
+}
+
+/** 429: the edge asks the node to slow down; the message stays spooled and the node waits. */
+export class EdgeRateLimitedError extends EdgeError {
+  constructor(
+    readonly route: string,
+    /** From `Retry-After`; null when the edge gave none (then the caller's backoff decides). */
+    readonly retryAfterMs: number | null,
+  ) {
+    super(`the edge rate-limited ${route} (429${retryAfterMs === null ? '' : `, retry after ${Math.ceil(retryAfterMs / 1000)} s`})`, 429, true);
+    this.name = 'EdgeRateLimitedError';
+  }
+}
+
+/** Any other 4xx: the request itself is wrong; the same request will be refused again. */
+export class EdgeRefusedError extends EdgeError {
+  constructor(
+    readonly route: string,
+    status: number,
+    /** The edge's `error` message (or the body's start). */
+    readonly detail: string,
+  ) {
+    super(`the edge refused ${route} (${status}): ${detail}`, status, false);
+    this.name = 'EdgeRefusedError';
+  }
+}
+
+/** 5xx, a network failure or a timeout: the edge may answer later. */
+export class EdgeUnavailableError extends EdgeError {
+  constructor(readonly route: string, status: number | null, detail: string) {
+    super(`the edge could not be reached for ${route} (${status ?? 'no answer'}): ${detail}`, status, true);
+    this.name = 'EdgeUnavailableError';
+  }
+}
+
+/** A revocation or an unknown credential: the node cannot go on. */
+export function isFatalEdgeError(err: unknown): err is NodeRevokedError | NodeCredentialError {
+  return err instanceof NodeRevokedError || err instanceof NodeCredentialError;
+}
+
+/**
+ * `Retry-After` in ms: delta-seconds or an HTTP date (RFC 9110 10.2.3);
+ * null when absent or unreadable. Never negative.
+ */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (value === null) return null;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}

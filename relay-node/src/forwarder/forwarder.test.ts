@@ -1,0 +1,195 @@
+// The forwarding loop over a real spool, with the edge call replaced by a
+// function (the HTTP side is tested in edge-client.test.ts and end to end).
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { collectingLog, type LogLine } from '../../test-support/inbound-harness.js';
+import type { ForwardRequest } from '../edge-client.js';
+import { EdgeRateLimitedError, EdgeRefusedError, EdgeUnavailableError, NodeRevokedError } from '../edge-errors.js';
+import type { SpooledMeta } from '../ingest/spooled-message.js';
+import type { ForwardAnswer } from '../protocol.js';
+import { openSpool, type Spool } from '../spool/index.js';
+import { createForwarder, type Forwarder } from './forwarder.js';
+
+const TRACE = 'Received: from client.test ([192.0.2.9])\r\n\tby mx.test with ESMTP id s1;\r\n\tThu, 26 Nov 2026 02:00:00 +0000\r\n';
+const meta = (subject: string): SpooledMeta => ({
+  format: 1, listener: 'inbound', received_at: '2026-11-26T02:00:00.000Z', session_id: 's1',
+  client_ip: '192.0.2.9', client_port: 40000, helo: 'client.test', mail_from: 'ann@example.org', rcpt_to: [`${subject}@acme.test`],
+  tls: null, auth: { spf: 'pass', dkim: 'none', dmarc: 'none', aligned: true, client_ip: '192.0.2.9' },
+  dmarc_policy: null, smtp_rejected: false, trace_headers: TRACE,
+});
+const message = (subject: string) => Buffer.from(`From: ann@example.org\r\nTo: ${subject}@acme.test\r\nSubject: ${subject}\r\n\r\nBody of ${subject}\r\n`);
+const OK: ForwardAnswer = { inbound_emails: [{ id: 'r1', project_id: 'p1', status: 'received' }], duplicate: false };
+const fast = { initialMs: 20, maxMs: 40 };
+
+let dir = '';
+let spool: Spool<SpooledMeta>;
+let forwarder: Forwarder | undefined;
+let logs: LogLine[];
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'relay-forward-'));
+  spool = await openSpool<SpooledMeta>(join(dir, 'spool'));
+  logs = [];
+});
+afterEach(async () => {
+  await forwarder?.stop();
+  forwarder = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function until(check: () => boolean | Promise<boolean>, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function start(forward: (r: ForwardRequest, signal: AbortSignal) => Promise<ForwardAnswer>, onFatal: (e: Error) => void = () => undefined) {
+  forwarder = createForwarder({ spool, forward, log: collectingLog(logs), onFatal, backoff: fast, idlePollMs: 50 });
+  forwarder.start();
+  return forwarder;
+}
+
+describe('forwarder', () => {
+  it('resumes what the spool holds, oldest first, and removes each message once the edge took it', async () => {
+    const ids = [];
+    for (const s of ['one', 'two', 'three']) ids.push((await spool.write(message(s), meta(s))).id);
+    const seen: ForwardRequest[] = [];
+    const raws: string[] = [];
+    start(async (r) => {
+      seen.push(r);
+      raws.push(await r.raw.text()); // file-backed: readable until the message leaves the spool
+      return OK;
+    });
+    await until(async () => (await spool.depth()) === 0);
+    expect(seen.map((r) => r.meta.spool_id)).toEqual(ids);
+    const first = seen[0]!;
+    const raw = raws[0]!;
+    expect(raw).toBe(TRACE + message('one').toString());
+    expect(first.raw.type).toBe('message/rfc822');
+    expect(first.meta).toMatchObject({
+      client_ip: '192.0.2.9', helo: 'client.test', mail_from: 'ann@example.org', rcpt_to: ['one@acme.test'], size: Buffer.byteLength(raw),
+      auth: { spf: 'pass', aligned: true }, dmarc_policy: null, smtp_rejected: false,
+      parsed: { ok: true, subject: 'one', text: 'Body of one\n', headers: { received: expect.stringContaining('client.test'), subject: 'one' } },
+    });
+  });
+
+  it('starts on a newly spooled message when notified', async () => {
+    let calls = 0;
+    const f = start(async () => {
+      calls++;
+      return OK;
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    await spool.write(message('late'), meta('late'));
+    f.notify();
+    await until(async () => (await spool.depth()) === 0, 1000);
+    expect(calls).toBe(1);
+  });
+
+  it('moves a message the edge refuses with 400 to dead/, and never sends it again', async () => {
+    const { id } = await spool.write(message('bad'), meta('bad'));
+    let calls = 0;
+    start(async () => {
+      calls++;
+      throw new EdgeRefusedError('POST /relay/v1/inbound', 400, 'invalid meta');
+    });
+    await until(() => existsSync(join(spool.dir, 'dead', `${id}.eml`)));
+    await until(async () => (await spool.depth()) === 0);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(calls).toBe(1);
+    expect(readdirSync(join(spool.dir, 'dead')).sort()).toEqual([`${id}.eml`, `${id}.json`, `${id}.reason.txt`]);
+    expect(readFileSync(join(spool.dir, 'dead', `${id}.reason.txt`), 'utf8')).toContain('invalid meta');
+    expect(logs.some((l) => l.level === 'error' && l.message.includes('dead/'))).toBe(true);
+  });
+
+  it('waits Retry-After on a 429 and keeps the message until the edge takes it', async () => {
+    await spool.write(message('slow'), meta('slow'));
+    const at: number[] = [];
+    start(async () => {
+      at.push(Date.now());
+      if (at.length === 1) throw new EdgeRateLimitedError('POST /relay/v1/inbound', 300);
+      return OK;
+    });
+    await until(async () => (await spool.depth()) === 0);
+    expect(at).toHaveLength(2);
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(290);
+  });
+
+  it('backs off while the edge is unreachable and forwards everything once it is back', async () => {
+    for (const s of ['a', 'b']) await spool.write(message(s), meta(s));
+    let down = 3;
+    const delivered: string[] = [];
+    start(async (r) => {
+      if (down-- > 0) throw new EdgeUnavailableError('POST /relay/v1/inbound', null, 'ECONNREFUSED');
+      delivered.push(r.meta.parsed.subject);
+      return OK;
+    });
+    await until(async () => (await spool.depth()) === 0);
+    expect(delivered.sort()).toEqual(['a', 'b']);
+  });
+
+  it('ends a long wait for an unreachable edge as soon as a heartbeat gets through, but keeps a 429 wait', async () => {
+    await spool.write(message('back'), meta('back'));
+    let down = true;
+    let calls = 0;
+    forwarder = createForwarder({
+      spool, log: collectingLog(logs), onFatal: () => undefined, backoff: { initialMs: 60_000, maxMs: 60_000 }, idlePollMs: 50,
+      forward: async () => {
+        calls++;
+        if (down) throw new EdgeUnavailableError('POST /relay/v1/inbound', null, 'ECONNREFUSED');
+        return OK;
+      },
+    });
+    forwarder.start();
+    await until(() => calls === 1);
+    down = false;
+    forwarder.notify(); // a new message does not end the wait ...
+    await new Promise((r) => setTimeout(r, 100));
+    expect(calls).toBe(1);
+    forwarder.resume(); // ... the edge answering again does
+    await until(async () => (await spool.depth()) === 0, 1000);
+  });
+
+  it('lets other messages through while one keeps getting a 500', async () => {
+    await spool.write(message('poison'), meta('poison'));
+    await spool.write(message('fine'), meta('fine'));
+    const attempts: string[] = [];
+    start(async (r) => {
+      attempts.push(r.meta.parsed.subject);
+      if (r.meta.parsed.subject === 'poison') throw new EdgeUnavailableError('POST /relay/v1/inbound', 500, 'internal error');
+      return OK;
+    });
+    await until(() => attempts.includes('fine'));
+    await until(() => attempts.filter((s) => s === 'poison').length >= 2);
+    expect(await spool.depth()).toBe(1);
+  });
+
+  it('stops on revocation, keeping the message, and says so', async () => {
+    await spool.write(message('kept'), meta('kept'));
+    let fatal: Error | null = null;
+    start(async () => {
+      throw new NodeRevokedError('POST /relay/v1/inbound');
+    }, (e) => (fatal = e));
+    await until(() => fatal !== null);
+    expect(fatal).toBeInstanceOf(NodeRevokedError);
+    expect(await spool.depth()).toBe(1);
+  });
+
+  it('on stop, aborts the forward in flight and leaves the message spooled', async () => {
+    await spool.write(message('inflight'), meta('inflight'));
+    let started = false;
+    const f = start((_r, signal) => {
+      started = true;
+      // As fetch does: the abort rejects the request.
+      return new Promise<ForwardAnswer>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+    });
+    await until(() => started);
+    forwarder = undefined;
+    await f.stop();
+    expect(await spool.depth()).toBe(1);
+  });
+});

@@ -1,0 +1,228 @@
+// "Forward third": the spool is read oldest first, each message is parsed and
+// handed to the edge, and it leaves the spool only once the edge acknowledged
+// it (200), or for `dead/` when the edge refuses it for good (400).
+import { openAsBlob } from 'node:fs';
+import { join } from 'node:path';
+import { Backoff, backoffDelay, sleep, type BackoffOptions } from '../backoff.js';
+import type { ForwardRequest } from '../edge-client.js';
+import { EdgeRateLimitedError, EdgeRefusedError, EdgeUnavailableError, isFatalEdgeError } from '../edge-errors.js';
+import type { SpooledMeta } from '../ingest/spooled-message.js';
+import type { ForwardAnswer, InboundMeta } from '../protocol.js';
+import { SpoolEntryNotFoundError, type Spool } from '../spool/index.js';
+import type { Log } from '../smtp/types.js';
+import { buryMessage } from './dead-letter.js';
+import { blobReadable, parseMessage } from './parse-message.js';
+
+export interface ForwarderOptions {
+  spool: Spool<SpooledMeta>;
+  /** `edge.forwardInbound`. */
+  forward: (request: ForwardRequest, signal: AbortSignal) => Promise<ForwardAnswer>;
+  log: Log;
+  /** Told when the edge revokes the node or refuses its credential; the forwarder has stopped by then. */
+  onFatal: (err: Error) => void;
+  /** Messages forwarded at once. Default 2 (the node has other work on a 2-core machine). */
+  concurrency?: number;
+  backoff?: BackoffOptions;
+  /** Parsing deadline per message, ms. */
+  parseTimeoutMs?: number;
+  /** With nothing to do, look at the spool again after this long even without a notify(), ms. Default 30000. */
+  idlePollMs?: number;
+}
+
+export interface Forwarder {
+  /** Starts the loop; it picks up what the spool already holds (a restart resumes here). */
+  start(): void;
+  /** A message was spooled: look now rather than at the next poll. */
+  notify(): void;
+  /**
+   * The edge answers again (a heartbeat got through): end a wait for an
+   * unreachable edge now rather than at the end of its backoff. A wait asked
+   * for by a 429 is kept.
+   */
+  resume(): void;
+  /** Stops taking messages and aborts the ones in flight (they stay spooled); resolves when the loop has ended. */
+  stop(): Promise<void>;
+}
+
+/** Refusals that will not change on a retry: the message goes to `dead/`. */
+const PERMANENT = new Set([400, 413, 422]);
+/** Answers that mean the edge as a whole is not there: everyone waits, not just this message. */
+const EDGE_DOWN = new Set([502, 503, 504]);
+
+/**
+ * @example
+ * const forwarder = createForwarder({ spool, forward: (r, s) => edge.forwardInbound(r, s), log, onFatal });
+ * forwarder.start();
+ * // in the listener's store: spool.write(...) then forwarder.notify()
+ */
+export function createForwarder(options: ForwarderOptions): Forwarder {
+  const { spool, log } = options;
+  const concurrency = Math.max(1, options.concurrency ?? 2);
+  const idlePollMs = options.idlePollMs ?? 30_000;
+  const abort = new AbortController();
+  const edgeBackoff = new Backoff(options.backoff);
+  /** Per-message waits after a failure that may be the message's own (a 500). */
+  const retries = new Map<string, { attempt: number; notBefore: number }>();
+  let pausedUntil = 0;
+  let pauseReason: 'rate' | 'down' | null = null;
+  let stopped = false;
+  let woken = false;
+  let wake: (() => void) | null = null;
+  let loop: Promise<void> | null = null;
+
+  const pause = (ms: number, reason: 'rate' | 'down') => {
+    const until = Date.now() + ms;
+    if (until > pausedUntil) {
+      pausedUntil = until;
+      pauseReason = reason;
+    }
+  };
+
+  /** Waits `ms`, or less when notify(), resume() or stop() comes (the loop then looks again). */
+  const idle = async (ms: number) => {
+    if (woken) {
+      woken = false;
+      return;
+    }
+    const woke = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    await Promise.race([woke, sleep(ms, abort.signal)]);
+    wake = null;
+    woken = false;
+  };
+
+  const prepare = async (id: string): Promise<ForwardRequest> => {
+    const entry = await spool.read(id);
+    const m = entry.meta;
+    // File-backed: the upload streams from disk and the bytes are never held whole.
+    const body = await openAsBlob(join(spool.dir, `${id}.eml`)).catch((err: NodeJS.ErrnoException) => {
+      throw err.code === 'ENOENT' ? new SpoolEntryNotFoundError(id) : err;
+    });
+    const raw = new Blob([m.trace_headers, body], { type: 'message/rfc822' });
+    const { parsed, attachments } = await parseMessage(blobReadable(raw), { timeoutMs: options.parseTimeoutMs });
+    const meta: InboundMeta = {
+      spool_id: id,
+      received_at: m.received_at,
+      client_ip: m.client_ip,
+      helo: m.helo,
+      mail_from: m.mail_from,
+      rcpt_to: m.rcpt_to,
+      size: raw.size,
+      auth: m.auth,
+      dmarc_policy: m.dmarc_policy,
+      smtp_rejected: m.smtp_rejected,
+      parsed,
+    };
+    if (!parsed.ok) log.warn('inbound message could not be parsed; forwarding its raw bytes only', { id, error: parsed.error });
+    return { meta, raw, attachments };
+  };
+
+  const forwardOne = async (id: string): Promise<void> => {
+    try {
+      const answer = await options.forward(await prepare(id), abort.signal);
+      await spool.remove(id);
+      retries.delete(id);
+      edgeBackoff.reset();
+      const fields = { id, records: answer.inbound_emails.map((r) => `${r.project_id}:${r.status}`), duplicate: answer.duplicate };
+      if (!answer.inbound_emails.length && !answer.duplicate) log.warn('forwarded, but no project owns any recipient any more', fields);
+      else log.info('inbound message forwarded', fields);
+    } catch (err) {
+      if (stopped) return; // aborted by stop(): the message stays spooled for the next start
+      if (err instanceof SpoolEntryNotFoundError) {
+        retries.delete(id);
+        return;
+      }
+      if (isFatalEdgeError(err)) {
+        stopped = true;
+        abort.abort();
+        options.onFatal(err);
+        return;
+      }
+      if (err instanceof EdgeRefusedError && err.status !== null && PERMANENT.has(err.status)) {
+        retries.delete(id);
+        const dead = await buryMessage(spool, id, err.message).catch((buryErr: unknown) => {
+          log.error('could not move a refused message to dead/', { id, error: String(buryErr) });
+          return null;
+        });
+        if (dead) log.error('the edge refused an inbound message for good; moved to dead/', { id, dir: dead, error: err.message });
+        return;
+      }
+      if (err instanceof EdgeRateLimitedError) {
+        const wait = err.retryAfterMs ?? edgeBackoff.next();
+        pause(wait, 'rate');
+        log.warn('the edge asks to slow down; messages stay spooled', { id, wait_ms: wait });
+        return;
+      }
+      if (err instanceof EdgeUnavailableError && (err.status === null || EDGE_DOWN.has(err.status))) {
+        const wait = edgeBackoff.next();
+        pause(wait, 'down');
+        log.warn('the edge is unreachable; messages stay spooled', { id, wait_ms: wait, error: err.message });
+        return;
+      }
+      // A 500, a 404 from an edge without the route yet, a local read error:
+      // this message waits its own backoff, the others go on.
+      const retry = retries.get(id) ?? { attempt: 0, notBefore: 0 };
+      const wait = backoffDelay(retry.attempt++, options.backoff);
+      retry.notBefore = Date.now() + wait;
+      retries.set(id, retry);
+      log.warn('inbound message not forwarded; will retry', { id, attempt: retry.attempt, wait_ms: wait, error: String(err) });
+    }
+  };
+
+  const run = async () => {
+    while (!stopped) {
+      const now = Date.now();
+      if (pausedUntil > now) {
+        await idle(pausedUntil - now);
+        continue;
+      }
+      let ids: string[];
+      try {
+        ids = await spool.list();
+      } catch (err) {
+        log.error('cannot list the spool', { dir: spool.dir, error: String(err) });
+        await idle(edgeBackoff.next());
+        continue;
+      }
+      const present = new Set(ids);
+      for (const id of retries.keys()) if (!present.has(id)) retries.delete(id);
+      const due = ids.filter((id) => (retries.get(id)?.notBefore ?? 0) <= now);
+      if (!due.length) {
+        const next = Math.min(...[...retries.values()].map((r) => r.notBefore), now + idlePollMs);
+        await idle(next - now);
+        continue;
+      }
+      // Oldest first, `concurrency` at a time; a pause (429, edge down) stops the pass.
+      let cursor = 0;
+      const worker = async () => {
+        while (!stopped && pausedUntil <= Date.now() && cursor < due.length) await forwardOne(due[cursor++]!);
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
+    }
+  };
+
+  return {
+    start() {
+      loop ??= run().catch((err: unknown) => log.error('forwarder stopped on an unexpected error', { error: String(err) }));
+    },
+    notify() {
+      woken = true;
+      wake?.();
+    },
+    resume() {
+      if (pauseReason !== 'down' || pausedUntil <= Date.now()) return;
+      pausedUntil = 0;
+      pauseReason = null;
+      log.info('the edge answers again; forwarding resumes');
+      woken = true;
+      wake?.();
+    },
+    async stop() {
+      stopped = true;
+      abort.abort();
+      wake?.();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { parseMessage } from './parse-message.js';
+
+const crlf = (lines: string[]) => Buffer.from(lines.join('\r\n'), 'utf8');
+
+describe('parseMessage', () => {
+  it('gives the subject, both bodies, decoded first header values and the attachments', async () => {
+    const raw = crlf([
+      'Received: from a.example ([192.0.2.1])',
+      '\tby mx with ESMTP; Thu, 26 Nov 2026 02:00:00 +0000',
+      'Received: from b.example',
+      'From: =?UTF-8?Q?Ann_Le=C3=AFa?= <ann@example.org>',
+      'To: support@acme.test',
+      'Subject: =?UTF-8?B?SGVsbG8g4pyT?=',
+      'Message-ID: <abc@example.org>',
+      'X-Folded: one',
+      '  two',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="b1"',
+      '',
+      '--b1',
+      'Content-Type: multipart/alternative; boundary="b2"',
+      '',
+      '--b2',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'Plain body',
+      '--b2',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      '<p>HTML body <img src="cid:logo"></p>',
+      '--b2--',
+      '--b1',
+      'Content-Type: application/pdf; name="a.pdf"',
+      'Content-Disposition: attachment; filename="a.pdf"',
+      'Content-Transfer-Encoding: base64',
+      '',
+      Buffer.from('%PDF-1.4 tiny').toString('base64'),
+      '--b1--',
+      '',
+    ]);
+    const { parsed, attachments } = await parseMessage(Readable.from([raw]));
+    expect(parsed).toMatchObject({
+      ok: true,
+      error: null,
+      message_id: '<abc@example.org>',
+      subject: 'Hello ✓',
+      text: 'Plain body',
+      html: '<p>HTML body <img src="cid:logo"></p>',
+      attachments: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 13 }],
+    });
+    expect(parsed.headers.from).toBe('Ann Leïa <ann@example.org>');
+    expect(parsed.headers.received).toBe('from a.example ([192.0.2.1])\tby mx with ESMTP; Thu, 26 Nov 2026 02:00:00 +0000');
+    expect(parsed.headers['x-folded']).toBe('one  two');
+    expect(parsed.headers['content-type']).toBe('multipart/mixed; boundary="b1"');
+    expect(attachments).toHaveLength(1);
+    expect(Buffer.from(attachments[0]!.content as Uint8Array).toString()).toBe('%PDF-1.4 tiny');
+  });
+
+  it('reads raw 8-bit header bytes as UTF-8 and keeps a message without any MIME structure', async () => {
+    const raw = Buffer.concat([Buffer.from('Subject: caf'), Buffer.from([0xc3, 0xa9]), Buffer.from('\r\nX-Latin: caf'), Buffer.from([0xe9]), Buffer.from('\r\n\r\nhi\r\n')]);
+    const { parsed } = await parseMessage(Readable.from([raw]));
+    expect(parsed.ok).toBe(true);
+    expect(parsed.subject).toBe('café');
+    expect(parsed.headers['x-latin']).toBe('caf\ufffd');
+    expect(parsed.text).toBe('hi\n');
+  });
+
+  it('says ok: false, with the reason, when mailparser refuses the message (over 1,000 parts)', async () => {
+    const parts = Array.from({ length: 1100 }, (_, i) => `--b\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join('');
+    const raw = Buffer.from(`Content-Type: multipart/mixed; boundary="b"\r\nSubject: bomb\r\n\r\n${parts}--b--\r\n`);
+    const { parsed, attachments } = await parseMessage(Readable.from([raw]));
+    expect(parsed.ok).toBe(false);
+    expect(parsed.error).toBeTruthy();
+    expect(attachments).toEqual([]);
+  });
+});

@@ -1,0 +1,110 @@
+// The node parses MIME (docs/relay-protocol.md): subject, bodies, headers and
+// attachments go to the edge beside the raw bytes, so the Worker never runs a
+// MIME parser on a 25 MiB message inside its 128 MB isolate.
+import { Readable } from 'node:stream';
+import libmime from 'libmime';
+import { simpleParser, type HeaderLines } from 'mailparser';
+import type { ForwardAttachment } from '../edge-client.js';
+import type { ParsedMeta } from '../protocol.js';
+
+export interface ParsedMessage {
+  parsed: ParsedMeta;
+  /** The attachments' bytes, in `parsed.attachments` order (one message's worth in memory). */
+  attachments: ForwardAttachment[];
+}
+
+export interface ParseOptions {
+  /** A message whose parsing takes longer is sent as unparsed (`ok: false`). Default 60000 ms. */
+  timeoutMs?: number;
+}
+
+const EMPTY = { message_id: '', subject: '', text: '', html: '', headers: {}, attachments: [] };
+
+/**
+ * Parses one message with mailparser. Never throws: a message mailparser
+ * refuses (over 1,000 parts, a part header over 1 MB, broken structure)
+ * comes back as `ok: false` with the reason, and is stored as `failed` with
+ * its raw bytes by the edge.
+ *
+ * `text` is the text/plain part and `html` the text/html part, each empty
+ * when absent (no conversion from one to the other); `cid:` links are left
+ * as they are; `headers` holds each top-level header's first value,
+ * unfolded, with RFC 2047 words decoded.
+ */
+export async function parseMessage(input: Readable, options: ParseOptions = {}): Promise<ParsedMessage> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const mail = await Promise.race([
+      simpleParser(input, {
+        skipHtmlToText: true,
+        skipTextToHtml: true,
+        skipImageLinks: true,
+        keepCidLinks: true,
+        checksumAlgo: false,
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`parsing took longer than ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+    const attachments = mail.attachments.map((a) => ({
+      content: a.content,
+      contentType: clip(a.contentType || 'application/octet-stream', 255),
+      filename: clip(a.filename ?? '', 1000),
+    }));
+    return {
+      parsed: {
+        ok: true,
+        error: null,
+        message_id: clip(mail.messageId ?? '', 998),
+        subject: mail.subject ?? '',
+        text: mail.text ?? '',
+        html: typeof mail.html === 'string' ? mail.html : '',
+        headers: firstHeaderValues(mail.headerLines),
+        attachments: attachments.map((a) => ({ filename: a.filename, content_type: a.contentType, size: a.content.length })),
+      },
+      attachments,
+    };
+  } catch (err) {
+    input.destroy();
+    return { parsed: { ok: false, error: clip((err as Error).message || String(err), 1000), ...EMPTY }, attachments: [] };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The edge refuses a `meta` whose fields pass its limits (RFC 5322's 998-octet
+ * line for a Message-ID, 255 for a content type), and a refusal is permanent:
+ * cut instead, so an odd message still lands.
+ */
+function clip(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max) : text;
+}
+
+/**
+ * Header name (lower case) → its first value: unfolded, raw 8-bit bytes read
+ * as UTF-8 (as mailparser does), RFC 2047 encoded words decoded.
+ */
+export function firstHeaderValues(lines: HeaderLines): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const { key, line } of lines) {
+    if (Object.hasOwn(headers, key)) continue;
+    const colon = line.indexOf(':');
+    const raw = (colon < 0 ? '' : line.slice(colon + 1)).replace(/\r?\n(?=[ \t])/g, '').trim();
+    const text = Buffer.from(raw, 'binary').toString('utf8');
+    let value = text;
+    try {
+      value = libmime.decodeWords(text);
+    } catch {
+      // a malformed encoded word stays as it came
+    }
+    headers[key] = value;
+  }
+  return headers;
+}
+
+/** A Readable over a Blob (the message as forwarded), for the parser. */
+export function blobReadable(blob: Blob): Readable {
+  return Readable.fromWeb(blob.stream() as import('node:stream/web').ReadableStream<Uint8Array>);
+}

@@ -1,0 +1,69 @@
+// What the spool keeps beside each message's bytes: everything the forwarder
+// needs to build the edge's `meta` later, even after a restart.
+import type { DmarcPolicy, IngestAuthentication, InboundAuth } from '../auth/verdicts.js';
+import type { InboundEnvelope } from '../smtp/types.js';
+
+/** `<id>.json` in the spool. Field names follow the edge's `meta` where they match. */
+export interface SpooledMeta {
+  format: 1;
+  /** The listener the message came in on. */
+  listener: 'inbound';
+  received_at: string;
+  /** smtp-server's session id, to match log lines. */
+  session_id: string;
+  client_ip: string;
+  client_port: number;
+  helo: string;
+  /** Empty for the null sender (bounces). */
+  mail_from: string;
+  rcpt_to: string[];
+  tls: { protocol: string; cipher: string } | null;
+  auth: InboundAuth;
+  dmarc_policy: DmarcPolicy | null;
+  /** The client was answered 550 5.7.1 (DMARC failure on a p=reject domain); the record is kept. */
+  smtp_rejected: boolean;
+  /**
+   * `Received:`, `Received-SPF:` and `Authentication-Results:` header fields
+   * (CRLF-terminated) that go in front of the stored bytes when forwarded,
+   * as every MTA adds its trace to the mail it accepts.
+   */
+  trace_headers: string;
+}
+
+/**
+ * The spool metadata of a message, once its verdicts are known.
+ *
+ * @example spool.write(body, envelope.authentication.then((v) => spooledMeta(envelope, v, 'mx1.example.com')))
+ */
+export function spooledMeta(envelope: InboundEnvelope, verdicts: IngestAuthentication, hostName: string): SpooledMeta {
+  return {
+    format: 1,
+    listener: 'inbound',
+    received_at: envelope.receivedAt.toISOString(),
+    session_id: envelope.sessionId,
+    client_ip: envelope.clientAddress,
+    client_port: envelope.clientPort,
+    helo: envelope.helo,
+    mail_from: envelope.mailFrom,
+    rcpt_to: envelope.rcptTo,
+    tls: envelope.tls,
+    auth: verdicts.auth,
+    dmarc_policy: verdicts.dmarcPolicy,
+    smtp_rejected: verdicts.dmarcReject,
+    trace_headers: receivedHeader(envelope, hostName) + verdicts.headers,
+  };
+}
+
+/**
+ * RFC 5321 section 4.4 trace: who handed the message over, to whom, when.
+ * The recipient is named only when there is one (naming several would tell
+ * each of them about the others).
+ */
+export function receivedHeader(envelope: InboundEnvelope, hostName: string): string {
+  const clean = (text: string) => text.replace(/[\r\n\t]+/g, ' ').replace(/[^\x20-\x7e]/g, '?').slice(0, 255);
+  const helo = clean(envelope.helo) || 'unknown';
+  const via = envelope.tls ? `ESMTPS (${clean(envelope.tls.protocol)} ${clean(envelope.tls.cipher)})` : 'ESMTP';
+  const forClause = envelope.rcptTo.length === 1 ? `\r\n\tfor <${clean(envelope.rcptTo[0]!)}>` : '';
+  const date = envelope.receivedAt.toUTCString().replace(/GMT$/, '+0000');
+  return `Received: from ${helo} ([${clean(envelope.clientAddress)}])\r\n\tby ${clean(hostName)} with ${via} id ${clean(envelope.sessionId)}${forClause};\r\n\t${date}\r\n`;
+}

@@ -1,0 +1,180 @@
+// One relay node: its state, spool, domain list, certificate, SMTP listener(s),
+// heartbeat and forwarder, started together and stopped together.
+import { hostname } from 'node:os';
+import type { Config } from '@edgemail/shared';
+import { createAuthenticator, createDnsResolver } from './auth/index.js';
+import { createConsoleLog } from './console-log.js';
+import { createDomainCache } from './domains/domain-cache.js';
+import { createEdgeClient } from './edge-client.js';
+import { createForwarder } from './forwarder/forwarder.js';
+import { createHeartbeat } from './heartbeat.js';
+import { createSpoolStore, ingestTransforms } from './ingest/spool-store.js';
+import type { SpooledMeta } from './ingest/spooled-message.js';
+import type { ListenerReport } from './protocol.js';
+import { validateProxySettings } from './proxy/index.js';
+import { listen, type RunningListener } from './server.js';
+import { createInboundServer, inboundOptionsFromConfig, type InboundSmtpServer } from './smtp/index.js';
+import type { InboundDeps, Log } from './smtp/types.js';
+import { openSpool } from './spool/index.js';
+import { domainsFile, readNodeState, spoolDir } from './state/index.js';
+import { createListenerTls, type ListenerTls } from './tls/listener-tls.js';
+import { NODE_VERSION } from './version.js';
+import type { BackoffOptions } from './backoff.js';
+
+export interface RelayNodeOptions {
+  /** Holds node.json (from `edgemail relay enroll`), domains.json and the spool. */
+  stateDir: string;
+  /** The settings (`loadConfig(process.env).config`): `relay_node.inbound.*`, `dns.servers`, `server.public_url`. */
+  config: Config;
+  /** Inbound (MX) port; 0 picks a free one. */
+  port: number;
+  /** Address to listen on. */
+  host: string;
+  /** An extra implicit-TLS inbound port (TLS from the first byte); none by default. */
+  tlsPort?: number;
+  log?: Log;
+  /** The name in the greeting, EHLO reply, Received and Authentication-Results. The host name by default. */
+  hostName?: string;
+  /** How long shutdown lets open SMTP sessions finish, ms. Default 10000. */
+  drainMs?: number;
+  /** Default 30000. */
+  heartbeatIntervalMs?: number;
+  /** Default 30000. */
+  domainRefreshMs?: number;
+  /** How long start-up waits for the edge's certificate before presenting a stand-in pair, ms. Default 10000. */
+  tlsStartupTimeoutMs?: number;
+  forwarder?: { concurrency?: number; idlePollMs?: number; backoff?: BackoffOptions };
+  fetch?: typeof fetch;
+}
+
+export interface RelayNode {
+  readonly nodeId: string;
+  readonly edgeUrl: string;
+  /** The bound inbound port. */
+  readonly port: number;
+  readonly tlsPort: number | null;
+  readonly spoolDir: string;
+  /** Graceful stop: no new connections, sessions drained (bounded), forwarding stopped; the spool keeps the rest. */
+  stop(): Promise<void>;
+  /** Settles once the node has stopped: null after stop(), the reason when it stopped itself (revoked). */
+  readonly closed: Promise<Error | null>;
+}
+
+/**
+ * Starts the node from its state directory. Throws NotEnrolledError without
+ * node.json, a ConfigError for bad PROXY settings, and NodeRevokedError when
+ * the edge already refuses the credential at start-up.
+ *
+ * @example
+ * const node = await startRelayNode({ stateDir, config: loadConfig(process.env).config, port: 2525, host: '0.0.0.0' });
+ * process.on('SIGTERM', () => node.stop());
+ * const reason = await node.closed; // an Error when the edge revoked the node
+ */
+export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNode> {
+  const { config } = options;
+  const log = options.log ?? createConsoleLog();
+  const hostName = options.hostName ?? hostname();
+  const proxyEnabled = config['relay_node.inbound.proxy_protocol.enabled'];
+  const trusted = config['relay_node.inbound.proxy_protocol.trusted'];
+  validateProxySettings(proxyEnabled, trusted, 'relay_node.inbound');
+  const tlsEnabled = config['relay_node.inbound.tls.enabled'];
+
+  const state = await readNodeState(options.stateDir);
+  const edge = createEdgeClient({ url: state.edge_url, token: state.token, version: NODE_VERSION, fetch: options.fetch });
+  const spool = await openSpool<SpooledMeta>(spoolDir(options.stateDir));
+
+  let fatal: Error | null = null;
+  let stopping: Promise<void> | null = null;
+  let resolveClosed!: (reason: Error | null) => void;
+  const closed = new Promise<Error | null>((resolve) => {
+    resolveClosed = resolve;
+  });
+  const onFatal = (err: Error) => {
+    if (fatal || stopping) return;
+    fatal = err;
+    log.error('the edge no longer accepts this node; stopping', { node: state.node_id, error: err.message });
+    void stop();
+  };
+
+  const domains = createDomainCache({ fetchDomains: (signal) => edge.domains(signal), file: domainsFile(options.stateDir), log, refreshIntervalMs: options.domainRefreshMs });
+  let tls: ListenerTls | null = null;
+  const forwarder = createForwarder({
+    spool,
+    forward: (request, signal) => edge.forwardInbound(request, signal),
+    log,
+    onFatal,
+    ...options.forwarder,
+  });
+  const servers: InboundSmtpServer[] = [];
+  const listeners: RunningListener[] = [];
+  const reports: ListenerReport[] = [];
+  const heartbeat = createHeartbeat({
+    edge,
+    log,
+    onFatal,
+    onDomainsVersion: (version) => domains.noteVersion(version),
+    onRecovered: () => forwarder.resume(),
+    intervalMs: options.heartbeatIntervalMs,
+    report: async () => ({ version: NODE_VERSION, listeners: reports, tls: tls?.report() ?? { source: 'none', not_after: null }, spool_depth: await spool.depth() }),
+  });
+
+  async function stop(): Promise<void> {
+    stopping ??= (async () => {
+      heartbeat.stop();
+      domains.stop();
+      await Promise.all(listeners.map((l) => l.close(options.drainMs ?? 10_000)));
+      await forwarder.stop();
+      tls?.stop();
+      log.info('relay node stopped', { node: state.node_id, spool_depth: await spool.depth().catch(() => -1) });
+      resolveClosed(fatal);
+    })();
+    return stopping;
+  }
+
+  try {
+    await domains.start();
+    if (tlsEnabled) {
+      tls = createListenerTls({ edge, publicUrl: config['server.public_url'], log, onFatal, startupTimeoutMs: options.tlsStartupTimeoutMs });
+      await tls.start();
+    }
+    const deps: InboundDeps = {
+      recipientDomainAccepted: (domain) => domains.accepts(domain),
+      store: createSpoolStore({ spool, hostName, log, onSpooled: () => forwarder.notify() }),
+      authenticate: createAuthenticator({ resolver: createDnsResolver(config['dns.servers']), mta: hostName }),
+      log,
+      transforms: ingestTransforms(config['relay_node.inbound.bare_newlines'], config['relay_node.inbound.max_message_size']),
+    };
+    const base = { ...inboundOptionsFromConfig(config, 'relay_node.inbound'), name: hostName, closeTimeoutMs: options.drainMs ?? 10_000 };
+    const proxy = proxyEnabled ? { trusted } : undefined;
+    const open = async (port: number, secure: boolean) => {
+      const server = createInboundServer(deps, { ...base, tls: tls?.inboundTls(), secure });
+      tls?.attach(server);
+      servers.push(server);
+      const running = await listen(server, { port, host: options.host, proxy, log });
+      listeners.push(running);
+      reports.push({ name: 'inbound', port: running.port, tls: secure ? 'implicit' : tls ? 'starttls' : 'off', proxy_protocol: proxyEnabled });
+      return running;
+    };
+    const inbound = await open(options.port, false);
+    const implicit = tls && options.tlsPort !== undefined ? await open(options.tlsPort, true) : null;
+    forwarder.start();
+    heartbeat.start();
+    log.info('relay node started', {
+      node: state.node_id, edge: state.edge_url, inbound: `${options.host}:${inbound.port}`,
+      ...(implicit ? { inbound_tls: `${options.host}:${implicit.port}` } : {}),
+      tls: tls ? 'starttls' : 'off', proxy_protocol: proxyEnabled, spool_depth: await spool.depth(), domains: domains.size,
+    });
+    return {
+      nodeId: state.node_id,
+      edgeUrl: state.edge_url,
+      port: inbound.port,
+      tlsPort: implicit?.port ?? null,
+      spoolDir: spool.dir,
+      stop,
+      closed,
+    };
+  } catch (err) {
+    await stop().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,45 @@
+// onRcptTo: an MX accepts mail only for domains a project registered; the
+// edge knows which, so the answer comes from `recipientDomainAccepted`.
+import { domainToASCII } from 'node:url';
+import type { SMTPServerOptions } from 'smtp-server';
+import { smtpReply } from './smtp-reply.js';
+import type { Log } from './types.js';
+
+export interface OnRcptToDeps {
+  recipientDomainAccepted(domain: string): Promise<boolean>;
+  log: Log;
+}
+
+/**
+ * The domain of an address in the form the edge stores it: lower case, A-label
+ * (punycode), no trailing dot. Null for address literals (`user@[192.0.2.1]`)
+ * and anything that is not a domain name.
+ */
+export function recipientDomain(address: string): string | null {
+  const at = address.lastIndexOf('@');
+  if (at < 0) return null;
+  const domain = domainToASCII(address.slice(at + 1).replace(/\.$/, '')).toLowerCase();
+  return domain && !domain.startsWith('[') ? domain : null;
+}
+
+/**
+ * Accepts a recipient whose domain the edge serves; others get `550 5.1.1`
+ * naming the domain. When the edge cannot be asked the answer is `451 4.3.0`,
+ * so the sender retries instead of bouncing mail we may well accept.
+ */
+export const onRcptTo = (deps: OnRcptToDeps): NonNullable<SMTPServerOptions['onRcptTo']> => (address, session, callback) => {
+  const domain = recipientDomain(address.address);
+  if (!domain) {
+    return callback(smtpReply(550, `5.1.1 <${address.address}>: recipient address has no domain this server accepts mail for`));
+  }
+  deps.recipientDomainAccepted(domain).then(
+    (accepted) => {
+      if (accepted) return callback();
+      callback(smtpReply(550, `5.1.1 <${address.address}>: recipient domain ${domain} is not served here`));
+    },
+    (err: unknown) => {
+      deps.log.error('inbound recipient check failed', { session: session.id, domain, error: String(err) });
+      callback(smtpReply(451, '4.3.0 Cannot check the recipient domain right now, try again later'));
+    },
+  );
+};

@@ -1,0 +1,20 @@
+// The transactional outbox: a row per event that notifies the outside world,
+// written in the same transaction as the change it reports. The webhook
+// dispatcher hands rows over; `handed_over_at` says it has.
+import { sql } from 'drizzle-orm';
+import { bigserial, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { projects } from './tenancy.js';
+
+export const outbox = pgTable('outbox', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  // `inbound.received`, `email.sent`, …
+  event: text('event').notNull(),
+  // The envelope's `data`.
+  data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  handedOverAt: timestamp('handed_over_at', { withTimezone: true }),
+}, (t) => [
+  // The sweep's question: rows never handed over.
+  index('outbox_pending_idx').on(t.createdAt).where(sql`${t.handedOverAt} is null`),
+]);

@@ -1,0 +1,68 @@
+// Mail a project owns: its domains, the senders it refuses, and the mail
+// that arrived for it. Raw bytes and attachments live in R2; rows hold their keys.
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { projects } from './tenancy.js';
+import { relayNodes } from './relay.js';
+
+/** A domain a project receives (and later sends) mail for; one project per domain name. */
+export const domains = pgTable('domains', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  // Lower case, no trailing dot.
+  name: text('name').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('domains_name_idx').on(t.name),
+  index('domains_project_id_created_at_idx').on(t.projectId, t.createdAt),
+]);
+
+/** Senders a project refuses: mail from them is stored as `rejected`. */
+export const suppressions = pgTable('suppressions', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  // The bare address, lower case.
+  address: text('address').notNull(),
+  reason: text('reason').notNull().default('manual'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('suppressions_project_id_address_idx').on(t.projectId, t.address),
+]);
+
+export const inboundStatus = pgEnum('inbound_status', ['received', 'rejected', 'failed']);
+
+export interface InboundAttachment { filename: string; content_type: string; size: number }
+export interface InboundAuth { spf: string; dkim: string; dmarc: string; aligned: boolean; client_ip: string }
+
+/** One arrived message, per project it was addressed to. */
+export const inboundEmails = pgTable('inbound_emails', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  // Kept when the domain is deleted later: the mail still arrived.
+  domainId: uuid('domain_id').references(() => domains.id, { onDelete: 'set null' }),
+  nodeId: uuid('node_id').references(() => relayNodes.id, { onDelete: 'set null' }),
+  // The relay node's spool id: a message forwarded twice is stored once.
+  spoolId: text('spool_id').notNull(),
+  messageId: text('message_id').notNull().default(''),
+  sender: text('sender').notNull(),
+  recipients: text('recipients').array().notNull().default(sql`'{}'::text[]`),
+  subject: text('subject').notNull().default(''),
+  textBody: text('text_body').notNull().default(''),
+  htmlBody: text('html_body').notNull().default(''),
+  headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
+  attachments: jsonb('attachments').$type<InboundAttachment[]>().notNull().default([]),
+  auth: jsonb('auth').$type<InboundAuth>().notNull(),
+  // R2 key of the raw message; null when the bytes were not stored.
+  rawKey: text('raw_key'),
+  size: integer('size').notNull(),
+  status: inboundStatus('status').notNull(),
+  // Why a message is `rejected` or `failed`.
+  statusReason: text('status_reason'),
+  receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('inbound_emails_spool_id_project_id_idx').on(t.spoolId, t.projectId),
+  // Keyset paging, newest first: (received_at, id) < (before, before_id).
+  index('inbound_emails_project_id_received_at_id_idx').on(t.projectId, t.receivedAt.desc(), t.id.desc()),
+  index('inbound_emails_project_id_status_received_at_id_idx').on(t.projectId, t.status, t.receivedAt.desc(), t.id.desc()),
+]);

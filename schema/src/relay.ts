@@ -1,0 +1,26 @@
+// Relay nodes: the SMTP machines. Each enrols with a `relay:write` key of a
+// project (which then manages it) and gets a node credential of its own.
+import { boolean, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid, index } from 'drizzle-orm/pg-core';
+import { projects } from './tenancy.js';
+
+export const relayNodes = pgTable('relay_nodes', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  // Node credential `myr_<8>_<secret>`: only hex(sha256(token)) is stored.
+  keyPrefix: text('key_prefix').notNull(),
+  keyHash: text('key_hash').notNull(),
+  revoked: boolean('revoked').notNull().default(false),
+  revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  // Reported by the last heartbeat.
+  version: text('version'),
+  listeners: jsonb('listeners').$type<unknown[]>().notNull().default([]),
+  tls: jsonb('tls').$type<Record<string, unknown>>().notNull().default({}),
+  spoolDepth: integer('spool_depth').notNull().default(0),
+  lastHeartbeatAt: timestamp('last_heartbeat_at', { withTimezone: true }),
+  lastAddress: text('last_address'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('relay_nodes_key_prefix_idx').on(t.keyPrefix),
+  index('relay_nodes_project_id_created_at_idx').on(t.projectId, t.createdAt),
+]);

@@ -1,0 +1,204 @@
+// Domains a project receives mail for (issue 7, "What a user can do"): create,
+// list, get, delete, one project per name.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
+import { addedEvents, settledAuditEvents } from './support/audit.js';
+
+let stack: TestStack;
+let admin: string;
+let tenant: Awaited<ReturnType<typeof seedProject>>;
+let other: Awaited<ReturnType<typeof seedProject>>;
+let writer: string;
+let reader: string;
+let deleter: string;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  admin = await platformToken(stack);
+  tenant = await seedProject(stack, admin, 'acme');
+  other = await seedProject(stack, admin, 'globex');
+  writer = (await tenant.key(['domains:write', 'domains:read'])).token;
+  reader = (await tenant.key(['domains:read'])).token;
+  deleter = (await tenant.key(['domains:delete', 'domains:read'])).token;
+});
+afterAll(async () => { await stack?.stop(); });
+
+const unique = (label: string) => `${label}-${crypto.randomUUID().slice(0, 8)}.example`;
+const domainRows = async () => (await stack.sql.query('SELECT id, project_id, name FROM domains ORDER BY id')).rows;
+const create = (name: unknown, token = writer) => stack.call('POST', '/api/v1/domains', { token, body: { name } });
+
+describe('POST /api/v1/domains', () => {
+  test('201 {domain}: stored lower case without the trailing dot', async () => {
+    const name = unique('mail.Acme');
+    const r = await create(`  ${name.toUpperCase()}. `);
+    expect(r.status).toBe(201);
+    expect(r.body).toEqual({
+      domain: { id: expect.any(String), project_id: tenant.project.id, name: name.toLowerCase(), created_at: expect.any(String) },
+    });
+    expect(new Date(r.body.domain.created_at).toISOString()).toBe(r.body.domain.created_at);
+    const { rows } = await stack.sql.query('SELECT project_id, name FROM domains WHERE id = $1', [r.body.domain.id]);
+    expect(rows).toEqual([{ project_id: tenant.project.id, name: name.toLowerCase() }]);
+  });
+
+  test('an internationalised name is taken in punycode', async () => {
+    const name = `xn--bcher-kva-${crypto.randomUUID().slice(0, 6)}.example`;
+    const r = await create(name);
+    expect(r.status).toBe(201);
+    expect(r.body.domain.name).toBe(name);
+  });
+
+  test.each([
+    ['localhost', 'must have at least two labels (example.com)'],
+    ['-bad.example', 'label "-bad" must not start or end with a hyphen'],
+    ['bad-.example', 'label "bad-" must not start or end with a hyphen'],
+    ['under_score.example', 'label "under_score" may hold only letters, digits and hyphens'],
+    ['double..dot.example', 'must not contain an empty label'],
+    ['bücher.example', 'must be ASCII: write an internationalised name in punycode (xn--…)'],
+    ['mail example.com', 'must not contain spaces or control characters'],
+    ['203.0.113.9', 'must not end in an all-numeric label (an IP address is not a domain)'],
+    [`${'a'.repeat(64)}.example`, `label "${'a'.repeat(20)}…" is longer than 63 characters`],
+    [`${'abc.'.repeat(63)}example`, 'must be at most 253 characters'],
+    ['', 'must not be empty'],
+  ])('%j is 400 naming name, and nothing is stored', async (name, problem) => {
+    const before = await domainRows();
+    const r = await create(name);
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ error: `invalid request body: name: ${problem}`, fields: { name: problem } });
+    expect(await domainRows()).toEqual(before);
+  });
+
+  test('a missing name, a wrong type and an unknown field are 400 naming the field', async () => {
+    const before = await domainRows();
+    const missing = await stack.call('POST', '/api/v1/domains', { token: writer, body: {} });
+    expect(missing.status).toBe(400);
+    expect(Object.keys(missing.body.fields)).toEqual(['name']);
+    const wrongType = await create(42);
+    expect(wrongType.status).toBe(400);
+    expect(Object.keys(wrongType.body.fields)).toEqual(['name']);
+    const extra = await stack.call('POST', '/api/v1/domains', { token: writer, body: { name: unique('x'), dkim: true } });
+    expect(extra.status).toBe(400);
+    expect(extra.body.error).toMatch(/^invalid request body: /);
+    expect(extra.body.error).toContain('dkim');
+    const malformed = await stack.call('POST', '/api/v1/domains', { token: writer, rawBody: '{"name":' });
+    expect(malformed).toMatchObject({ status: 400, body: { error: 'malformed JSON body' } });
+    expect(await domainRows()).toEqual(before);
+  });
+
+  test('409 for a name already registered, by this project or another, without naming the holder', async () => {
+    const name = unique('taken');
+    expect((await create(name)).status).toBe(201);
+    const before = await domainRows();
+    const foreignWriter = (await other.key(['domains:write'])).token;
+    for (const [spelling, token] of [[name, writer], [`${name.toUpperCase()}.`, writer], [name, foreignWriter]] as const) {
+      const r = await create(spelling, token);
+      expect(r.status).toBe(409);
+      expect(r.body).toEqual({ error: `domain ${name} is already registered` });
+    }
+    // The answer to the other project is the same: no id, no project name.
+    const r = await create(name, foreignWriter);
+    expect(JSON.stringify(r.body)).not.toContain(tenant.project.id);
+    expect(JSON.stringify(r.body)).not.toContain('acme');
+    expect(await domainRows()).toEqual(before);
+  });
+
+  test('a deleted name can be registered again, by another project too', async () => {
+    const name = unique('freed');
+    const first = await create(name);
+    expect((await stack.call('DELETE', `/api/v1/domains/${first.body.domain.id}`, { token: deleter })).status).toBe(204);
+    const again = await create(name, (await other.key(['domains:write'])).token);
+    expect(again.status).toBe(201);
+    expect(again.body.domain.project_id).toBe(other.project.id);
+  });
+});
+
+describe('GET /api/v1/domains and /{id}', () => {
+  test('lists the project\'s domains only, newest first', async () => {
+    const a = (await create(unique('list-a'))).body.domain;
+    const b = (await create(unique('list-b'))).body.domain;
+    const foreign = (await create(unique('list-foreign'), (await other.key(['domains:write'])).token)).body.domain;
+    const r = await stack.call('GET', '/api/v1/domains', { token: reader });
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.body)).toEqual(['domains']);
+    const ids = r.body.domains.map((d: { id: string }) => d.id);
+    expect(ids).toContain(a.id);
+    expect(ids.indexOf(b.id)).toBeLessThan(ids.indexOf(a.id));
+    expect(ids).not.toContain(foreign.id);
+    expect(r.body.domains.every((d: { project_id: string }) => d.project_id === tenant.project.id)).toBe(true);
+    expect(r.body.domains.find((d: { id: string }) => d.id === a.id)).toEqual(a);
+  });
+
+  test('get answers {domain}; another project\'s id and an unknown id are 404; a non-UUID is 400', async () => {
+    const mine = (await create(unique('get'))).body.domain;
+    const r = await stack.call('GET', `/api/v1/domains/${mine.id}`, { token: reader });
+    expect(r).toMatchObject({ status: 200, body: { domain: mine } });
+
+    const foreign = (await create(unique('get-foreign'), (await other.key(['domains:write'])).token)).body.domain;
+    for (const id of [foreign.id, crypto.randomUUID()]) {
+      const miss = await stack.call('GET', `/api/v1/domains/${id}`, { token: reader });
+      expect(miss.status).toBe(404);
+      expect(miss.body).toEqual({ error: 'domain not found' });
+    }
+    const bad = await stack.call('GET', '/api/v1/domains/not-a-uuid', { token: reader });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: 'invalid param: id: must be a UUID', fields: { id: 'must be a UUID' } });
+  });
+});
+
+describe('DELETE /api/v1/domains/{id}', () => {
+  test('204; then it is gone; mail stored for it stays with domain_id null', async () => {
+    const d = (await create(unique('gone'))).body.domain;
+    const { rows: [mail] } = await stack.sql.query(
+      `INSERT INTO inbound_emails (project_id, domain_id, spool_id, sender, auth, size, status, received_at)
+       VALUES ($1, $2, $3, 'ann@example.org', '{"spf":"none","dkim":"none","dmarc":"none","aligned":false,"client_ip":"203.0.113.9"}', 10, 'received', now())
+       RETURNING id`,
+      [tenant.project.id, d.id, crypto.randomUUID()],
+    );
+    const r = await stack.call('DELETE', `/api/v1/domains/${d.id}`, { token: deleter });
+    expect(r.status).toBe(204);
+    expect(r.body).toBeNull();
+    expect((await stack.call('GET', `/api/v1/domains/${d.id}`, { token: reader })).status).toBe(404);
+    expect((await stack.call('DELETE', `/api/v1/domains/${d.id}`, { token: deleter })).body).toEqual({ error: 'domain not found' });
+    const { rows } = await stack.sql.query('SELECT domain_id FROM inbound_emails WHERE id = $1', [mail.id]);
+    expect(rows).toEqual([{ domain_id: null }]);
+  });
+
+  test('another project\'s domain is 404 and stays; a non-UUID is 400', async () => {
+    const foreign = (await create(unique('keep'), (await other.key(['domains:write'])).token)).body.domain;
+    const r = await stack.call('DELETE', `/api/v1/domains/${foreign.id}`, { token: deleter });
+    expect(r.status).toBe(404);
+    expect(r.body).toEqual({ error: 'domain not found' });
+    expect((await stack.sql.query('SELECT 1 FROM domains WHERE id = $1', [foreign.id])).rowCount).toBe(1);
+    const bad = await stack.call('DELETE', '/api/v1/domains/123', { token: deleter });
+    expect(bad).toMatchObject({ status: 400, body: { error: 'invalid param: id: must be a UUID', fields: { id: 'must be a UUID' } } });
+  });
+});
+
+describe('permissions and audit', () => {
+  test('each route is judged on its own action; refusals change nothing', async () => {
+    const d = (await create(unique('perm'))).body.domain;
+    const before = await domainRows();
+    const none = (await tenant.key(['emails:write'])).token;
+    const cases: [string, string, string, unknown, string][] = [
+      ['POST', '/api/v1/domains', reader, { name: unique('nope') }, 'permission domains:write required'],
+      ['DELETE', `/api/v1/domains/${d.id}`, writer, undefined, 'permission domains:delete required'],
+      ['GET', '/api/v1/domains', none, undefined, 'no access to domains in this project'],
+      ['GET', `/api/v1/domains/${d.id}`, none, undefined, 'no access to domains in this project'],
+      ['POST', '/api/v1/domains', none, { name: unique('nope') }, 'no access to domains in this project'],
+    ];
+    for (const [method, path, token, body, error] of cases) {
+      const r = await stack.call(method, path, { token, body });
+      expect([method, path, r.status, r.body]).toEqual([method, path, 403, { error }]);
+    }
+    expect(await domainRows()).toEqual(before);
+    expect((await stack.call('GET', '/api/v1/domains')).status).toBe(401);
+  });
+
+  test('create and delete are recorded as domain.created and domain.deleted; reads are not', async () => {
+    const before = await settledAuditEvents(stack, admin);
+    const d = (await create(unique('audited'))).body.domain;
+    await stack.call('GET', `/api/v1/domains/${d.id}`, { token: reader });
+    await stack.call('DELETE', `/api/v1/domains/${d.id}`, { token: deleter });
+    const events = addedEvents(before, await settledAuditEvents(stack, admin)).filter((e) => e.project_id === tenant.project.id);
+    expect(events.map((e) => [e.type, e.method, e.status])).toEqual([['domain.created', 'POST', 201], ['domain.deleted', 'DELETE', 204]]);
+  });
+});

@@ -1,0 +1,73 @@
+// Speaking to /relay/v1 as a relay node does: enrolment with a project key,
+// then calls with the node credential, and multipart inbound forwarding.
+import type { Reply, TestStack } from './stack.js';
+
+export interface EnrolledNode { id: string; token: string; node: Record<string, any> }
+
+export async function enroll(stack: TestStack, keyToken: string, name = `mx-${crypto.randomUUID().slice(0, 8)}`): Promise<EnrolledNode> {
+  const r = await stack.call('POST', '/relay/v1/enroll', { token: keyToken, body: { name, version: '0.1.0' } });
+  if (r.status !== 201) throw new Error(`enrolment failed: ${r.status} ${JSON.stringify(r.body)}`);
+  return { id: r.body.node.id, token: r.body.token, node: r.body.node };
+}
+
+export const LISTENERS = [{ name: 'inbound', port: 2525, tls: 'starttls', proxy_protocol: false }];
+
+export function heartbeat(stack: TestStack, token: string, body: Record<string, unknown> = {}) {
+  return stack.call('POST', '/relay/v1/heartbeat', {
+    token, body: { version: '0.1.0', listeners: LISTENERS, tls: { source: 'self_signed', not_after: '2027-11-26T00:00:00.000Z' }, spool_depth: 0, ...body },
+  });
+}
+
+/** A registered domain, written directly (the domains API is not under test here). */
+export async function registerDomain(stack: TestStack, projectId: string, name: string): Promise<string> {
+  const { rows: [row] } = await stack.sql.query('INSERT INTO domains (project_id, name) VALUES ($1, $2) RETURNING id', [projectId, name]);
+  return row.id;
+}
+
+export interface Forwarded {
+  meta: Record<string, unknown>;
+  raw: string | Uint8Array;
+  attachments?: { bytes: string | Uint8Array; type: string }[];
+}
+
+/** A `meta` for a message from `from` to `to`, parsed fine, with `overrides` merged on top. */
+export function inboundMeta(to: string[], overrides: Record<string, unknown> = {}): Record<string, any> {
+  return {
+    spool_id: `${Date.now().toString(16).padStart(16, '0')}-${crypto.randomUUID().slice(-12)}`,
+    received_at: new Date().toISOString(),
+    client_ip: '203.0.113.9',
+    helo: 'mail.example.org',
+    mail_from: 'ann@example.org',
+    rcpt_to: to,
+    size: 0,
+    auth: { spf: 'pass', dkim: 'pass', dmarc: 'pass', aligned: true, client_ip: '203.0.113.9' },
+    dmarc_policy: 'none',
+    smtp_rejected: false,
+    parsed: {
+      ok: true, error: null, message_id: '<abc@example.org>', subject: 'Hello', text: 'Hi there', html: '<p>Hi there</p>',
+      headers: { from: 'Ann <ann@example.org>', subject: 'Hello' }, attachments: [],
+    },
+    ...overrides,
+  };
+}
+
+/** The multipart body a node sends; `parts` replaces the standard parts entirely when given. */
+export function inboundForm(message: Forwarded): FormData {
+  const form = new FormData();
+  form.set('meta', JSON.stringify(message.meta));
+  form.set('raw', new Blob([message.raw as BlobPart], { type: 'message/rfc822' }), 'message.eml');
+  (message.attachments ?? []).forEach((a, i) => form.set(`attachment.${i}`, new Blob([a.bytes as BlobPart], { type: a.type }), `attachment-${i}`));
+  return form;
+}
+
+export async function forward(stack: TestStack, token: string, body: FormData | Forwarded, headers: Record<string, string> = {}): Promise<Reply> {
+  const res = await fetch(`${stack.url}/relay/v1/inbound`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    body: body instanceof FormData ? body : inboundForm(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
