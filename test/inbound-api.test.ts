@@ -1,28 +1,12 @@
 // The inbound email API (spec "Inbound email (permission resource inbound)",
 // issue 7 "Edge side" and "Bad input"): keyset list, stats, get, delete,
 // retry, raw and attachment downloads. Rows are seeded directly in SQL.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { platformToken, seedProject, sessionCookie, startTestStack, type TestStack } from './support/stack.js';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { seedProject, sessionCookie } from './support/stack.js';
+import { useTenantStack } from './support/tenant-stack.js';
 import { addedEvents, settledAuditEvents } from './support/audit.js';
 
-let stack: TestStack;
-let admin: string;
-let tenant: Awaited<ReturnType<typeof seedProject>>;
-let other: Awaited<ReturnType<typeof seedProject>>;
-let reader: string;
-let writer: string;
-let deleter: string;
-
-beforeAll(async () => {
-  stack = await startTestStack();
-  admin = await platformToken(stack);
-  tenant = await seedProject(stack, admin, 'acme');
-  other = await seedProject(stack, admin, 'globex');
-  reader = (await tenant.key(['inbound:read'])).token;
-  writer = (await tenant.key(['inbound:write'])).token;
-  deleter = (await tenant.key(['inbound:delete'])).token;
-});
-afterAll(async () => { await stack?.stop(); });
+const env = useTenantStack({ keys: { reader: ['inbound:read'], writer: ['inbound:write'], deleter: ['inbound:delete'] } });
 
 const AUTH = { spf: 'pass', dkim: 'pass', dmarc: 'pass', aligned: true, client_ip: '203.0.113.9' };
 
@@ -36,7 +20,7 @@ interface Seed {
 
 /** Inserts `count` inbound rows for a project in one statement; returns their ids. */
 async function seedInbound(projectId: string, count: number, seed: Seed = {}): Promise<string[]> {
-  const { rows } = await stack.sql.query(
+  const { rows } = await env.stack.sql.query(
     `INSERT INTO inbound_emails (project_id, spool_id, message_id, sender, recipients, subject, text_body, html_body,
                                  headers, attachments, auth, raw_key, size, status, status_reason, received_at)
      SELECT $1, gen_random_uuid()::text, '<m' || n || '@example.org>', 'ann@example.org', ARRAY['support@acme.example'],
@@ -55,7 +39,7 @@ async function seedInbound(projectId: string, count: number, seed: Seed = {}): P
 
 /** The project's ids as the list must give them: newest first by (received_at, id). */
 async function expectedOrder(projectId: string, status?: string): Promise<string[]> {
-  const { rows } = await stack.sql.query(
+  const { rows } = await env.stack.sql.query(
     `SELECT id FROM inbound_emails WHERE project_id = $1 AND ($2::inbound_status IS NULL OR status = $2) ORDER BY received_at DESC, id DESC`,
     [projectId, status ?? null],
   );
@@ -68,7 +52,7 @@ async function walk(token: string, query: string): Promise<string[][]> {
   let next: { before: string; before_id: string } | null = null;
   do {
     const cursor: string = next ? `&before=${encodeURIComponent(next.before)}&before_id=${next.before_id}` : '';
-    const r = await stack.call('GET', `/api/v1/inbound-emails?${query}${cursor}`, { token });
+    const r = await env.stack.call('GET', `/api/v1/inbound-emails?${query}${cursor}`, { token });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['inbound_emails', 'next']);
     const page = r.body.inbound_emails as { id: string; received_at: string }[];
@@ -80,18 +64,18 @@ async function walk(token: string, query: string): Promise<string[][]> {
   return pages;
 }
 
-const inboundCount = async () => Number((await stack.sql.query('SELECT count(*) FROM inbound_emails')).rows[0].count);
-const outboxCount = async () => Number((await stack.sql.query('SELECT count(*) FROM outbox')).rows[0].count);
+const inboundCount = async () => Number((await env.stack.sql.query('SELECT count(*) FROM inbound_emails')).rows[0].count);
+const outboxCount = async () => Number((await env.stack.sql.query('SELECT count(*) FROM outbox')).rows[0].count);
 
 describe('GET /api/v1/inbound-emails: keyset paging', () => {
   test('120 rows sharing one received_at, among others: every row exactly once, in order, across pages of 50', async () => {
-    const project = await seedProject(stack, admin, 'paging');
+    const project = await seedProject(env.stack, env.admin, 'paging');
     const key = (await project.key(['inbound:read'])).token;
     const same = '2026-11-26T02:00:00.000Z';
     await seedInbound(project.project.id, 120, { receivedAt: same });
     await seedInbound(project.project.id, 10, { receivedAt: '2026-11-26T02:00:01.000Z' });
     await seedInbound(project.project.id, 10, { receivedAt: '2026-11-26T01:59:59.000Z' });
-    await seedInbound(other.project.id, 30, { receivedAt: same }); // interleaved ids of another project
+    await seedInbound(env.other.project.id, 30, { receivedAt: same }); // interleaved ids of another project
 
     const pages = await walk(key, 'limit=50');
     expect(pages.map((p) => p.length)).toEqual([50, 50, 40]);
@@ -101,22 +85,22 @@ describe('GET /api/v1/inbound-emails: keyset paging', () => {
   });
 
   test('the default page is 50 and the largest 200; next is null on the last page', async () => {
-    const project = await seedProject(stack, admin, 'limits');
+    const project = await seedProject(env.stack, env.admin, 'limits');
     const key = (await project.key(['inbound:read'])).token;
     await seedInbound(project.project.id, 210, { receivedAt: '2026-01-01T00:00:00Z' });
-    const first = await stack.call('GET', '/api/v1/inbound-emails', { token: key });
+    const first = await env.stack.call('GET', '/api/v1/inbound-emails', { token: key });
     expect(first.body.inbound_emails).toHaveLength(50);
     expect(first.body.next).not.toBeNull();
     expect((await walk(key, 'limit=200')).map((p) => p.length)).toEqual([200, 10]);
-    const exact = await stack.call('GET', '/api/v1/inbound-emails?limit=200', { token: key });
+    const exact = await env.stack.call('GET', '/api/v1/inbound-emails?limit=200', { token: key });
     const last = exact.body.inbound_emails.at(-1);
-    const tail = await stack.call('GET', `/api/v1/inbound-emails?limit=10&before=${encodeURIComponent(last.received_at)}&before_id=${last.id}`, { token: key });
+    const tail = await env.stack.call('GET', `/api/v1/inbound-emails?limit=10&before=${encodeURIComponent(last.received_at)}&before_id=${last.id}`, { token: key });
     expect(tail.body.inbound_emails).toHaveLength(10);
     expect(tail.body.next).toBeNull(); // exactly the rest: no empty page after it
   });
 
   test('rows apart by microseconds keep their order; received_at carries the microseconds back', async () => {
-    const project = await seedProject(stack, admin, 'micros');
+    const project = await seedProject(env.stack, env.admin, 'micros');
     const key = (await project.key(['inbound:read'])).token;
     for (const at of ['2026-11-26T02:00:00.000001Z', '2026-11-26T02:00:00.000002Z', '2026-11-26T02:00:00.000900Z']) {
       await seedInbound(project.project.id, 2, { receivedAt: at });
@@ -124,7 +108,7 @@ describe('GET /api/v1/inbound-emails: keyset paging', () => {
     await seedInbound(project.project.id, 2, { receivedAt: '2026-11-26T02:00:00Z' });
     const pages = await walk(key, 'limit=1');
     expect(pages.flat()).toEqual(await expectedOrder(project.project.id));
-    const all = await stack.call('GET', '/api/v1/inbound-emails', { token: key });
+    const all = await env.stack.call('GET', '/api/v1/inbound-emails', { token: key });
     expect(all.body.inbound_emails.map((e: { received_at: string }) => e.received_at)).toEqual([
       '2026-11-26T02:00:00.000900Z', '2026-11-26T02:00:00.000900Z',
       '2026-11-26T02:00:00.000002Z', '2026-11-26T02:00:00.000002Z',
@@ -134,17 +118,17 @@ describe('GET /api/v1/inbound-emails: keyset paging', () => {
   });
 
   test('before takes any RFC 3339 offset; the comparison is on the instant', async () => {
-    const project = await seedProject(stack, admin, 'offsets');
+    const project = await seedProject(env.stack, env.admin, 'offsets');
     const key = (await project.key(['inbound:read'])).token;
     const [older] = await seedInbound(project.project.id, 1, { receivedAt: '2026-11-26T01:00:00Z' });
     await seedInbound(project.project.id, 1, { receivedAt: '2026-11-26T03:00:00Z' });
-    const r = await stack.call('GET', `/api/v1/inbound-emails?before=${encodeURIComponent('2026-11-26T04:00:00+02:00')}&before_id=${crypto.randomUUID()}`, { token: key });
+    const r = await env.stack.call('GET', `/api/v1/inbound-emails?before=${encodeURIComponent('2026-11-26T04:00:00+02:00')}&before_id=${crypto.randomUUID()}`, { token: key });
     expect(r.status).toBe(200);
     expect(r.body.inbound_emails.map((e: { id: string }) => e.id)).toEqual([older]);
   });
 
   test('status filters, also across pages', async () => {
-    const project = await seedProject(stack, admin, 'status');
+    const project = await seedProject(env.stack, env.admin, 'status');
     const key = (await project.key(['inbound:read'])).token;
     const at = '2026-11-26T02:00:00Z';
     await seedInbound(project.project.id, 7, { receivedAt: at, status: 'received' });
@@ -154,16 +138,16 @@ describe('GET /api/v1/inbound-emails: keyset paging', () => {
       const pages = await walk(key, `status=${status}&limit=2`);
       expect(pages.flat()).toEqual(await expectedOrder(project.project.id, status));
     }
-    const r = await stack.call('GET', '/api/v1/inbound-emails?status=rejected', { token: key });
+    const r = await env.stack.call('GET', '/api/v1/inbound-emails?status=rejected', { token: key });
     expect(r.body.inbound_emails.every((e: { status: string; status_reason: string }) => e.status === 'rejected' && e.status_reason === 'sender suppressed')).toBe(true);
   });
 
   test('never another project\'s rows; an empty project has an empty page', async () => {
-    const empty = await seedProject(stack, admin, 'empty');
-    const r = await stack.call('GET', '/api/v1/inbound-emails', { token: (await empty.key(['inbound:read'])).token });
+    const empty = await seedProject(env.stack, env.admin, 'empty');
+    const r = await env.stack.call('GET', '/api/v1/inbound-emails', { token: (await empty.key(['inbound:read'])).token });
     expect(r).toMatchObject({ status: 200, body: { inbound_emails: [], next: null } });
-    const mine = await stack.call('GET', '/api/v1/inbound-emails?limit=200', { token: reader });
-    expect(mine.body.inbound_emails.every((e: { project_id: string }) => e.project_id === tenant.project.id)).toBe(true);
+    const mine = await env.stack.call('GET', '/api/v1/inbound-emails?limit=200', { token: env.keys.reader });
+    expect(mine.body.inbound_emails.every((e: { project_id: string }) => e.project_id === env.tenant.project.id)).toBe(true);
   });
 
   test.each([
@@ -180,7 +164,7 @@ describe('GET /api/v1/inbound-emails: keyset paging', () => {
     ['before_id=0b9b7c1e-4a8a-4c55-9d9f-1c3f1e0d2a11', 'before', 'required with before_id'],
     ['offset=50', 'offset', 'not supported: page with before and before_id'],
   ])('?%s is 400 naming the parameter', async (query, field, problem) => {
-    const r = await stack.call('GET', `/api/v1/inbound-emails?${query}`, { token: reader });
+    const r = await env.stack.call('GET', `/api/v1/inbound-emails?${query}`, { token: env.keys.reader });
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ error: `invalid query: ${field}: ${problem}`, fields: { [field]: problem } });
   });
@@ -188,15 +172,15 @@ describe('GET /api/v1/inbound-emails: keyset paging', () => {
 
 describe('GET /api/v1/inbound-emails/stats', () => {
   test('counts per status, zeros included, this project only', async () => {
-    const project = await seedProject(stack, admin, 'stats');
+    const project = await seedProject(env.stack, env.admin, 'stats');
     const key = (await project.key(['inbound:read'])).token;
-    const zero = await stack.call('GET', '/api/v1/inbound-emails/stats', { token: key });
+    const zero = await env.stack.call('GET', '/api/v1/inbound-emails/stats', { token: key });
     expect(zero).toMatchObject({ status: 200, body: { counts: { received: 0, rejected: 0, failed: 0 } } });
     expect(zero.body).toEqual({ counts: { received: 0, rejected: 0, failed: 0 } });
     await seedInbound(project.project.id, 4, { status: 'received' });
     await seedInbound(project.project.id, 2, { status: 'failed' });
-    await seedInbound(other.project.id, 3, { status: 'rejected' });
-    const r = await stack.call('GET', '/api/v1/inbound-emails/stats', { token: key });
+    await seedInbound(env.other.project.id, 3, { status: 'rejected' });
+    const r = await env.stack.call('GET', '/api/v1/inbound-emails/stats', { token: key });
     expect(r.body).toEqual({ counts: { received: 4, rejected: 0, failed: 2 } });
   });
 });
@@ -204,32 +188,32 @@ describe('GET /api/v1/inbound-emails/stats', () => {
 describe('GET /api/v1/inbound-emails/{id}', () => {
   test('{inbound_email} with every field of the spec\'s record', async () => {
     const attachments = [{ filename: 'a.pdf', content_type: 'application/pdf', size: 1234 }];
-    const [id] = await seedInbound(tenant.project.id, 1, { receivedAt: '2026-11-26T02:00:00Z', rawKey: 'inbound/x/raw.eml', attachments });
-    const { rows: [domain] } = await stack.sql.query(`INSERT INTO domains (project_id, name) VALUES ($1, $2) RETURNING id`, [tenant.project.id, `get-${crypto.randomUUID().slice(0, 8)}.example`]);
-    await stack.sql.query('UPDATE inbound_emails SET domain_id = $1 WHERE id = $2', [domain.id, id]);
-    const r = await stack.call('GET', `/api/v1/inbound-emails/${id}`, { token: reader });
+    const [id] = await seedInbound(env.tenant.project.id, 1, { receivedAt: '2026-11-26T02:00:00Z', rawKey: 'inbound/x/raw.eml', attachments });
+    const { rows: [domain] } = await env.stack.sql.query(`INSERT INTO domains (project_id, name) VALUES ($1, $2) RETURNING id`, [env.tenant.project.id, `get-${crypto.randomUUID().slice(0, 8)}.example`]);
+    await env.stack.sql.query('UPDATE inbound_emails SET domain_id = $1 WHERE id = $2', [domain.id, id]);
+    const r = await env.stack.call('GET', `/api/v1/inbound-emails/${id}`, { token: env.keys.reader });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body)).toEqual(['inbound_email']);
     expect(r.body.inbound_email).toEqual({
-      id, project_id: tenant.project.id, domain_id: domain.id, message_id: '<m1@example.org>', sender: 'ann@example.org',
+      id, project_id: env.tenant.project.id, domain_id: domain.id, message_id: '<m1@example.org>', sender: 'ann@example.org',
       recipients: ['support@acme.example'], subject: 'hello 1', text_body: 'text 1', html_body: '<p>html 1</p>',
       headers: { from: 'Ann <ann@example.org>', subject: 'hi' }, attachments, auth: AUTH, has_raw: true, size: 1234,
       status: 'received', status_reason: null, received_at: '2026-11-26T02:00:00.000Z', created_at: expect.any(String),
     });
-    const [noRaw] = await seedInbound(tenant.project.id, 1, { status: 'failed' });
-    const failed = await stack.call('GET', `/api/v1/inbound-emails/${noRaw}`, { token: reader });
+    const [noRaw] = await seedInbound(env.tenant.project.id, 1, { status: 'failed' });
+    const failed = await env.stack.call('GET', `/api/v1/inbound-emails/${noRaw}`, { token: env.keys.reader });
     expect(failed.body.inbound_email).toMatchObject({ has_raw: false, status: 'failed', status_reason: 'unparseable MIME' });
   });
 
   test('another project\'s id and an unknown id are 404 without its data; a non-UUID is 400 naming id', async () => {
-    const [foreign] = await seedInbound(other.project.id, 1, { subject: 'secret' });
+    const [foreign] = await seedInbound(env.other.project.id, 1, { subject: 'secret' });
     for (const id of [foreign, crypto.randomUUID()]) {
-      const r = await stack.call('GET', `/api/v1/inbound-emails/${id}`, { token: reader });
+      const r = await env.stack.call('GET', `/api/v1/inbound-emails/${id}`, { token: env.keys.reader });
       expect(r.status).toBe(404);
       expect(r.body).toEqual({ error: 'inbound email not found' });
     }
     for (const bad of ['nope', '12345', `${crypto.randomUUID()}x`]) {
-      const r = await stack.call('GET', `/api/v1/inbound-emails/${bad}`, { token: reader });
+      const r = await env.stack.call('GET', `/api/v1/inbound-emails/${bad}`, { token: env.keys.reader });
       expect(r.status).toBe(400);
       expect(r.body).toEqual({ error: 'invalid param: id: must be a UUID', fields: { id: 'must be a UUID' } });
     }
@@ -238,21 +222,21 @@ describe('GET /api/v1/inbound-emails/{id}', () => {
 
 describe('DELETE /api/v1/inbound-emails/{id}', () => {
   test('204; the row is gone; again 404; a record without stored objects deletes too', async () => {
-    const [id, keep] = await seedInbound(tenant.project.id, 2, { rawKey: `inbound/${tenant.project.id}/missing/raw.eml` });
-    const r = await stack.call('DELETE', `/api/v1/inbound-emails/${id}`, { token: deleter });
+    const [id, keep] = await seedInbound(env.tenant.project.id, 2, { rawKey: `inbound/${env.tenant.project.id}/missing/raw.eml` });
+    const r = await env.stack.call('DELETE', `/api/v1/inbound-emails/${id}`, { token: env.keys.deleter });
     expect(r.status).toBe(204);
     expect(r.body).toBeNull();
-    expect((await stack.sql.query('SELECT id FROM inbound_emails WHERE id = ANY($1)', [[id, keep]])).rows).toEqual([{ id: keep }]);
-    const again = await stack.call('DELETE', `/api/v1/inbound-emails/${id}`, { token: deleter });
+    expect((await env.stack.sql.query('SELECT id FROM inbound_emails WHERE id = ANY($1)', [[id, keep]])).rows).toEqual([{ id: keep }]);
+    const again = await env.stack.call('DELETE', `/api/v1/inbound-emails/${id}`, { token: env.keys.deleter });
     expect(again).toMatchObject({ status: 404, body: { error: 'inbound email not found' } });
   });
 
   test('another project\'s id is 404 and stays; a non-UUID is 400', async () => {
-    const [foreign] = await seedInbound(other.project.id, 1);
-    const r = await stack.call('DELETE', `/api/v1/inbound-emails/${foreign}`, { token: deleter });
+    const [foreign] = await seedInbound(env.other.project.id, 1);
+    const r = await env.stack.call('DELETE', `/api/v1/inbound-emails/${foreign}`, { token: env.keys.deleter });
     expect(r).toMatchObject({ status: 404, body: { error: 'inbound email not found' } });
-    expect((await stack.sql.query('SELECT 1 FROM inbound_emails WHERE id = $1', [foreign])).rowCount).toBe(1);
-    const bad = await stack.call('DELETE', '/api/v1/inbound-emails/x', { token: deleter });
+    expect((await env.stack.sql.query('SELECT 1 FROM inbound_emails WHERE id = $1', [foreign])).rowCount).toBe(1);
+    const bad = await env.stack.call('DELETE', '/api/v1/inbound-emails/x', { token: env.keys.deleter });
     expect(bad).toMatchObject({ status: 400, body: { error: 'invalid param: id: must be a UUID', fields: { id: 'must be a UUID' } } });
   });
 });
@@ -260,33 +244,33 @@ describe('DELETE /api/v1/inbound-emails/{id}', () => {
 describe('POST /api/v1/inbound-emails/{id}/retry', () => {
   test('{emitted: true} for any status: one outbox row inbound.received with the metadata only; the record is unchanged', async () => {
     for (const status of ['received', 'rejected', 'failed'] as const) {
-      const [id] = await seedInbound(tenant.project.id, 1, { status, attachments: [{ filename: 'a.txt', content_type: 'text/plain', size: 3 }] });
-      const before = (await stack.sql.query('SELECT * FROM inbound_emails WHERE id = $1', [id])).rows;
-      const record = (await stack.call('GET', `/api/v1/inbound-emails/${id}`, { token: reader })).body.inbound_email;
-      const r = await stack.call('POST', `/api/v1/inbound-emails/${id}/retry`, { token: writer });
+      const [id] = await seedInbound(env.tenant.project.id, 1, { status, attachments: [{ filename: 'a.txt', content_type: 'text/plain', size: 3 }] });
+      const before = (await env.stack.sql.query('SELECT * FROM inbound_emails WHERE id = $1', [id])).rows;
+      const record = (await env.stack.call('GET', `/api/v1/inbound-emails/${id}`, { token: env.keys.reader })).body.inbound_email;
+      const r = await env.stack.call('POST', `/api/v1/inbound-emails/${id}/retry`, { token: env.keys.writer });
       expect(r.status).toBe(200);
       expect(r.body).toEqual({ emitted: true });
-      const { rows } = await stack.sql.query(`SELECT project_id, event, data, handed_over_at FROM outbox WHERE data->>'id' = $1`, [id]);
+      const { rows } = await env.stack.sql.query(`SELECT project_id, event, data, handed_over_at FROM outbox WHERE data->>'id' = $1`, [id]);
       expect(rows).toHaveLength(1);
       const { text_body: _t, html_body: _h, headers: _hd, ...metadata } = record;
-      expect(rows[0]).toEqual({ project_id: tenant.project.id, event: 'inbound.received', data: metadata, handed_over_at: null });
+      expect(rows[0]).toEqual({ project_id: env.tenant.project.id, event: 'inbound.received', data: metadata, handed_over_at: null });
       expect(JSON.stringify(rows[0].data)).not.toMatch(/text 1|html 1/);
-      expect((await stack.sql.query('SELECT * FROM inbound_emails WHERE id = $1', [id])).rows).toEqual(before);
+      expect((await env.stack.sql.query('SELECT * FROM inbound_emails WHERE id = $1', [id])).rows).toEqual(before);
     }
   });
 
   test('each retry emits again', async () => {
-    const [id] = await seedInbound(tenant.project.id, 1);
-    for (let i = 0; i < 2; i++) expect((await stack.call('POST', `/api/v1/inbound-emails/${id}/retry`, { token: writer })).body).toEqual({ emitted: true });
-    expect((await stack.sql.query(`SELECT 1 FROM outbox WHERE data->>'id' = $1`, [id])).rowCount).toBe(2);
+    const [id] = await seedInbound(env.tenant.project.id, 1);
+    for (let i = 0; i < 2; i++) expect((await env.stack.call('POST', `/api/v1/inbound-emails/${id}/retry`, { token: env.keys.writer })).body).toEqual({ emitted: true });
+    expect((await env.stack.sql.query(`SELECT 1 FROM outbox WHERE data->>'id' = $1`, [id])).rowCount).toBe(2);
   });
 
   test('another project\'s id is 404 and emits nothing; a non-UUID is 400', async () => {
-    const [foreign] = await seedInbound(other.project.id, 1);
+    const [foreign] = await seedInbound(env.other.project.id, 1);
     const before = await outboxCount();
-    const r = await stack.call('POST', `/api/v1/inbound-emails/${foreign}/retry`, { token: writer });
+    const r = await env.stack.call('POST', `/api/v1/inbound-emails/${foreign}/retry`, { token: env.keys.writer });
     expect(r).toMatchObject({ status: 404, body: { error: 'inbound email not found' } });
-    const bad = await stack.call('POST', '/api/v1/inbound-emails/abc/retry', { token: writer });
+    const bad = await env.stack.call('POST', '/api/v1/inbound-emails/abc/retry', { token: env.keys.writer });
     expect(bad).toMatchObject({ status: 400, body: { error: 'invalid param: id: must be a UUID', fields: { id: 'must be a UUID' } } });
     expect(await outboxCount()).toBe(before);
   });
@@ -294,32 +278,32 @@ describe('POST /api/v1/inbound-emails/{id}/retry', () => {
 
 describe('GET /api/v1/inbound-emails/{id}/raw', () => {
   test('404 when the raw bytes were not stored, or are missing from storage', async () => {
-    const [notStored] = await seedInbound(tenant.project.id, 1, { rawKey: null });
-    const [missing] = await seedInbound(tenant.project.id, 1, { rawKey: `inbound/${tenant.project.id}/${crypto.randomUUID()}/raw.eml` });
+    const [notStored] = await seedInbound(env.tenant.project.id, 1, { rawKey: null });
+    const [missing] = await seedInbound(env.tenant.project.id, 1, { rawKey: `inbound/${env.tenant.project.id}/${crypto.randomUUID()}/raw.eml` });
     for (const id of [notStored, missing]) {
-      const r = await stack.call('GET', `/api/v1/inbound-emails/${id}/raw`, { token: reader });
+      const r = await env.stack.call('GET', `/api/v1/inbound-emails/${id}/raw`, { token: env.keys.reader });
       expect(r.status).toBe(404);
       expect(r.body).toEqual({ error: 'raw message not stored' });
     }
   });
 
   test('another project\'s id is 404 as a record; a non-UUID is 400', async () => {
-    const [foreign] = await seedInbound(other.project.id, 1, { rawKey: `inbound/${other.project.id}/x/raw.eml` });
-    const r = await stack.call('GET', `/api/v1/inbound-emails/${foreign}/raw`, { token: reader });
+    const [foreign] = await seedInbound(env.other.project.id, 1, { rawKey: `inbound/${env.other.project.id}/x/raw.eml` });
+    const r = await env.stack.call('GET', `/api/v1/inbound-emails/${foreign}/raw`, { token: env.keys.reader });
     expect(r).toMatchObject({ status: 404, body: { error: 'inbound email not found' } });
-    const bad = await stack.call('GET', '/api/v1/inbound-emails/raw/raw', { token: reader });
+    const bad = await env.stack.call('GET', '/api/v1/inbound-emails/raw/raw', { token: env.keys.reader });
     expect(bad).toMatchObject({ status: 400, body: { error: 'invalid param: id: must be a UUID', fields: { id: 'must be a UUID' } } });
   });
 });
 
 describe('GET /api/v1/inbound-emails/{uuid}/attachments/{idx}', () => {
   test('an index past the list is 404 saying how many there are; bytes not in storage are 404', async () => {
-    const [id] = await seedInbound(tenant.project.id, 1, { attachments: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 3 }] });
-    const past = await stack.call('GET', `/api/v1/inbound-emails/${id}/attachments/1`, { token: reader });
+    const [id] = await seedInbound(env.tenant.project.id, 1, { attachments: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 3 }] });
+    const past = await env.stack.call('GET', `/api/v1/inbound-emails/${id}/attachments/1`, { token: env.keys.reader });
     expect(past).toMatchObject({ status: 404, body: { error: 'attachment 1 not found (the message has 1)' } });
-    const huge = await stack.call('GET', `/api/v1/inbound-emails/${id}/attachments/99999999999999999999`, { token: reader });
+    const huge = await env.stack.call('GET', `/api/v1/inbound-emails/${id}/attachments/99999999999999999999`, { token: env.keys.reader });
     expect(huge.status).toBe(404);
-    const notStored = await stack.call('GET', `/api/v1/inbound-emails/${id}/attachments/0`, { token: reader });
+    const notStored = await env.stack.call('GET', `/api/v1/inbound-emails/${id}/attachments/0`, { token: env.keys.reader });
     expect(notStored).toMatchObject({ status: 404, body: { error: 'attachment 0 not stored' } });
   });
 
@@ -329,17 +313,17 @@ describe('GET /api/v1/inbound-emails/{uuid}/attachments/{idx}', () => {
     ['first', 'idx', 'must be a non-negative integer'],
     ['1e3', 'idx', 'must be a non-negative integer'],
   ])('idx %j is 400 naming idx', async (idx, field, problem) => {
-    const [id] = await seedInbound(tenant.project.id, 1);
-    const r = await stack.call('GET', `/api/v1/inbound-emails/${id}/attachments/${idx}`, { token: reader });
+    const [id] = await seedInbound(env.tenant.project.id, 1);
+    const r = await env.stack.call('GET', `/api/v1/inbound-emails/${id}/attachments/${idx}`, { token: env.keys.reader });
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ error: `invalid param: ${field}: ${problem}`, fields: { [field]: problem } });
   });
 
   test('a non-UUID message id is 400 naming uuid; another project\'s is 404', async () => {
-    const bad = await stack.call('GET', '/api/v1/inbound-emails/nope/attachments/0', { token: reader });
+    const bad = await env.stack.call('GET', '/api/v1/inbound-emails/nope/attachments/0', { token: env.keys.reader });
     expect(bad).toMatchObject({ status: 400, body: { error: 'invalid param: uuid: must be a UUID', fields: { uuid: 'must be a UUID' } } });
-    const [foreign] = await seedInbound(other.project.id, 1, { attachments: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 3 }] });
-    const r = await stack.call('GET', `/api/v1/inbound-emails/${foreign}/attachments/0`, { token: reader });
+    const [foreign] = await seedInbound(env.other.project.id, 1, { attachments: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 3 }] });
+    const r = await env.stack.call('GET', `/api/v1/inbound-emails/${foreign}/attachments/0`, { token: env.keys.reader });
     expect(r).toMatchObject({ status: 404, body: { error: 'inbound email not found' } });
   });
 });
@@ -362,12 +346,12 @@ describe('stored bytes, through the relay channel (POST /relay/v1/inbound)', () 
   beforeAll(async () => {
     mineDomain = `acme-${crypto.randomUUID().slice(0, 8)}.example`;
     theirDomain = `globex-${crypto.randomUUID().slice(0, 8)}.example`;
-    expect((await stack.call('POST', '/api/v1/domains', { token: (await tenant.key(['domains:write'])).token, body: { name: mineDomain } })).status).toBe(201);
-    expect((await stack.call('POST', '/api/v1/domains', { token: (await other.key(['domains:write'])).token, body: { name: theirDomain } })).status).toBe(201);
-    const enrolled = await stack.call('POST', '/relay/v1/enroll', { token: (await tenant.key(['relay:write'])).token, body: { name: 'mx-test' } });
+    expect((await env.stack.call('POST', '/api/v1/domains', { token: (await env.tenant.key(['domains:write'])).token, body: { name: mineDomain } })).status).toBe(201);
+    expect((await env.stack.call('POST', '/api/v1/domains', { token: (await env.other.key(['domains:write'])).token, body: { name: theirDomain } })).status).toBe(201);
+    const enrolled = await env.stack.call('POST', '/relay/v1/enroll', { token: (await env.tenant.key(['relay:write'])).token, body: { name: 'mx-test' } });
     expect(enrolled.status).toBe(201);
     nodeToken = enrolled.body.token;
-    otherReader = (await other.key(['inbound:read'])).token;
+    otherReader = (await env.other.key(['inbound:read'])).token;
   });
 
   /** Forwards one message as a relay node does; returns the edge's answer. */
@@ -386,15 +370,15 @@ describe('stored bytes, through the relay channel (POST /relay/v1/inbound)', () 
     form.append('meta', JSON.stringify(meta));
     form.append('raw', new Blob([RAW], { type: 'message/rfc822' }), 'raw.eml');
     if (parsedOk) ATTACHMENTS.forEach((a, i) => form.append(`attachment.${i}`, new Blob([a.bytes], { type: a.content_type }), `attachment-${i}`));
-    const res = await fetch(`${stack.url}/relay/v1/inbound`, { method: 'POST', headers: { authorization: `Bearer ${nodeToken}` }, body: form });
+    const res = await fetch(`${env.stack.url}/relay/v1/inbound`, { method: 'POST', headers: { authorization: `Bearer ${nodeToken}` }, body: form });
     const body = await res.json() as { inbound_emails: { id: string; project_id: string; status: string }[] };
     expect(res.status, JSON.stringify(body)).toBe(200);
     const idOf = (projectId: string) => body.inbound_emails.find((e) => e.project_id === projectId)?.id;
-    return { spoolId, mine: idOf(tenant.project.id)!, theirs: idOf(other.project.id) };
+    return { spoolId, mine: idOf(env.tenant.project.id)!, theirs: idOf(env.other.project.id) };
   }
 
-  const download = async (path: string, token = reader) => {
-    const res = await fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const download = async (path: string, token = env.keys.reader) => {
+    const res = await fetch(`${env.stack.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
     return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
   };
 
@@ -408,7 +392,7 @@ describe('stored bytes, through the relay channel (POST /relay/v1/inbound)', () 
     expect(r.headers.get('content-length')).toBe(String(RAW.length));
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
     expect(r.headers.get('cache-control')).toBe('private, no-store');
-    const record = await stack.call('GET', `/api/v1/inbound-emails/${mine}`, { token: reader });
+    const record = await env.stack.call('GET', `/api/v1/inbound-emails/${mine}`, { token: env.keys.reader });
     expect(record.body.inbound_email).toMatchObject({ has_raw: true, status: 'received', size: RAW.length, subject: 'Files' });
   });
 
@@ -433,33 +417,33 @@ describe('stored bytes, through the relay channel (POST /relay/v1/inbound)', () 
     expect(odd.headers.get('content-type')).toBe('application/octet-stream');
     expect(odd.headers.get('content-disposition')).toBe('attachment; filename="oddname.bin"');
 
-    const past = await stack.call('GET', `/api/v1/inbound-emails/${mine}/attachments/3`, { token: reader });
+    const past = await env.stack.call('GET', `/api/v1/inbound-emails/${mine}/attachments/3`, { token: env.keys.reader });
     expect(past).toMatchObject({ status: 404, body: { error: 'attachment 3 not found (the message has 3)' } });
   });
 
   test('another project never reads this project\'s bytes: 404 as a record', async () => {
     const { mine } = await forward([`support@${mineDomain}`]);
     for (const path of [`/api/v1/inbound-emails/${mine}/raw`, `/api/v1/inbound-emails/${mine}/attachments/0`]) {
-      const r = await stack.call('GET', path, { token: otherReader });
+      const r = await env.stack.call('GET', path, { token: otherReader });
       expect(r).toMatchObject({ status: 404, body: { error: 'inbound email not found' } });
     }
   });
 
   test('a message that could not be parsed is failed, and its raw bytes download', async () => {
     const { mine } = await forward([`support@${mineDomain}`], { parsedOk: false });
-    const record = await stack.call('GET', `/api/v1/inbound-emails/${mine}`, { token: reader });
+    const record = await env.stack.call('GET', `/api/v1/inbound-emails/${mine}`, { token: env.keys.reader });
     expect(record.body.inbound_email).toMatchObject({ status: 'failed', status_reason: 'unparseable MIME', has_raw: true, attachments: [] });
     const raw = await download(`/api/v1/inbound-emails/${mine}/raw`);
     expect(raw.status).toBe(200);
     expect(raw.bytes).toEqual(RAW);
-    const none = await stack.call('GET', `/api/v1/inbound-emails/${mine}/attachments/0`, { token: reader });
+    const none = await env.stack.call('GET', `/api/v1/inbound-emails/${mine}/attachments/0`, { token: env.keys.reader });
     expect(none).toMatchObject({ status: 404, body: { error: 'attachment 0 not found (the message has 0)' } });
   });
 
   test('retry emits the same event data ingest emitted', async () => {
     const { mine } = await forward([`support@${mineDomain}`]);
-    expect((await stack.call('POST', `/api/v1/inbound-emails/${mine}/retry`, { token: writer })).body).toEqual({ emitted: true });
-    const { rows } = await stack.sql.query(`SELECT event, data FROM outbox WHERE data->>'id' = $1 ORDER BY id`, [mine]);
+    expect((await env.stack.call('POST', `/api/v1/inbound-emails/${mine}/retry`, { token: env.keys.writer })).body).toEqual({ emitted: true });
+    const { rows } = await env.stack.sql.query(`SELECT event, data FROM outbox WHERE data->>'id' = $1 ORDER BY id`, [mine]);
     expect(rows).toHaveLength(2);
     expect(rows[1]).toEqual(rows[0]);
     expect(rows[0].event).toBe('inbound.received');
@@ -468,21 +452,21 @@ describe('stored bytes, through the relay channel (POST /relay/v1/inbound)', () 
   test('delete removes the record, then its objects; the other project\'s copy of the same message stays', async () => {
     const { spoolId, mine, theirs } = await forward([`support@${mineDomain}`, `sales@${theirDomain}`]);
     expect(theirs).toBeDefined();
-    const r = await stack.call('DELETE', `/api/v1/inbound-emails/${mine}`, { token: deleter });
+    const r = await env.stack.call('DELETE', `/api/v1/inbound-emails/${mine}`, { token: env.keys.deleter });
     expect(r.status).toBe(204);
-    expect((await stack.sql.query('SELECT 1 FROM inbound_emails WHERE id = $1', [mine])).rowCount).toBe(0);
+    expect((await env.stack.sql.query('SELECT 1 FROM inbound_emails WHERE id = $1', [mine])).rowCount).toBe(0);
 
     // A record pointing at the same keys again shows whether the bytes are still there.
-    const prefix = `inbound/${tenant.project.id}/${encodeURIComponent(spoolId)}/`;
-    const { rows: [probe] } = await stack.sql.query(
+    const prefix = `inbound/${env.tenant.project.id}/${encodeURIComponent(spoolId)}/`;
+    const { rows: [probe] } = await env.stack.sql.query(
       `INSERT INTO inbound_emails (project_id, spool_id, sender, auth, raw_key, attachments, size, status, received_at)
        VALUES ($1, $2, 'ann@example.org', $3, $4, $5, 1, 'received', now()) RETURNING id`,
-      [tenant.project.id, spoolId, JSON.stringify(AUTH), `${prefix}raw.eml`, JSON.stringify(ATTACHMENTS.map(({ bytes: _b, ...m }) => ({ ...m, size: 1 })))],
+      [env.tenant.project.id, spoolId, JSON.stringify(AUTH), `${prefix}raw.eml`, JSON.stringify(ATTACHMENTS.map(({ bytes: _b, ...m }) => ({ ...m, size: 1 })))],
     );
-    expect(await stack.call('GET', `/api/v1/inbound-emails/${probe.id}/raw`, { token: reader }))
+    expect(await env.stack.call('GET', `/api/v1/inbound-emails/${probe.id}/raw`, { token: env.keys.reader }))
       .toMatchObject({ status: 404, body: { error: 'raw message not stored' } });
     for (const idx of [0, 1, 2]) {
-      expect(await stack.call('GET', `/api/v1/inbound-emails/${probe.id}/attachments/${idx}`, { token: reader }))
+      expect(await env.stack.call('GET', `/api/v1/inbound-emails/${probe.id}/attachments/${idx}`, { token: env.keys.reader }))
         .toMatchObject({ status: 404, body: { error: `attachment ${idx} not stored` } });
     }
 
@@ -495,46 +479,46 @@ describe('stored bytes, through the relay channel (POST /relay/v1/inbound)', () 
 
 describe('permissions, sessions and audit', () => {
   test('reads need inbound:read, retry inbound:write, delete inbound:delete; refusals change nothing', async () => {
-    const [id] = await seedInbound(tenant.project.id, 1);
-    const none = (await tenant.key(['domains:read'])).token;
+    const [id] = await seedInbound(env.tenant.project.id, 1);
+    const none = (await env.tenant.key(['domains:read'])).token;
     const [rows, outbox] = [await inboundCount(), await outboxCount()];
     const cases: [string, string, string, string][] = [
-      ['GET', '/api/v1/inbound-emails', writer, 'permission inbound:read required'],
-      ['GET', '/api/v1/inbound-emails/stats', deleter, 'permission inbound:read required'],
-      ['GET', `/api/v1/inbound-emails/${id}`, writer, 'permission inbound:read required'],
-      ['GET', `/api/v1/inbound-emails/${id}/raw`, writer, 'permission inbound:read required'],
-      ['GET', `/api/v1/inbound-emails/${id}/attachments/0`, writer, 'permission inbound:read required'],
-      ['POST', `/api/v1/inbound-emails/${id}/retry`, reader, 'permission inbound:write required'],
-      ['DELETE', `/api/v1/inbound-emails/${id}`, reader, 'permission inbound:delete required'],
-      ['DELETE', `/api/v1/inbound-emails/${id}`, writer, 'permission inbound:delete required'],
+      ['GET', '/api/v1/inbound-emails', env.keys.writer, 'permission inbound:read required'],
+      ['GET', '/api/v1/inbound-emails/stats', env.keys.deleter, 'permission inbound:read required'],
+      ['GET', `/api/v1/inbound-emails/${id}`, env.keys.writer, 'permission inbound:read required'],
+      ['GET', `/api/v1/inbound-emails/${id}/raw`, env.keys.writer, 'permission inbound:read required'],
+      ['GET', `/api/v1/inbound-emails/${id}/attachments/0`, env.keys.writer, 'permission inbound:read required'],
+      ['POST', `/api/v1/inbound-emails/${id}/retry`, env.keys.reader, 'permission inbound:write required'],
+      ['DELETE', `/api/v1/inbound-emails/${id}`, env.keys.reader, 'permission inbound:delete required'],
+      ['DELETE', `/api/v1/inbound-emails/${id}`, env.keys.writer, 'permission inbound:delete required'],
       ['GET', '/api/v1/inbound-emails', none, 'no access to inbound in this project'],
       ['POST', `/api/v1/inbound-emails/${id}/retry`, none, 'no access to inbound in this project'],
     ];
     for (const [method, path, token, error] of cases) {
-      const r = await stack.call(method, path, { token });
+      const r = await env.stack.call(method, path, { token });
       expect([method, path, r.status, r.body]).toEqual([method, path, 403, { error }]);
     }
     expect([await inboundCount(), await outboxCount()]).toEqual([rows, outbox]);
   });
 
   test('a plain member reads and retries but cannot delete', async () => {
-    const [id] = await seedInbound(tenant.project.id, 1);
-    const { rows: [user] } = await stack.sql.query(`INSERT INTO users (email) VALUES ($1) RETURNING id`, [`${crypto.randomUUID()}@example.com`]);
-    await stack.sql.query(`INSERT INTO memberships (project_id, user_id, role) VALUES ($1, $2, 'member')`, [tenant.project.id, user.id]);
-    const headers = { cookie: await sessionCookie(stack, user.id), 'X-Service-Project-Id': tenant.project.id, origin: stack.url };
-    expect((await stack.call('GET', `/api/v1/inbound-emails/${id}`, { headers })).status).toBe(200);
-    expect((await stack.call('POST', `/api/v1/inbound-emails/${id}/retry`, { headers })).status).toBe(200);
-    const r = await stack.call('DELETE', `/api/v1/inbound-emails/${id}`, { headers });
+    const [id] = await seedInbound(env.tenant.project.id, 1);
+    const { rows: [user] } = await env.stack.sql.query(`INSERT INTO users (email) VALUES ($1) RETURNING id`, [`${crypto.randomUUID()}@example.com`]);
+    await env.stack.sql.query(`INSERT INTO memberships (project_id, user_id, role) VALUES ($1, $2, 'member')`, [env.tenant.project.id, user.id]);
+    const headers = { cookie: await sessionCookie(env.stack, user.id), 'X-Service-Project-Id': env.tenant.project.id, origin: env.stack.url };
+    expect((await env.stack.call('GET', `/api/v1/inbound-emails/${id}`, { headers })).status).toBe(200);
+    expect((await env.stack.call('POST', `/api/v1/inbound-emails/${id}/retry`, { headers })).status).toBe(200);
+    const r = await env.stack.call('DELETE', `/api/v1/inbound-emails/${id}`, { headers });
     expect(r).toMatchObject({ status: 403, body: { error: 'permission inbound:delete required' } });
   });
 
   test('retry and delete are recorded as inboundemail.retry and inboundemail.deleted; reads are not', async () => {
-    const [id] = await seedInbound(tenant.project.id, 1);
-    const before = await settledAuditEvents(stack, admin);
-    await stack.call('GET', `/api/v1/inbound-emails/${id}`, { token: reader });
-    await stack.call('POST', `/api/v1/inbound-emails/${id}/retry`, { token: writer });
-    await stack.call('DELETE', `/api/v1/inbound-emails/${id}`, { token: deleter });
-    const events = addedEvents(before, await settledAuditEvents(stack, admin)).filter((e) => e.project_id === tenant.project.id);
+    const [id] = await seedInbound(env.tenant.project.id, 1);
+    const before = await settledAuditEvents(env.stack, env.admin);
+    await env.stack.call('GET', `/api/v1/inbound-emails/${id}`, { token: env.keys.reader });
+    await env.stack.call('POST', `/api/v1/inbound-emails/${id}/retry`, { token: env.keys.writer });
+    await env.stack.call('DELETE', `/api/v1/inbound-emails/${id}`, { token: env.keys.deleter });
+    const events = addedEvents(before, await settledAuditEvents(env.stack, env.admin)).filter((e) => e.project_id === env.tenant.project.id);
     expect(events.map((e) => [e.type, e.status])).toEqual([['inboundemail.retry', 200], ['inboundemail.deleted', 204]]);
   });
 });

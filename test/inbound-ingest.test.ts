@@ -2,36 +2,29 @@
 // "POST /relay/v1/inbound"): one record per project owning a recipient
 // domain, bytes in R2, the record and its outbox row in one transaction, and
 // a spool id stored once however often it is forwarded.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { enroll, forward, inboundForm, inboundMeta, registerDomain, type EnrolledNode } from './support/relay.js';
-import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
+import { useTenantStack } from './support/tenant-stack.js';
 import { awayFromWindowEdge, eventually } from './support/wait.js';
 
 const MAX_MESSAGE = 100_000;
 const BODY_LIMIT = 2 * MAX_MESSAGE + 1_048_576;
 const INBOUND_LIMIT = 30;
-let stack: TestStack;
-let acme: Awaited<ReturnType<typeof seedProject>>;
-let globex: Awaited<ReturnType<typeof seedProject>>;
-let acmeReader: string;
-let globexReader: string;
+// The tenant is the project acme, receiving for acme.test; the other is globex, for globex.test.
+const env = useTenantStack({
+  settings: { SERVICE_INBOUND_MAX_MESSAGE_SIZE: String(MAX_MESSAGE), SERVICE_RATELIMIT_RELAY_NODE_INBOUND_PER_MINUTE: String(INBOUND_LIMIT) },
+  captureLogs: true,
+  keys: { reader: ['inbound:read'] },
+});
+let otherReader: string;
 let node: EnrolledNode;
 
 beforeAll(async () => {
-  stack = await startTestStack({
-    settings: { SERVICE_INBOUND_MAX_MESSAGE_SIZE: String(MAX_MESSAGE), SERVICE_RATELIMIT_RELAY_NODE_INBOUND_PER_MINUTE: String(INBOUND_LIMIT) },
-    captureLogs: true,
-  });
-  const admin = await platformToken(stack);
-  acme = await seedProject(stack, admin, 'acme');
-  globex = await seedProject(stack, admin, 'globex');
-  acmeReader = (await acme.key(['inbound:read'])).token;
-  globexReader = (await globex.key(['inbound:read'])).token;
-  await registerDomain(stack, acme.project.id, 'acme.test');
-  await registerDomain(stack, globex.project.id, 'globex.test');
-  node = await enroll(stack, (await acme.key(['relay:write'])).token);
+  otherReader = (await env.other.key(['inbound:read'])).token;
+  await registerDomain(env.stack, env.tenant.project.id, 'acme.test');
+  await registerDomain(env.stack, env.other.project.id, 'globex.test');
+  node = await enroll(env.stack, (await env.tenant.key(['relay:write'])).token);
 });
-afterAll(async () => { await stack?.stop(); });
 
 const RAW = [
   'From: Ann <ann@example.org>', 'To: support@acme.test, sales@globex.test', 'Subject: Hello',
@@ -40,15 +33,15 @@ const RAW = [
 const PDF = Uint8Array.from({ length: 3000 }, (_, i) => (i * 31) % 256); // not UTF-8: bytes must survive as bytes
 
 async function records(spoolId: string) {
-  const { rows } = await stack.sql.query('SELECT *, xmin::text AS tx FROM inbound_emails WHERE spool_id = $1 ORDER BY project_id', [spoolId]);
+  const { rows } = await env.stack.sql.query('SELECT *, xmin::text AS tx FROM inbound_emails WHERE spool_id = $1 ORDER BY project_id', [spoolId]);
   return rows;
 }
 async function events(recordIds: string[]) {
-  const { rows } = await stack.sql.query(`SELECT *, xmin::text AS tx FROM outbox WHERE event = 'inbound.received' AND data->>'id' = ANY($1)`, [recordIds]);
+  const { rows } = await env.stack.sql.query(`SELECT *, xmin::text AS tx FROM outbox WHERE event = 'inbound.received' AND data->>'id' = ANY($1)`, [recordIds]);
   return rows;
 }
 const download = async (path: string, token: string) => {
-  const res = await fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${env.stack.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
   return { status: res.status, type: res.headers.get('content-type'), bytes: new Uint8Array(await res.arrayBuffer()) };
 };
 
@@ -63,7 +56,7 @@ describe('a message for two projects', () => {
   let first: Awaited<ReturnType<typeof forward>>;
 
   beforeAll(async () => {
-    first = await forward(stack, node.token, { meta, raw: RAW, attachments: [{ bytes: PDF, type: 'application/pdf' }] });
+    first = await forward(env.stack, node.token, { meta, raw: RAW, attachments: [{ bytes: PDF, type: 'application/pdf' }] });
   });
 
   test('is answered with one record per project, each holding that project\'s recipients', async () => {
@@ -73,20 +66,20 @@ describe('a message for two projects', () => {
     const rows = await records(meta.spool_id);
     expect(rows).toHaveLength(2);
     const byProject = Object.fromEntries(rows.map((r) => [r.project_id, r]));
-    expect(byProject[acme.project.id].recipients).toEqual(['support@acme.test', 'billing@acme.test']);
-    expect(byProject[globex.project.id].recipients).toEqual(['Sales@GLOBEX.test']);
+    expect(byProject[env.tenant.project.id].recipients).toEqual(['support@acme.test', 'billing@acme.test']);
+    expect(byProject[env.other.project.id].recipients).toEqual(['Sales@GLOBEX.test']);
     for (const answer of first.body.inbound_emails) {
       expect(answer).toEqual({ id: byProject[answer.project_id].id, project_id: answer.project_id, status: 'received' });
     }
-    expect(byProject[acme.project.id]).toMatchObject({
+    expect(byProject[env.tenant.project.id]).toMatchObject({
       node_id: node.id, sender: 'ann@example.org', subject: 'Hello', message_id: '<abc@example.org>', text_body: 'Hi there',
       html_body: '<p>Hi there</p>', headers: { from: 'Ann <ann@example.org>', subject: 'Hello' }, status: 'received', status_reason: null,
       auth: meta.auth, size: RAW.length, attachments: [{ filename: 'a.pdf', content_type: 'application/pdf', size: PDF.length }],
-      raw_key: `inbound/${acme.project.id}/${meta.spool_id}/raw.eml`,
+      raw_key: `inbound/${env.tenant.project.id}/${meta.spool_id}/raw.eml`,
     });
-    expect(byProject[acme.project.id].received_at.toISOString()).toBe(meta.received_at);
-    const { rows: [domain] } = await stack.sql.query('SELECT id FROM domains WHERE name = $1', ['acme.test']);
-    expect(byProject[acme.project.id].domain_id).toBe(domain.id);
+    expect(byProject[env.tenant.project.id].received_at.toISOString()).toBe(meta.received_at);
+    const { rows: [domain] } = await env.stack.sql.query('SELECT id FROM domains WHERE name = $1', ['acme.test']);
+    expect(byProject[env.tenant.project.id].domain_id).toBe(domain.id);
   });
 
   test('its records and their inbound.received outbox rows were written in one transaction, metadata only', async () => {
@@ -111,7 +104,7 @@ describe('a message for two projects', () => {
   test('the raw message and the attachment are in R2, byte for byte, for each project', async () => {
     const rows = await records(meta.spool_id);
     for (const row of rows) {
-      const reader = row.project_id === acme.project.id ? acmeReader : globexReader;
+      const reader = row.project_id === env.tenant.project.id ? env.keys.reader : otherReader;
       const raw = await download(`/api/v1/inbound-emails/${row.id}/raw`, reader);
       expect(raw.status).toBe(200);
       expect(raw.type).toBe('message/rfc822');
@@ -125,7 +118,7 @@ describe('a message for two projects', () => {
 
   test('forwarded again (same spool id), nothing new is stored and the answer says duplicate', async () => {
     const rowsBefore = await records(meta.spool_id);
-    const again = await forward(stack, node.token, { meta, raw: RAW, attachments: [{ bytes: PDF, type: 'application/pdf' }] });
+    const again = await forward(env.stack, node.token, { meta, raw: RAW, attachments: [{ bytes: PDF, type: 'application/pdf' }] });
     expect(again.status).toBe(200);
     expect(again.body.duplicate).toBe(true);
     expect([...again.body.inbound_emails].sort((a, b) => a.project_id.localeCompare(b.project_id)))
@@ -139,32 +132,32 @@ describe('status at ingest', () => {
   const rowFor = async (spoolId: string) => (await records(spoolId))[0];
 
   test('a suppressed sender is stored as rejected (raw kept), only in the project that suppresses it', async () => {
-    await stack.sql.query('INSERT INTO suppressions (project_id, address) VALUES ($1, $2)', [acme.project.id, 'spam@evil.test']);
+    await env.stack.sql.query('INSERT INTO suppressions (project_id, address) VALUES ($1, $2)', [env.tenant.project.id, 'spam@evil.test']);
     const meta = inboundMeta(['support@acme.test', 'sales@globex.test'], { mail_from: 'SPAM@evil.test' });
-    const r = await forward(stack, node.token, { meta, raw: RAW });
+    const r = await forward(env.stack, node.token, { meta, raw: RAW });
     expect(r.status).toBe(200);
     const rows = await records(meta.spool_id);
     const status = Object.fromEntries(rows.map((row) => [row.project_id, [row.status, row.status_reason]]));
-    expect(status).toEqual({ [acme.project.id]: ['rejected', 'sender suppressed'], [globex.project.id]: ['received', null] });
+    expect(status).toEqual({ [env.tenant.project.id]: ['rejected', 'sender suppressed'], [env.other.project.id]: ['received', null] });
     expect(rows.every((row) => row.raw_key !== null)).toBe(true);
     expect((await events(rows.map((row) => row.id))).map((e) => e.data.status).sort()).toEqual(['received', 'rejected']);
   });
 
   test('a message the node refused for DMARC p=reject is kept as rejected', async () => {
     const meta = inboundMeta(['support@acme.test'], { smtp_rejected: true, dmarc_policy: 'reject', auth: { spf: 'fail', dkim: 'none', dmarc: 'fail', aligned: false, client_ip: '203.0.113.9' } });
-    expect((await forward(stack, node.token, { meta, raw: RAW })).body.inbound_emails[0].status).toBe('rejected');
+    expect((await forward(env.stack, node.token, { meta, raw: RAW })).body.inbound_emails[0].status).toBe('rejected');
     expect(await rowFor(meta.spool_id)).toMatchObject({ status: 'rejected', status_reason: 'dmarc policy reject', auth: meta.auth });
   });
 
   test('a message that could not be parsed is failed, with its raw bytes kept and downloadable', async () => {
     const garbage = 'Content-Type: multipart/mixed; boundary="x"\r\n\r\n--x\r\n\u00ff\u00fe broken';
     const meta = inboundMeta(['support@acme.test'], { parsed: { ok: false, error: 'unexpected end of multipart body' } });
-    const r = await forward(stack, node.token, { meta, raw: garbage });
+    const r = await forward(env.stack, node.token, { meta, raw: garbage });
     expect(r.status).toBe(200);
     expect(r.body.inbound_emails[0].status).toBe('failed');
     const row = await rowFor(meta.spool_id);
     expect(row).toMatchObject({ status: 'failed', status_reason: 'unexpected end of multipart body', subject: '', text_body: '', attachments: [], headers: {} });
-    const raw = await download(`/api/v1/inbound-emails/${row.id}/raw`, acmeReader);
+    const raw = await download(`/api/v1/inbound-emails/${row.id}/raw`, env.keys.reader);
     expect(raw.status).toBe(200);
     expect(new TextDecoder().decode(raw.bytes)).toBe(garbage);
   });
@@ -173,7 +166,7 @@ describe('status at ingest', () => {
     const meta = inboundMeta(['support@acme.test'], {
       parsed: { ok: true, subject: 'a\u0000b', text: 'x\u0000', headers: { 'x-odd': '\u0000' }, attachments: [] },
     });
-    expect((await forward(stack, node.token, { meta, raw: RAW })).status).toBe(200);
+    expect((await forward(env.stack, node.token, { meta, raw: RAW })).status).toBe(200);
     expect(await rowFor(meta.spool_id)).toMatchObject({ subject: 'ab', text_body: 'x', headers: { 'x-odd': '' } });
   });
 });
@@ -192,7 +185,7 @@ describe('refusals', () => {
     const meta = inboundMeta(['support@acme.test']);
     const spoolId = meta.spool_id;
     spoil(meta);
-    const r = await forward(stack, node.token, { meta, raw: RAW });
+    const r = await forward(env.stack, node.token, { meta, raw: RAW });
     expect(r.status).toBe(400);
     expect(Object.keys(r.body.fields)).toContain(field);
     expect(r.body.error).toMatch(/^invalid meta: meta\./);
@@ -218,11 +211,11 @@ describe('refusals', () => {
     cases.push([rawAsText, 'raw']);
     cases.push([inboundForm({ meta, raw: RAW }), 'attachment.0']);
     for (const [form, part] of cases) {
-      const r = await forward(stack, node.token, form);
+      const r = await forward(env.stack, node.token, form);
       expect(r.status, part).toBe(400);
       expect(Object.keys(r.body.fields)).toEqual([part]);
     }
-    const json = await stack.call('POST', '/relay/v1/inbound', { token: node.token, body: meta });
+    const json = await env.stack.call('POST', '/relay/v1/inbound', { token: node.token, body: meta });
     expect(json.status).toBe(400);
     expect(Object.keys(json.body.fields)).toEqual(['content-type']);
     expect(await stored(meta.spool_id)).toBe(0);
@@ -230,45 +223,45 @@ describe('refusals', () => {
 
   test('a body over 2 × inbound.max_message_size + 1 MiB is 413, and nothing is stored', async () => {
     const meta = inboundMeta(['support@acme.test']);
-    const r = await forward(stack, node.token, { meta, raw: 'x'.repeat(BODY_LIMIT) });
+    const r = await forward(env.stack, node.token, { meta, raw: 'x'.repeat(BODY_LIMIT) });
     expect(r.status).toBe(413);
     expect(r.body.error).toBe(`request body larger than ${BODY_LIMIT} bytes`);
     expect(await stored(meta.spool_id)).toBe(0);
     // Just under the limit is taken.
     const fits = inboundMeta(['support@acme.test']);
-    expect((await forward(stack, node.token, { meta: fits, raw: 'x'.repeat(2 * MAX_MESSAGE) })).status).toBe(200);
+    expect((await forward(env.stack, node.token, { meta: fits, raw: 'x'.repeat(2 * MAX_MESSAGE) })).status).toBe(200);
   });
 
   test('recipients in no registered domain: 200 with nothing stored, and logged', async () => {
     const meta = inboundMeta(['someone@unregistered.test']);
-    const r = await forward(stack, node.token, { meta, raw: RAW });
+    const r = await forward(env.stack, node.token, { meta, raw: RAW });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ inbound_emails: [], duplicate: false });
-    await eventually(async () => stack.logs(), (logs) => logs.some((l) => l.message.includes(`inbound ${meta.spool_id} `) && l.message.includes('nothing stored')));
+    await eventually(async () => env.stack.logs(), (logs) => logs.some((l) => l.message.includes(`inbound ${meta.spool_id} `) && l.message.includes('nothing stored')));
   });
 
   test('an unknown or revoked node credential is 401', async () => {
     const meta = inboundMeta(['support@acme.test']);
-    expect((await forward(stack, `myr_abcdefgh_${'A'.repeat(43)}`, { meta, raw: RAW })).status).toBe(401);
-    const gone = await enroll(stack, (await acme.key(['relay:write'])).token);
-    await stack.sql.query('UPDATE relay_nodes SET revoked = true WHERE id = $1', [gone.id]);
-    const r = await forward(stack, gone.token, { meta, raw: RAW });
+    expect((await forward(env.stack, `myr_abcdefgh_${'A'.repeat(43)}`, { meta, raw: RAW })).status).toBe(401);
+    const gone = await enroll(env.stack, (await env.tenant.key(['relay:write'])).token);
+    await env.stack.sql.query('UPDATE relay_nodes SET revoked = true WHERE id = $1', [gone.id]);
+    const r = await forward(env.stack, gone.token, { meta, raw: RAW });
     expect(r).toMatchObject({ status: 401, body: { error: 'relay node revoked' } });
     expect(await stored(meta.spool_id)).toBe(0);
   });
 
   test(`forwarding past ratelimit.relay_node_inbound_per_minute is 429 with Retry-After, per node`, async () => {
-    const busy = await enroll(stack, (await acme.key(['relay:write'])).token);
+    const busy = await enroll(env.stack, (await env.tenant.key(['relay:write'])).token);
     await awayFromWindowEdge();
     const replies = await Promise.all(Array.from({ length: INBOUND_LIMIT }, () =>
-      forward(stack, busy.token, { meta: inboundMeta(['someone@unregistered.test']), raw: RAW })));
+      forward(env.stack, busy.token, { meta: inboundMeta(['someone@unregistered.test']), raw: RAW })));
     expect(replies.map((r) => r.status)).toEqual(Array(INBOUND_LIMIT).fill(200));
     const meta = inboundMeta(['support@acme.test']);
-    const refused = await forward(stack, busy.token, { meta, raw: RAW });
+    const refused = await forward(env.stack, busy.token, { meta, raw: RAW });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(await stored(meta.spool_id)).toBe(0);
     // The node that forwarded everything else here has a window of its own.
-    expect((await forward(stack, node.token, { meta, raw: RAW })).status).toBe(200);
+    expect((await forward(env.stack, node.token, { meta, raw: RAW })).status).toBe(200);
   });
 });

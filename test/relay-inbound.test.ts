@@ -13,13 +13,14 @@ import { join } from 'node:path';
 import { connect as connectTls } from 'node:tls';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { loadConfig } from '@edgemail/shared';
 import { repoRoot, startEdgeWorker, type EdgeWorker } from '../edge/local/edge-worker.js';
-import { NodeRevokedError, readNodeState, spoolDir, startRelayNode, type Log, type RelayNode, type RelayNodeOptions } from '../relay-node/src/index.js';
+import { NodeRevokedError, readNodeState, spoolDir, type RelayNode, type RelayNodeOptions } from '../relay-node/src/index.js';
 import { writeNodeState } from '../relay-node/src/state/index.js';
 import { startDnsServer, type TestDnsServer } from '../relay-node/test-support/dns-server.js';
+import { collectingLog, type LogLine } from '../relay-node/test-support/inbound-harness.js';
 import { sendMessage } from '../relay-node/test-support/smtp-client.js';
 import { freePort } from './support/global-setup.js';
+import { inboundBySubject as recordsBySubject, startTestNode } from './support/relay-node.js';
 import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
 import { eventually } from './support/wait.js';
 
@@ -32,12 +33,8 @@ let key: string;
 let projectHeaders: { token: string };
 let stateDir: string;
 let dns: TestDnsServer;
-const logs: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
-const log: Log = {
-  info: (message, fields) => logs.push({ level: 'info', message, fields }),
-  warn: (message, fields) => logs.push({ level: 'warn', message, fields }),
-  error: (message, fields) => logs.push({ level: 'error', message, fields }),
-};
+const logs: LogLine[] = [];
+const log = collectingLog(logs);
 
 beforeAll(async () => {
   stack = await startTestStack({ settings: SETTINGS });
@@ -65,31 +62,13 @@ const cli = (args: string[], env: Record<string, string> = {}) =>
 
 /** The node in this process, on a free port, with short periods so the test does not wait on 30 s timers. */
 function startNode(extra: Partial<RelayNodeOptions> = {}): Promise<RelayNode> {
-  return startRelayNode({
-    stateDir,
-    config: loadConfig({ SERVICE_SERVER_PUBLIC_URL: stack.url, SERVICE_RELAY_NODE_INBOUND_RATE_PER_MINUTE: '0', SERVICE_DNS_SERVERS: dns.address }).config,
-    port: 0,
-    host: '127.0.0.1',
-    hostName: 'mx.relay-e2e.test',
-    log,
-    drainMs: 1000,
-    heartbeatIntervalMs: 300,
-    tlsStartupTimeoutMs: 1000,
-    forwarder: { backoff: { initialMs: 100, maxMs: 500 }, idlePollMs: 200 },
-    ...extra,
-  });
+  return startTestNode({ stack, stateDir, dnsAddress: dns.address, log, hostName: 'mx.relay-e2e.test', ...extra });
 }
 
 const mail = (subject: string, extra = '') =>
   `From: Ann <ann@sender.example>\r\nTo: <support@${DOMAIN}>\r\nSubject: ${subject}\r\nMessage-ID: <${subject}@sender.example>\r\n${extra}\r\nHello from ${subject}.\r\n`;
 
-async function inboundBySubject(): Promise<Map<string, any[]>> {
-  const reply = await stack.call('GET', '/api/v1/inbound-emails?limit=200', projectHeaders);
-  expect(reply.status).toBe(200);
-  const bySubject = new Map<string, any[]>();
-  for (const record of reply.body.inbound_emails) bySubject.set(record.subject, [...(bySubject.get(record.subject) ?? []), record]);
-  return bySubject;
-}
+const inboundBySubject = () => recordsBySubject(stack, key);
 
 /** Every (spool_id) stored, to see that none is there twice. */
 async function storedSpoolIds(): Promise<string[]> {

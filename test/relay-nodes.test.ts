@@ -1,26 +1,12 @@
 // Relay nodes as a project manages them (issue 7, docs/relay-protocol.md):
 // list with the last heartbeat, revoke.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
+import { describe, expect, test } from 'vitest';
+import { seedProject } from './support/stack.js';
+import { useTenantStack } from './support/tenant-stack.js';
 import { addedEvents, settledAuditEvents } from './support/audit.js';
 
-let stack: TestStack;
-let admin: string;
-let tenant: Awaited<ReturnType<typeof seedProject>>;
-let other: Awaited<ReturnType<typeof seedProject>>;
-let reader: string;
-let writer: string;
-
-beforeAll(async () => {
-  stack = await startTestStack();
-  admin = await platformToken(stack);
-  tenant = await seedProject(stack, admin, 'acme');
-  other = await seedProject(stack, admin, 'globex');
-  reader = (await tenant.key(['relay:read'])).token;
-  writer = (await tenant.key(['relay:write'])).token;
-});
-afterAll(async () => { await stack?.stop(); });
+const env = useTenantStack({ keys: { reader: ['relay:read'], writer: ['relay:write'] } });
 
 const LISTENERS = [{ name: 'inbound', port: 2525, tls: 'starttls', proxy_protocol: false }];
 const TLS = { source: 'self_signed', not_after: '2027-11-26T00:00:00.000Z' };
@@ -29,7 +15,7 @@ const TLS = { source: 'self_signed', not_after: '2027-11-26T00:00:00.000Z' };
 async function seedNode(projectId: string, name: string, heartbeat = true) {
   const prefix = `myr_${crypto.randomUUID().replace(/-/g, '').slice(0, 8)}`;
   const token = `${prefix}_${'s'.repeat(43)}`;
-  const { rows: [row] } = await stack.sql.query(
+  const { rows: [row] } = await env.stack.sql.query(
     `INSERT INTO relay_nodes (project_id, name, key_prefix, key_hash, version, listeners, tls, spool_depth, last_heartbeat_at, last_address)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id, created_at, last_heartbeat_at`,
     heartbeat
@@ -41,14 +27,14 @@ async function seedNode(projectId: string, name: string, heartbeat = true) {
 
 describe('GET /api/v1/relay/nodes', () => {
   test('{relay_nodes}: the project\'s nodes, newest first, with what the last heartbeat said; never the hash', async () => {
-    const project = await seedProject(stack, admin, 'nodes');
+    const project = await seedProject(env.stack, env.admin, 'nodes');
     const key = (await project.key(['relay:read'])).token;
     const quiet = await seedNode(project.project.id, 'mx-new', false);
     const busy = await seedNode(project.project.id, 'mx1');
-    await stack.sql.query(`UPDATE relay_nodes SET created_at = now() - interval '1 hour' WHERE id = $1`, [busy.id]);
-    const foreign = await seedNode(other.project.id, 'theirs');
+    await env.stack.sql.query(`UPDATE relay_nodes SET created_at = now() - interval '1 hour' WHERE id = $1`, [busy.id]);
+    const foreign = await seedNode(env.other.project.id, 'theirs');
 
-    const r = await stack.call('GET', '/api/v1/relay/nodes', { token: key });
+    const r = await env.stack.call('GET', '/api/v1/relay/nodes', { token: key });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body)).toEqual(['relay_nodes']);
     expect(r.body.relay_nodes.map((n: { id: string }) => n.id)).toEqual([quiet.id, busy.id]);
@@ -64,45 +50,45 @@ describe('GET /api/v1/relay/nodes', () => {
   });
 
   test('a project without nodes gets an empty list', async () => {
-    const empty = await seedProject(stack, admin, 'empty');
-    const r = await stack.call('GET', '/api/v1/relay/nodes', { token: (await empty.key(['relay:read'])).token });
+    const empty = await seedProject(env.stack, env.admin, 'empty');
+    const r = await env.stack.call('GET', '/api/v1/relay/nodes', { token: (await empty.key(['relay:read'])).token });
     expect(r).toMatchObject({ status: 200, body: { relay_nodes: [] } });
   });
 });
 
 describe('POST /api/v1/relay/nodes/{id}/revoke', () => {
   test('{relay_node} with revoked true; it stays listed; revoking again keeps the first time', async () => {
-    const node = await seedNode(tenant.project.id, 'mx-revoked');
-    const r = await stack.call('POST', `/api/v1/relay/nodes/${node.id}/revoke`, { token: writer });
+    const node = await seedNode(env.tenant.project.id, 'mx-revoked');
+    const r = await env.stack.call('POST', `/api/v1/relay/nodes/${node.id}/revoke`, { token: env.keys.writer });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body)).toEqual(['relay_node']);
-    expect(r.body.relay_node).toMatchObject({ id: node.id, project_id: tenant.project.id, name: 'mx-revoked', revoked: true });
-    const { rows: [first] } = await stack.sql.query('SELECT revoked, revoked_at FROM relay_nodes WHERE id = $1', [node.id]);
+    expect(r.body.relay_node).toMatchObject({ id: node.id, project_id: env.tenant.project.id, name: 'mx-revoked', revoked: true });
+    const { rows: [first] } = await env.stack.sql.query('SELECT revoked, revoked_at FROM relay_nodes WHERE id = $1', [node.id]);
     expect(first.revoked).toBe(true);
     expect(first.revoked_at).toBeInstanceOf(Date);
 
-    const again = await stack.call('POST', `/api/v1/relay/nodes/${node.id}/revoke`, { token: writer });
+    const again = await env.stack.call('POST', `/api/v1/relay/nodes/${node.id}/revoke`, { token: env.keys.writer });
     expect(again.status).toBe(200);
-    const { rows: [second] } = await stack.sql.query('SELECT revoked_at FROM relay_nodes WHERE id = $1', [node.id]);
+    const { rows: [second] } = await env.stack.sql.query('SELECT revoked_at FROM relay_nodes WHERE id = $1', [node.id]);
     expect(second.revoked_at).toEqual(first.revoked_at);
 
-    const list = await stack.call('GET', '/api/v1/relay/nodes', { token: reader });
+    const list = await env.stack.call('GET', '/api/v1/relay/nodes', { token: env.keys.reader });
     expect(list.body.relay_nodes.find((n: { id: string }) => n.id === node.id).revoked).toBe(true);
   });
 
   test('another project\'s node and an unknown id are 404, and stay as they were', async () => {
-    const foreign = await seedNode(other.project.id, 'not-yours');
+    const foreign = await seedNode(env.other.project.id, 'not-yours');
     for (const id of [foreign.id, crypto.randomUUID()]) {
-      const r = await stack.call('POST', `/api/v1/relay/nodes/${id}/revoke`, { token: writer });
+      const r = await env.stack.call('POST', `/api/v1/relay/nodes/${id}/revoke`, { token: env.keys.writer });
       expect(r.status).toBe(404);
       expect(r.body).toEqual({ error: 'relay node not found' });
     }
-    const { rows } = await stack.sql.query('SELECT revoked, revoked_at FROM relay_nodes WHERE id = $1', [foreign.id]);
+    const { rows } = await env.stack.sql.query('SELECT revoked, revoked_at FROM relay_nodes WHERE id = $1', [foreign.id]);
     expect(rows).toEqual([{ revoked: false, revoked_at: null }]);
   });
 
   test('a non-UUID id is 400 naming id', async () => {
-    const r = await stack.call('POST', '/api/v1/relay/nodes/mx1/revoke', { token: writer });
+    const r = await env.stack.call('POST', '/api/v1/relay/nodes/mx1/revoke', { token: env.keys.writer });
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ error: 'invalid param: id: must be a UUID', fields: { id: 'must be a UUID' } });
   });
@@ -110,16 +96,16 @@ describe('POST /api/v1/relay/nodes/{id}/revoke', () => {
 
 describe('through the relay channel', () => {
   test('an enrolled node shows its heartbeat in the list; once revoked, its next call is refused', async () => {
-    const project = await seedProject(stack, admin, 'channel');
+    const project = await seedProject(env.stack, env.admin, 'channel');
     const key = (await project.key(['relay:write', 'relay:read'])).token;
-    const enrolled = await stack.call('POST', '/relay/v1/enroll', { token: key, body: { name: 'mx-live', version: '0.1.0' } });
+    const enrolled = await env.stack.call('POST', '/relay/v1/enroll', { token: key, body: { name: 'mx-live', version: '0.1.0' } });
     expect(enrolled.status).toBe(201);
     const { node, token } = enrolled.body;
     const beat = { version: '0.1.1', listeners: LISTENERS, tls: TLS, spool_depth: 2 };
-    const hb = await stack.call('POST', '/relay/v1/heartbeat', { token, body: beat, headers: { 'cf-connecting-ip': '198.51.100.20' } });
+    const hb = await env.stack.call('POST', '/relay/v1/heartbeat', { token, body: beat, headers: { 'cf-connecting-ip': '198.51.100.20' } });
     expect(hb.status).toBe(200);
 
-    const list = await stack.call('GET', '/api/v1/relay/nodes', { token: key });
+    const list = await env.stack.call('GET', '/api/v1/relay/nodes', { token: key });
     expect(list.body.relay_nodes).toHaveLength(1);
     expect(list.body.relay_nodes[0]).toMatchObject({
       id: node.id, name: 'mx-live', key_prefix: token.slice(0, 12), revoked: false, version: '0.1.1',
@@ -128,10 +114,10 @@ describe('through the relay channel', () => {
     expect(Date.now() - Date.parse(list.body.relay_nodes[0].last_heartbeat_at)).toBeLessThan(60_000);
     expect(JSON.stringify(list.body)).not.toContain(token.slice(13));
 
-    const revoked = await stack.call('POST', `/api/v1/relay/nodes/${node.id}/revoke`, { token: key });
+    const revoked = await env.stack.call('POST', `/api/v1/relay/nodes/${node.id}/revoke`, { token: key });
     expect(revoked.status).toBe(200);
     expect(revoked.body.relay_node).toMatchObject({ id: node.id, revoked: true, version: '0.1.1' });
-    const after = await stack.call('POST', '/relay/v1/heartbeat', { token, body: beat });
+    const after = await env.stack.call('POST', '/relay/v1/heartbeat', { token, body: beat });
     expect(after.status).toBe(401);
     expect(after.body).toEqual({ error: 'relay node revoked' });
   });
@@ -139,27 +125,27 @@ describe('through the relay channel', () => {
 
 describe('permissions and audit', () => {
   test('list needs relay:read, revoke relay:write; refusals change nothing', async () => {
-    const node = await seedNode(tenant.project.id, 'mx-guarded');
-    const none = (await tenant.key(['inbound:read'])).token;
+    const node = await seedNode(env.tenant.project.id, 'mx-guarded');
+    const none = (await env.tenant.key(['inbound:read'])).token;
     const cases: [string, string, string, string][] = [
-      ['POST', `/api/v1/relay/nodes/${node.id}/revoke`, reader, 'permission relay:write required'],
-      ['GET', '/api/v1/relay/nodes', writer, 'permission relay:read required'],
+      ['POST', `/api/v1/relay/nodes/${node.id}/revoke`, env.keys.reader, 'permission relay:write required'],
+      ['GET', '/api/v1/relay/nodes', env.keys.writer, 'permission relay:read required'],
       ['GET', '/api/v1/relay/nodes', none, 'no access to relay in this project'],
       ['POST', `/api/v1/relay/nodes/${node.id}/revoke`, none, 'no access to relay in this project'],
     ];
     for (const [method, path, token, error] of cases) {
-      const r = await stack.call(method, path, { token });
+      const r = await env.stack.call(method, path, { token });
       expect([method, path, r.status, r.body]).toEqual([method, path, 403, { error }]);
     }
-    expect((await stack.sql.query('SELECT revoked FROM relay_nodes WHERE id = $1', [node.id])).rows).toEqual([{ revoked: false }]);
+    expect((await env.stack.sql.query('SELECT revoked FROM relay_nodes WHERE id = $1', [node.id])).rows).toEqual([{ revoked: false }]);
   });
 
   test('revoke is recorded as relay_node.revoke; the list is not recorded', async () => {
-    const node = await seedNode(tenant.project.id, 'mx-audited');
-    const before = await settledAuditEvents(stack, admin);
-    await stack.call('GET', '/api/v1/relay/nodes', { token: reader });
-    await stack.call('POST', `/api/v1/relay/nodes/${node.id}/revoke`, { token: writer });
-    const events = addedEvents(before, await settledAuditEvents(stack, admin)).filter((e) => e.project_id === tenant.project.id);
+    const node = await seedNode(env.tenant.project.id, 'mx-audited');
+    const before = await settledAuditEvents(env.stack, env.admin);
+    await env.stack.call('GET', '/api/v1/relay/nodes', { token: env.keys.reader });
+    await env.stack.call('POST', `/api/v1/relay/nodes/${node.id}/revoke`, { token: env.keys.writer });
+    const events = addedEvents(before, await settledAuditEvents(env.stack, env.admin)).filter((e) => e.project_id === env.tenant.project.id);
     expect(events.map((e) => [e.type, e.path, e.status])).toEqual([['relay_node.revoke', `/api/v1/relay/nodes/${node.id}/revoke`, 200]]);
   });
 });

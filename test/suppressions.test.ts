@@ -1,30 +1,16 @@
 // Suppressions (minimal, issue 7): senders a project refuses. Create, list in
 // pages, delete; one row per bare lower-cased address and project.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
+import { describe, expect, test } from 'vitest';
+import { seedProject } from './support/stack.js';
+import { useTenantStack } from './support/tenant-stack.js';
 import { addedEvents, settledAuditEvents } from './support/audit.js';
 
-let stack: TestStack;
-let admin: string;
-let tenant: Awaited<ReturnType<typeof seedProject>>;
-let other: Awaited<ReturnType<typeof seedProject>>;
-let writer: string;
-let reader: string;
-let deleter: string;
-
-beforeAll(async () => {
-  stack = await startTestStack();
-  admin = await platformToken(stack);
-  tenant = await seedProject(stack, admin, 'acme');
-  other = await seedProject(stack, admin, 'globex');
-  writer = (await tenant.key(['suppressions:write'])).token;
-  reader = (await tenant.key(['suppressions:read'])).token;
-  deleter = (await tenant.key(['suppressions:delete'])).token;
+const env = useTenantStack({
+  keys: { writer: ['suppressions:write'], reader: ['suppressions:read'], deleter: ['suppressions:delete'] },
 });
-afterAll(async () => { await stack?.stop(); });
 
-const rows = async () => (await stack.sql.query('SELECT id, project_id, address, reason FROM suppressions ORDER BY id')).rows;
-const create = (body: unknown, token = writer) => stack.call('POST', '/api/v1/suppressions', { token, body });
+const rows = async () => (await env.stack.sql.query('SELECT id, project_id, address, reason FROM suppressions ORDER BY id')).rows;
+const create = (body: unknown, token = env.keys.writer) => env.stack.call('POST', '/api/v1/suppressions', { token, body });
 const local = () => `u${crypto.randomUUID().slice(0, 8)}`;
 
 describe('POST /api/v1/suppressions', () => {
@@ -33,9 +19,9 @@ describe('POST /api/v1/suppressions', () => {
     const r = await create({ address: `Ann Example <${name.toUpperCase()}@Example.ORG>` });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      suppression: { id: expect.any(String), project_id: tenant.project.id, address: `${name}@example.org`, reason: 'manual', created_at: expect.any(String) },
+      suppression: { id: expect.any(String), project_id: env.tenant.project.id, address: `${name}@example.org`, reason: 'manual', created_at: expect.any(String) },
     });
-    const stored = await stack.sql.query('SELECT address, reason FROM suppressions WHERE id = $1', [r.body.suppression.id]);
+    const stored = await env.stack.sql.query('SELECT address, reason FROM suppressions WHERE id = $1', [r.body.suppression.id]);
     expect(stored.rows).toEqual([{ address: `${name}@example.org`, reason: 'manual' }]);
 
     const withReason = await create({ address: `${local()}@example.org`, reason: '  complained  ' });
@@ -53,9 +39,9 @@ describe('POST /api/v1/suppressions', () => {
       expect(r.body).toEqual({ error: `address ${address} is already suppressed` });
     }
     expect(await rows()).toEqual(before);
-    const foreign = await create({ address }, (await other.key(['suppressions:write'])).token);
+    const foreign = await create({ address }, (await env.other.key(['suppressions:write'])).token);
     expect(foreign.status).toBe(201);
-    expect(foreign.body.suppression.project_id).toBe(other.project.id);
+    expect(foreign.body.suppression.project_id).toBe(env.other.project.id);
   });
 
   test.each([
@@ -89,17 +75,17 @@ describe('POST /api/v1/suppressions', () => {
 
 describe('GET /api/v1/suppressions', () => {
   test('pages in address order with next.after until next is null, never another project\'s rows', async () => {
-    const project = await seedProject(stack, admin, 'paged');
+    const project = await seedProject(env.stack, env.admin, 'paged');
     const w = (await project.key(['suppressions:write', 'suppressions:read'])).token;
     const addresses = ['e', 'a', 'd', 'b', 'c'].map((l) => `${l}@example.org`);
     for (const address of addresses) expect((await create({ address }, w)).status).toBe(201);
-    await create({ address: 'bb@example.org' }, writer); // the tenant's, between b and c
+    await create({ address: 'bb@example.org' }, env.keys.writer); // the tenant's, between b and c
 
     const seen: string[] = [];
     let after: string | undefined;
     const pages: number[] = [];
     for (;;) {
-      const r = await stack.call('GET', `/api/v1/suppressions?limit=2${after ? `&after=${encodeURIComponent(after)}` : ''}`, { token: w });
+      const r = await env.stack.call('GET', `/api/v1/suppressions?limit=2${after ? `&after=${encodeURIComponent(after)}` : ''}`, { token: w });
       expect(r.status).toBe(200);
       expect(Object.keys(r.body).sort()).toEqual(['next', 'suppressions']);
       pages.push(r.body.suppressions.length);
@@ -112,7 +98,7 @@ describe('GET /api/v1/suppressions', () => {
     expect(pages).toEqual([2, 2, 1]);
     expect(seen).toEqual([...addresses].sort());
 
-    const all = await stack.call('GET', '/api/v1/suppressions', { token: w });
+    const all = await env.stack.call('GET', '/api/v1/suppressions', { token: w });
     expect(all.body.suppressions.map((s: { address: string }) => s.address)).toEqual([...addresses].sort());
     expect(all.body.next).toBeNull();
   });
@@ -123,7 +109,7 @@ describe('GET /api/v1/suppressions', () => {
     ['limit=ten', 'limit', 'must be an integer from 1 to 1000'],
     ['after=', 'after', 'must not be empty'],
   ])('?%s is 400 naming the parameter', async (query, field, problem) => {
-    const r = await stack.call('GET', `/api/v1/suppressions?${query}`, { token: reader });
+    const r = await env.stack.call('GET', `/api/v1/suppressions?${query}`, { token: env.keys.reader });
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ error: `invalid query: ${field}: ${problem}`, fields: { [field]: problem } });
   });
@@ -132,20 +118,20 @@ describe('GET /api/v1/suppressions', () => {
 describe('DELETE /api/v1/suppressions/{id}', () => {
   test('204, then gone; again 404', async () => {
     const s = (await create({ address: `${local()}@example.org` })).body.suppression;
-    const r = await stack.call('DELETE', `/api/v1/suppressions/${s.id}`, { token: deleter });
+    const r = await env.stack.call('DELETE', `/api/v1/suppressions/${s.id}`, { token: env.keys.deleter });
     expect(r.status).toBe(204);
-    expect((await stack.sql.query('SELECT 1 FROM suppressions WHERE id = $1', [s.id])).rowCount).toBe(0);
-    const again = await stack.call('DELETE', `/api/v1/suppressions/${s.id}`, { token: deleter });
+    expect((await env.stack.sql.query('SELECT 1 FROM suppressions WHERE id = $1', [s.id])).rowCount).toBe(0);
+    const again = await env.stack.call('DELETE', `/api/v1/suppressions/${s.id}`, { token: env.keys.deleter });
     expect(again).toMatchObject({ status: 404, body: { error: 'suppression not found' } });
   });
 
   test('another project\'s id is 404 and stays; a non-UUID is 400 naming id', async () => {
-    const foreign = (await create({ address: `${local()}@example.org` }, (await other.key(['suppressions:write'])).token)).body.suppression;
-    const r = await stack.call('DELETE', `/api/v1/suppressions/${foreign.id}`, { token: deleter });
+    const foreign = (await create({ address: `${local()}@example.org` }, (await env.other.key(['suppressions:write'])).token)).body.suppression;
+    const r = await env.stack.call('DELETE', `/api/v1/suppressions/${foreign.id}`, { token: env.keys.deleter });
     expect(r.status).toBe(404);
     expect(r.body).toEqual({ error: 'suppression not found' });
-    expect((await stack.sql.query('SELECT 1 FROM suppressions WHERE id = $1', [foreign.id])).rowCount).toBe(1);
-    const bad = await stack.call('DELETE', '/api/v1/suppressions/nope', { token: deleter });
+    expect((await env.stack.sql.query('SELECT 1 FROM suppressions WHERE id = $1', [foreign.id])).rowCount).toBe(1);
+    const bad = await env.stack.call('DELETE', '/api/v1/suppressions/nope', { token: env.keys.deleter });
     expect(bad).toMatchObject({ status: 400, body: { error: 'invalid param: id: must be a UUID', fields: { id: 'must be a UUID' } } });
   });
 });
@@ -154,27 +140,27 @@ describe('permissions and audit', () => {
   test('each route is judged on its own action; refusals change nothing', async () => {
     const s = (await create({ address: `${local()}@example.org` })).body.suppression;
     const before = await rows();
-    const none = (await tenant.key(['domains:read'])).token;
+    const none = (await env.tenant.key(['domains:read'])).token;
     const cases: [string, string, string, unknown, string][] = [
-      ['POST', '/api/v1/suppressions', reader, { address: 'x@example.org' }, 'permission suppressions:write required'],
-      ['GET', '/api/v1/suppressions', writer, undefined, 'permission suppressions:read required'],
-      ['DELETE', `/api/v1/suppressions/${s.id}`, writer, undefined, 'permission suppressions:delete required'],
+      ['POST', '/api/v1/suppressions', env.keys.reader, { address: 'x@example.org' }, 'permission suppressions:write required'],
+      ['GET', '/api/v1/suppressions', env.keys.writer, undefined, 'permission suppressions:read required'],
+      ['DELETE', `/api/v1/suppressions/${s.id}`, env.keys.writer, undefined, 'permission suppressions:delete required'],
       ['GET', '/api/v1/suppressions', none, undefined, 'no access to suppressions in this project'],
       ['DELETE', `/api/v1/suppressions/${s.id}`, none, undefined, 'no access to suppressions in this project'],
     ];
     for (const [method, path, token, body, error] of cases) {
-      const r = await stack.call(method, path, { token, body });
+      const r = await env.stack.call(method, path, { token, body });
       expect([method, path, r.status, r.body]).toEqual([method, path, 403, { error }]);
     }
     expect(await rows()).toEqual(before);
   });
 
   test('create and delete are recorded as suppression.created and suppression.deleted', async () => {
-    const before = await settledAuditEvents(stack, admin);
+    const before = await settledAuditEvents(env.stack, env.admin);
     const s = (await create({ address: `${local()}@example.org` })).body.suppression;
-    await stack.call('GET', '/api/v1/suppressions', { token: reader });
-    await stack.call('DELETE', `/api/v1/suppressions/${s.id}`, { token: deleter });
-    const events = addedEvents(before, await settledAuditEvents(stack, admin)).filter((e) => e.project_id === tenant.project.id);
+    await env.stack.call('GET', '/api/v1/suppressions', { token: env.keys.reader });
+    await env.stack.call('DELETE', `/api/v1/suppressions/${s.id}`, { token: env.keys.deleter });
+    const events = addedEvents(before, await settledAuditEvents(env.stack, env.admin)).filter((e) => e.project_id === env.tenant.project.id);
     expect(events.map((e) => e.type)).toEqual(['suppression.created', 'suppression.deleted']);
   });
 });

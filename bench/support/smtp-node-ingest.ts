@@ -53,6 +53,7 @@ export async function startNodeIngest(o: { domain: string; dnsServer: string; gr
     if (stopped) return;
     stopped = true;
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await spool.close();
     rmSync(dir, { recursive: true, force: true });
   };
   cleanups.add(stop);

@@ -126,6 +126,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       await forwarder.stop();
       tls?.stop();
       log.info('relay node stopped', { node: state.node_id, spool_depth: await spool.depth().catch(() => -1) });
+      await spool.close().catch(() => undefined);
       resolveClosed(fatal);
     })();
     return stopping;

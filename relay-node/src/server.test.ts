@@ -2,12 +2,9 @@
 // lets a message in progress finish before it closes the port.
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAuthenticator, createDnsResolver } from './auth/index.js';
 import { listen, type RunningListener } from './server.js';
-import { createInboundServer } from './smtp/index.js';
-import { collectingLog, type LogLine } from '../test-support/inbound-harness.js';
-import { memoryStore } from '../test-support/memory-store.js';
-import { openRaw } from '../test-support/smtp-raw.js';
+import { collectingLog, createTestInbound } from '../test-support/inbound-harness.js';
+import { openRaw, openRawAtData, toDataPrompt } from '../test-support/smtp-raw.js';
 import { sendMessage } from '../test-support/smtp-client.js';
 
 let running: RunningListener | undefined;
@@ -15,21 +12,6 @@ afterEach(async () => {
   await running?.close(0);
   running = undefined;
 });
-
-function server() {
-  const store = memoryStore();
-  const logs: LogLine[] = [];
-  const smtp = createInboundServer(
-    {
-      recipientDomainAccepted: async (d) => d === 'inbox.test',
-      store: store.store,
-      authenticate: createAuthenticator({ resolver: createDnsResolver(['127.0.0.1:9'], { timeoutMs: 100, tries: 1 }), mta: 'mx.test' }),
-      log: collectingLog(logs),
-    },
-    { name: 'mx.test', maxMessageSize: 65_536, maxHeaderSize: 8192, ratePerMinute: 0, greetingDelayMs: 0 },
-  );
-  return { smtp, store, logs };
-}
 
 const MESSAGE = 'From: a@sender.test\r\nSubject: s\r\n\r\nhi\r\n';
 const refused = (port: number) => new Promise<boolean>((resolve) => {
@@ -40,29 +22,21 @@ const refused = (port: number) => new Promise<boolean>((resolve) => {
 
 describe('listen', () => {
   it('behind the PROXY front, takes the client address from a trusted balancer', async () => {
-    const { smtp, store } = server();
-    running = await listen(smtp, { port: 0, host: '127.0.0.1', proxy: { trusted: ['127.0.0.1'] }, log: collectingLog([]) });
+    const { server, store } = createTestInbound();
+    running = await listen(server, { port: 0, host: '127.0.0.1', proxy: { trusted: ['127.0.0.1'] }, log: collectingLog([]) });
     const raw = await openRaw(running.port);
     raw.write('PROXY TCP4 203.0.113.9 192.0.2.1 40000 25\r\n');
     expect(await raw.reply()).toMatch(/^220 /);
-    await raw.command('EHLO balancer.test');
-    await raw.command('MAIL FROM:<a@sender.test>');
-    await raw.command('RCPT TO:<b@inbox.test>');
-    await raw.command('DATA');
+    await toDataPrompt(raw);
     expect(await raw.command(`${MESSAGE}.`)).toMatch(/^250 /);
     raw.close();
     expect(store.messages[0]!.envelope).toMatchObject({ clientAddress: '203.0.113.9', clientPort: 40000 });
   });
 
   it('on close, refuses new connections at once but lets a message in progress finish', async () => {
-    const { smtp, store } = server();
-    const listener = await listen(smtp, { port: 0, host: '127.0.0.1', log: collectingLog([]) });
-    const raw = await openRaw(listener.port);
-    await raw.reply();
-    await raw.command('EHLO client.test');
-    await raw.command('MAIL FROM:<a@sender.test>');
-    await raw.command('RCPT TO:<b@inbox.test>');
-    await raw.command('DATA');
+    const { server, store } = createTestInbound();
+    const listener = await listen(server, { port: 0, host: '127.0.0.1', log: collectingLog([]) });
+    const raw = await openRawAtData(listener.port);
     const closing = listener.close(5000);
     await new Promise((r) => setTimeout(r, 100));
     expect(await refused(listener.port)).toBe(true);
@@ -73,14 +47,9 @@ describe('listen', () => {
   });
 
   it('ends sessions still open after the drain with 421, storing nothing half-received', async () => {
-    const { smtp, store } = server();
-    const listener = await listen(smtp, { port: 0, host: '127.0.0.1', log: collectingLog([]) });
-    const raw = await openRaw(listener.port);
-    await raw.reply();
-    await raw.command('EHLO client.test');
-    await raw.command('MAIL FROM:<a@sender.test>');
-    await raw.command('RCPT TO:<b@inbox.test>');
-    await raw.command('DATA');
+    const { server, store } = createTestInbound();
+    const listener = await listen(server, { port: 0, host: '127.0.0.1', log: collectingLog([]) });
+    const raw = await openRawAtData(listener.port);
     raw.write('Subject: cut\r\n\r\npartial');
     const started = Date.now();
     await listener.close(200);

@@ -39,7 +39,8 @@ export function collectingLog(lines: LogLine[]): Log {
   };
 }
 
-export async function startInbound(harness: HarnessOptions = {}): Promise<RunningInbound> {
+/** The listener `startInbound` runs, with its store and log, not yet listening (for tests that bind it themselves). */
+export function createTestInbound(harness: HarnessOptions = {}): Omit<RunningInbound, 'port' | 'close'> {
   const domains = new Set(harness.domains ?? ['inbox.test']);
   const store = memoryStore();
   const logs: LogLine[] = [];
@@ -62,6 +63,11 @@ export async function startInbound(harness: HarnessOptions = {}): Promise<Runnin
       ...harness.options,
     },
   );
+  return { server, store, logs };
+}
+
+export async function startInbound(harness: HarnessOptions = {}): Promise<RunningInbound> {
+  const { server, store, logs } = createTestInbound(harness);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.server.address() as AddressInfo;
   return {

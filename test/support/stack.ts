@@ -39,7 +39,14 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-export async function startTestStack(opts: { settings?: Record<string, string>; captureLogs?: boolean } = {}): Promise<TestStack> {
+export interface StackOptions {
+  /** Worker settings (`SERVICE_*`), over the test defaults. */
+  settings?: Record<string, string>;
+  /** Keep the Worker's console output for `logs()`. */
+  captureLogs?: boolean;
+}
+
+export async function startTestStack(opts: StackOptions = {}): Promise<TestStack> {
   const pgPort = inject('pgPort');
   const database = `t_${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`;
   // The Worker and the file's own queries use the application role; the
@@ -96,6 +103,8 @@ export async function platformToken(stack: TestStack, input: { name?: string; al
   const { token } = await createPlatformCredential(stack.db, { name: input.name ?? 'ops', allowed_ips: input.allowed_ips });
   return token;
 }
+
+export type SeededProject = Awaited<ReturnType<typeof seedProject>>;
 
 /** A project with an owner, and a key holding `permissions` in it. */
 export async function seedProject(stack: TestStack, admin: string, name = 'acme') {

@@ -13,7 +13,11 @@ export interface DomainCacheOptions {
   log: Log;
   /** Periodic refresh, ms. Default 30000. */
   refreshIntervalMs?: number;
-  /** A RCPT for an unknown domain refreshes the list when it is older than this, ms. Default 5000. */
+  /**
+   * A RCPT for an unknown domain refreshes the list when it is older than this, ms.
+   * Default 1000: a domain registered a moment ago must not meet a permanent 550,
+   * while a stream of RCPTs for junk domains costs the edge one list a second at most.
+   */
   missMaxAgeMs?: number;
   now?: () => number;
 }
@@ -51,7 +55,7 @@ interface CacheFile {
  */
 export function createDomainCache(options: DomainCacheOptions): DomainCache {
   const now = options.now ?? Date.now;
-  const missMaxAgeMs = options.missMaxAgeMs ?? 5000;
+  const missMaxAgeMs = options.missMaxAgeMs ?? 1000;
   const refreshIntervalMs = options.refreshIntervalMs ?? 30_000;
   let names: ReadonlySet<string> | null = null;
   let version: string | null = null;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test-support/dns-server.js';
 import { startInbound, type RunningInbound } from '../../test-support/inbound-harness.js';
 import { sendMessage } from '../../test-support/smtp-client.js';
-import { openRaw } from '../../test-support/smtp-raw.js';
+import { openRawAtData } from '../../test-support/smtp-raw.js';
 import { openSpool, type Spool } from '../spool/index.js';
 import { createSpoolStore, ingestTransforms } from './spool-store.js';
 import type { SpooledMeta } from './spooled-message.js';
@@ -66,12 +66,7 @@ describe('the spool store behind the listener', () => {
   });
 
   it('normalises bare line endings before the bytes reach the disk', async () => {
-    const raw = await openRaw(inbound.port);
-    await raw.reply();
-    await raw.command('EHLO client.test');
-    await raw.command('MAIL FROM:<a@example.test>');
-    await raw.command('RCPT TO:<b@inbox.test>');
-    await raw.command('DATA');
+    const raw = await openRawAtData(inbound.port, { from: 'a@example.test' });
     const reply = await raw.command('Subject: lf\nSmuggled\n.\r\nMAIL FROM:<x@y>\r\n\r\n.');
     raw.close();
     expect(reply).toMatch(/^250 /);

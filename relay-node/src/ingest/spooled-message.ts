@@ -1,5 +1,6 @@
 // What the spool keeps beside each message's bytes: everything the forwarder
 // needs to build the edge's `meta` later, even after a restart.
+import { isIPv6 } from 'node:net';
 import type { DmarcPolicy, IngestAuthentication, InboundAuth } from '../auth/verdicts.js';
 import type { InboundEnvelope } from '../smtp/types.js';
 
@@ -65,5 +66,8 @@ export function receivedHeader(envelope: InboundEnvelope, hostName: string): str
   const via = envelope.tls ? `ESMTPS (${clean(envelope.tls.protocol)} ${clean(envelope.tls.cipher)})` : 'ESMTP';
   const forClause = envelope.rcptTo.length === 1 ? `\r\n\tfor <${clean(envelope.rcptTo[0]!)}>` : '';
   const date = envelope.receivedAt.toUTCString().replace(/GMT$/, '+0000');
-  return `Received: from ${helo} ([${clean(envelope.clientAddress)}])\r\n\tby ${clean(hostName)} with ${via} id ${clean(envelope.sessionId)}${forClause};\r\n\t${date}\r\n`;
+  // An address literal names its family for IPv6 (RFC 5321 section 4.1.3): [IPv6:2001:db8::1].
+  const address = clean(envelope.clientAddress);
+  const literal = isIPv6(address) ? `IPv6:${address}` : address;
+  return `Received: from ${helo} ([${literal}])\r\n\tby ${clean(hostName)} with ${via} id ${clean(envelope.sessionId)}${forClause};\r\n\t${date}\r\n`;
 }

@@ -1,11 +1,11 @@
 // The front in front of a real smtp-server, driven by nodemailer and by a raw
 // socket: the proxied address must reach the session, and an untrusted peer's
 // PROXY line must meet the SMTP parser.
-import { connect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { connect, type AddressInfo, type Server } from 'node:net';
 import { createTransport } from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { smtpReplies } from '../test-support/smtp-replies.js';
+import { openRaw, type RawSmtp } from '../../test-support/smtp-raw.js';
 import { buildProxyV1, buildProxyV2 } from './build-proxy-header.js';
 import { createProxyFront } from './proxy-front.js';
 
@@ -28,7 +28,7 @@ const smtp = new SMTPServer({
 });
 
 const fronts: Server[] = [];
-const clients: Socket[] = [];
+const clients: RawSmtp[] = [];
 let trustedPort = 0;
 let untrustedPort = 0;
 
@@ -45,7 +45,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const client of clients) client.destroy();
+  for (const client of clients) client.close();
   for (const connection of smtp.connections) connection.close();
   await Promise.all(fronts.map((front) => new Promise((resolve) => front.close(resolve))));
 });
@@ -92,18 +92,16 @@ describe('trusted balancer', () => {
 
 describe('untrusted peer', () => {
   test('is never asked for a header: its PROXY line is an unknown command (500)', async () => {
-    const socket = connect({ port: untrustedPort, host: '127.0.0.1' });
-    clients.push(socket);
-    const reply = smtpReplies(socket);
-    expect(await reply()).toMatch(/^220 /);
-    socket.write(buildProxyV1({ source: '203.0.113.66', destination: '10.0.0.1', sourcePort: 1, destinationPort: 25 }));
-    expect(await reply()).toMatch(/^500 /);
+    const raw = await openRaw(untrustedPort);
+    clients.push(raw);
+    expect(await raw.reply()).toMatch(/^220 /);
+    raw.write(buildProxyV1({ source: '203.0.113.66', destination: '10.0.0.1', sourcePort: 1, destinationPort: 25 }));
+    expect(await raw.reply()).toMatch(/^500 /);
     for (const [command, code] of [['EHLO peer.test', 250], ['MAIL FROM:<a@example.test>', 250], ['RCPT TO:<b@example.test>', 250], ['DATA', 354]] as const) {
-      socket.write(`${command}\r\n`);
-      expect(await reply()).toMatch(new RegExp(`^${code}[ -]`));
+      expect(await raw.command(command)).toMatch(new RegExp(`^${code}[ -]`));
     }
-    socket.write('Subject: untrusted\r\n\r\nfrom the untrusted peer\r\n.\r\n');
-    expect(await reply()).toMatch(/^250 /);
+    raw.write('Subject: untrusted\r\n\r\nfrom the untrusted peer\r\n.\r\n');
+    expect(await raw.reply()).toMatch(/^250 /);
     expect(received.find((r) => r.body.includes('from the untrusted peer'))?.remoteAddress).toBe('127.0.0.1');
   });
 });

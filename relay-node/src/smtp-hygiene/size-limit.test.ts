@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { expect, test } from 'vitest';
 import { MessageTooLargeError } from './hygiene-errors.js';
-import { createSizeLimit } from './size-limit.js';
+import { countBytes, createSizeLimit } from './size-limit.js';
 
 /** Writes chunks of the given sizes and counts what the limit passes on. */
 async function run(maxBytes: number, sizes: number[]) {
@@ -55,4 +55,14 @@ test('a chunk crossing the limit is dropped whole', async () => {
 test('a limit must be a whole number of bytes or Infinity', () => {
   for (const bad of [-1, 1.5, Number.NaN]) expect(() => createSizeLimit(bad)).toThrow(RangeError);
   expect(() => createSizeLimit(0)).not.toThrow();
+});
+
+test('countBytes: at the limit fits; from the first byte past it, over for good', () => {
+  const size = countBytes(100);
+  expect([size.add(60), size.add(40)]).toEqual([true, true]);
+  expect(size).toMatchObject({ seen: 100, exceeded: false });
+  expect([size.add(1), size.add(0)]).toEqual([false, false]);
+  expect(size).toMatchObject({ seen: 101, exceeded: true });
+  expect(countBytes(Infinity).add(Number.MAX_SAFE_INTEGER)).toBe(true);
+  for (const bad of [-1, 1.5, Number.NaN]) expect(() => countBytes(bad)).toThrow(RangeError);
 });

@@ -2,7 +2,7 @@ import { Transform } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInbound, type RunningInbound } from '../../test-support/inbound-harness.js';
 import { sendMessage } from '../../test-support/smtp-client.js';
-import { openRaw } from '../../test-support/smtp-raw.js';
+import { openRaw, openRawAtData } from '../../test-support/smtp-raw.js';
 import { smtpReply } from './smtp-reply.js';
 
 const MESSAGE = 'From: a@sender.test\r\nTo: b@inbox.test\r\nSubject: hello\r\n\r\nHello.\r\n';
@@ -69,12 +69,7 @@ describe('inbound listener', () => {
 
   it('without SIZE=, reads an oversize message to the dot, stores nothing, answers 552 5.3.4 and goes on', async () => {
     inbound = await startInbound();
-    const raw = await openRaw(inbound.port);
-    await raw.reply();
-    await raw.command('EHLO client.test');
-    expect(await raw.command('MAIL FROM:<a@sender.test>')).toMatch(/^250 /);
-    expect(await raw.command('RCPT TO:<b@inbox.test>')).toMatch(/^250 /);
-    expect(await raw.command('DATA')).toMatch(/^354 /);
+    const raw = await openRawAtData(inbound.port);
     raw.write(`Subject: big\r\n\r\n${'x'.repeat(998)}\r\n`.repeat(1).concat(`${'y'.repeat(998)}\r\n`.repeat(100)));
     expect(await raw.command('.')).toBe('552 5.3.4 Message exceeds the fixed maximum message size of 65536 bytes');
     expect(inbound.store.messages).toHaveLength(0);
@@ -90,12 +85,7 @@ describe('inbound listener', () => {
 
   it('keeps nothing from a client that leaves in the middle of the data, and stays up', async () => {
     inbound = await startInbound();
-    const raw = await openRaw(inbound.port);
-    await raw.reply();
-    await raw.command('EHLO client.test');
-    await raw.command('MAIL FROM:<a@sender.test>');
-    await raw.command('RCPT TO:<b@inbox.test>');
-    await raw.command('DATA');
+    const raw = await openRawAtData(inbound.port);
     raw.write('Subject: cut short\r\n\r\nhalf a mess');
     await new Promise((resolve) => setTimeout(resolve, 50));
     raw.close();
@@ -203,12 +193,7 @@ describe('inbound listener', () => {
       },
     });
     inbound = await startInbound({ deps: { transforms: () => [refuseBareLf()] } });
-    const raw = await openRaw(inbound.port);
-    await raw.reply();
-    await raw.command('EHLO client.test');
-    await raw.command('MAIL FROM:<a@sender.test>');
-    await raw.command('RCPT TO:<b@inbox.test>');
-    await raw.command('DATA');
+    const raw = await openRawAtData(inbound.port);
     expect(await raw.command('Subject: smuggle\r\n\r\nhello\n.\r\nMAIL FROM:<evil@x.test>\r\n.')).toBe('554 5.5.0 Bare line feed in message data');
     expect(inbound.store.messages).toHaveLength(0);
     expect(await raw.command('MAIL FROM:<a@sender.test>')).toMatch(/^250 /);

@@ -1,5 +1,6 @@
 // The message size and header size caps, applied while the data streams in.
 import type { Readable, Writable } from 'node:stream';
+import { countBytes } from '../smtp-hygiene/index.js';
 import { smtpReply, type SmtpReplyError } from './smtp-reply.js';
 
 export interface MessageLimits {
@@ -33,7 +34,7 @@ export interface GuardOutcome {
 export function guardMessage(source: SmtpDataStream, out: Writable, limits: MessageLimits): Promise<GuardOutcome> {
   return new Promise((resolve) => {
     let refusal: SmtpReplyError | null = null;
-    let bytes = 0;
+    const size = countBytes(limits.maxMessageSize);
     let settled = false;
     const headerWithin = headerScanner(limits.maxHeaderSize);
     const refuse = (reply: SmtpReplyError) => {
@@ -50,8 +51,7 @@ export function guardMessage(source: SmtpDataStream, out: Writable, limits: Mess
 
     source.on('data', (chunk: Buffer) => {
       if (refusal || out.destroyed) return;
-      bytes += chunk.length;
-      if (source.sizeExceeded || bytes > limits.maxMessageSize) {
+      if (!size.add(chunk.length) || source.sizeExceeded) {
         return refuse(smtpReply(552, `5.3.4 Message exceeds the fixed maximum message size of ${limits.maxMessageSize} bytes`));
       }
       if (!headerWithin(chunk)) {

@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { createDirSync } from './dir-sync.js';
+import { openDirSync, type SpoolFsync } from './dir-sync.js';
 import { SpoolEntryNotFoundError } from './spool-errors.js';
 import { createSpoolId, isSpoolId } from './spool-id.js';
 import { writeFileDurably, type SpoolBody } from './write-durably.js';
@@ -26,8 +26,10 @@ export interface Spool<M> {
    * and renamed into place with the directory fsynced: answer 250 after this.
    * `meta` (the envelope, client IP, HELO, verdicts...) must survive
    * JSON.stringify; it may be a promise (verdicts computed while the body
-   * streams in), awaited once the body is on disk. On any error nothing is
-   * left behind and the error is rethrown as it came.
+   * streams in): the body is read to its end regardless, and the metadata is
+   * written and fsynced as soon as the promise settles, beside the body's
+   * fsync rather than after it. On any error nothing is left behind and the
+   * error is rethrown as it came (the body's first, then the metadata's).
    */
   write(body: SpoolBody, meta: M | PromiseLike<M>): Promise<{ id: string; size: number }>;
   /** Ids of pending messages, oldest first. */
@@ -38,6 +40,13 @@ export interface Spool<M> {
   remove(id: string): Promise<void>;
   /** How many messages are pending. */
   depth(): Promise<number>;
+  /** Lets go of the directory (held open for its fsyncs); write() and remove() fail from then on. */
+  close(): Promise<void>;
+}
+
+export interface SpoolOptions {
+  /** The fsync of every file and directory the spool makes durable; a seam for tests to count or delay them. */
+  fsync?: SpoolFsync;
 }
 
 const BODY = '.eml';
@@ -50,19 +59,25 @@ const TEMP = '.tmp';
  * per directory: two nodes sharing one would forward everything twice.
  *
  * Layout: `<id>.eml` (the bytes) and `<id>.json` (the metadata), each written
- * as `<name>.tmp`, fsynced, then renamed. A message exists when both files do;
- * the directory fsync after both renames is what write() waits for.
+ * as `<name>.tmp` and fsynced (the two side by side), then both renamed. A
+ * message exists when both files do; the directory fsync after both renames
+ * is what write() waits for. That fsync is shared: writes whose renames are
+ * done wait together for one directory fsync started after their renames
+ * (`openDirSync`), so concurrent messages do not pay one each. The directory
+ * stays open for those fsyncs until close().
  *
  * @example
  * const spool = await openSpool<Envelope>('/var/spool/edgemail');
  * const { id } = await spool.write(normalizedStream, { mailFrom, rcptTo, clientIp });
  * // now answer 250, then forward and remove(id) once the edge acknowledged
  */
-export async function openSpool<M = Record<string, unknown>>(dir: string): Promise<Spool<M>> {
+export async function openSpool<M = Record<string, unknown>>(dir: string, options: SpoolOptions = {}): Promise<Spool<M>> {
+  const fsync = options.fsync;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // The directory may predate us with looser rights; mail is private.
   await chmod(dir, 0o700);
-  const syncDir = createDirSync(dir);
+  const dirSync = await openDirSync(dir, fsync);
+  const syncDir = () => dirSync.sync();
   const path = (id: string, ext: string) => join(dir, id + ext);
 
   if (await clearLeftovers(dir)) await syncDir();
@@ -73,20 +88,34 @@ export async function openSpool<M = Record<string, unknown>>(dir: string): Promi
     dir,
     async write(body, meta) {
       // A caller's promise must not turn into an unhandled rejection when the
-      // body fails first and we never get to await it.
-      Promise.resolve(meta).catch(() => {});
+      // body fails first and we never get to use it.
+      const metaReady = Promise.resolve(meta);
+      metaReady.catch(() => {});
       const id = createSpoolId();
       const temps = [path(id, BODY + TEMP), path(id, META + TEMP)] as const;
+      // Body and metadata side by side, both files created at once: the body
+      // streams in and is fsynced while the metadata waits for the verdicts
+      // (they settle once the body has been read), then is written and
+      // fsynced without waiting for the body's fsync. A body that fails ends
+      // the wait for the metadata (its error is the one reported).
+      const bodyFailed = new AbortController();
+      const bodyWritten = writeFileDurably(temps[0], body, { fsync });
+      bodyWritten.catch((err: unknown) => bodyFailed.abort(err));
+      const metaWritten = writeFileDurably(temps[1], metaReady.then(metaBytes), { fsync, signal: bodyFailed.signal });
+      const [written, metaDone] = await Promise.allSettled([bodyWritten, metaWritten]);
+      const closing = [written, metaDone].flatMap((r) => (r.status === 'fulfilled' ? [r.value.closed] : []));
       try {
-        const size = await writeFileDurably(temps[0], body);
-        const json = JSON.stringify(await meta);
-        if (json === undefined) throw new TypeError('spool metadata must be a JSON value');
-        await writeFileDurably(temps[1], Buffer.from(json, 'utf8'));
-        await rename(temps[0], path(id, BODY));
-        await rename(temps[1], path(id, META));
+        if (written.status === 'rejected') throw written.reason;
+        if (metaDone.status === 'rejected') throw metaDone.reason;
+        // Renamed while their descriptors close. A crash between the two
+        // renames leaves half a message, which open() clears. Everything
+        // settles before any clean-up, so nothing late can outlive it.
+        const renamed = await Promise.allSettled([rename(temps[0], path(id, BODY)), rename(temps[1], path(id, META)), ...closing]);
+        for (const r of renamed) if (r.status === 'rejected') throw r.reason;
         await syncDir();
-        return { id, size };
+        return { id, size: written.value.size };
       } catch (err) {
+        await Promise.allSettled(closing);
         await Promise.all([...temps, path(id, META), path(id, BODY)].map((p) => rm(p, { force: true })));
         throw err;
       }
@@ -105,9 +134,9 @@ export async function openSpool<M = Record<string, unknown>>(dir: string): Promi
     },
     async remove(id) {
       if (!isSpoolId(id)) return;
-      // Metadata first: without it the body is an orphan that open() clears.
-      await rm(path(id, META), { force: true });
-      await rm(path(id, BODY), { force: true });
+      // Both at once: from the first unlink on the message is no longer
+      // listed, and a crash in between leaves a half that open() clears.
+      await Promise.all([rm(path(id, META), { force: true }), rm(path(id, BODY), { force: true })]);
       // A removal lost to a crash means one more forward of an acknowledged
       // message (the edge dedupes by id); the fsync makes that rare.
       await syncDir();
@@ -115,7 +144,15 @@ export async function openSpool<M = Record<string, unknown>>(dir: string): Promi
     async depth() {
       return (await list()).length;
     },
+    close: () => dirSync.close(),
   };
+}
+
+/** The metadata as it is stored. */
+function metaBytes(meta: unknown): Buffer {
+  const json = JSON.stringify(meta);
+  if (json === undefined) throw new TypeError('spool metadata must be a JSON value');
+  return Buffer.from(json, 'utf8');
 }
 
 /** Ids with both halves present, oldest first (ids sort by time). */

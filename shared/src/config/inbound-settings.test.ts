@@ -33,7 +33,9 @@ describe('inbound listener settings', () => {
       SERVICE_INBOUND_GREETING_DELAY: '100ms',
     });
     expect(config['inbound.max_message_size']).toBe(1_048_576);
-    expect(config['relay_node.inbound.max_message_size']).toBe(26_214_400);
+    // Unset on the relay node, it follows its inbound twin (load.ts)…
+    expect(config['relay_node.inbound.max_message_size']).toBe(1_048_576);
+    // …while a relay node setting never flows the other way.
     expect(config['relay_node.inbound.bare_newlines']).toBe('reject');
     expect(config['inbound.bare_newlines']).toBe('normalize');
     expect(config['inbound.greeting_delay']).toBe(100);

@@ -201,3 +201,24 @@ describe('PROXY protocol', () => {
     expect(() => loadConfig({ SERVICE_SUBMISSION_PROXY_PROTOCOL_ENABLED: 'false' })).not.toThrow();
   });
 });
+
+describe('relay_node.inbound.* follows inbound.*', () => {
+  it('takes the inbound value when only that one is set', () => {
+    const { config } = loadConfig({ SERVICE_INBOUND_RATE_PER_MINUTE: '7', SERVICE_INBOUND_MAX_MESSAGE_SIZE: '4096' });
+    expect(read(config, 'relay_node.inbound.rate_per_minute')).toBe(7);
+    expect(read(config, 'relay_node.inbound.max_message_size')).toBe(4096);
+    expect(read(config, 'relay_node.inbound.tls.enabled')).toBe(true);
+  });
+
+  it('keeps its own value when it is set', () => {
+    const { config } = loadConfig({ SERVICE_INBOUND_RATE_PER_MINUTE: '7', SERVICE_RELAY_NODE_INBOUND_RATE_PER_MINUTE: '9' });
+    expect(read(config, 'inbound.rate_per_minute')).toBe(7);
+    expect(read(config, 'relay_node.inbound.rate_per_minute')).toBe(9);
+  });
+
+  it('an inherited PROXY switch without trusted peers is refused under the relay node name too', () => {
+    expect(() => loadConfig({ SERVICE_INBOUND_PROXY_PROTOCOL_ENABLED: 'true', SERVICE_INBOUND_PROXY_PROTOCOL_TRUSTED: '10.0.0.1' })).not.toThrow();
+    const { config } = loadConfig({ SERVICE_INBOUND_PROXY_PROTOCOL_ENABLED: 'true', SERVICE_INBOUND_PROXY_PROTOCOL_TRUSTED: '10.0.0.1' });
+    expect(read(config, 'relay_node.inbound.proxy_protocol.trusted')).toEqual(['10.0.0.1']);
+  });
+});

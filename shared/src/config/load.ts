@@ -27,12 +27,15 @@ const REMOVED_ACME_BLOCK = /^SERVICE_[A-Z_]+_TLS_ACME_[A-Z_]+$/;
  * Builds the typed configuration from `SERVICE_*` variables. Anything unknown
  * or malformed throws a ConfigError naming the setting.
  */
+const RELAY_NODE_PREFIX = 'relay_node.inbound.';
+
 /** @param env process.env or the Worker's bindings: only its `SERVICE_*` keys are read. */
 export function loadConfig(env: object): LoadedConfig {
   const values: Record<string, unknown> = {};
   const removedInUse: string[] = [];
   for (const [name, setting] of Object.entries(settings)) values[name] = (setting as Setting<unknown>).default;
 
+  const given = new Set<string>();
   for (const [key, raw] of Object.entries(env)) {
     if (!key.startsWith('SERVICE_') || raw === undefined) continue;
     const name = byEnvName.get(key);
@@ -55,6 +58,15 @@ export function loadConfig(env: object): LoadedConfig {
       throw new ConfigError(name, key, `${issue?.message ?? 'invalid value'}${where}`);
     }
     values[name] = checked.data;
+    given.add(name);
+  }
+
+  // A relay node's MX listener reads `relay_node.inbound.*`, the spec's names for
+  // "the same settings on a relay node"; one left unset follows its `inbound.*`
+  // twin, so setting SERVICE_INBOUND_RATE_PER_MINUTE reaches the listener too.
+  for (const name of Object.keys(settings)) {
+    const twin = name.startsWith(RELAY_NODE_PREFIX) ? name.slice('relay_node.'.length) : undefined;
+    if (twin && !given.has(name) && given.has(twin)) values[name] = values[twin];
   }
 
   for (const listener of ['submission', 'inbound', 'relay_node.inbound']) {

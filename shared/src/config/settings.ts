@@ -68,6 +68,7 @@ export const settings = {
   ...listener('submission', 60),
   ...listener('inbound', 120),
   ...mx('inbound'),
+  // On a relay node; each one left unset follows its `inbound.*` twin (see load.ts).
   ...listener('relay_node.inbound', 120),
   ...mx('relay_node.inbound'),
   'dns.servers': list([], 'DNS servers (address or address:port) for SPF, DKIM and DMARC checks at ingest; the system resolver when empty.', dnsServer),
