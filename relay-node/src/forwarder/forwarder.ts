@@ -23,7 +23,7 @@ export interface ForwarderOptions {
   /**
    * Messages forwarded at once. Default 4: each forward spends most of its
    * time waiting on the edge, so two in flight left the edge idle between
-   * them (drain ~100 msg/s on a 2-core machine, ~140 with 4, ~155 with 8,
+   * them (drain ~100 msg/s on a 2-core machine, ~130 with 4, ~155 with 8,
    * where the CPU becomes the bound and the listener pays for it).
    */
   concurrency?: number;
