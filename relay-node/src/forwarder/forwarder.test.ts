@@ -47,8 +47,8 @@ async function until(check: () => boolean | Promise<boolean>, ms = 5000) {
   }
 }
 
-function start(forward: (r: ForwardRequest, signal: AbortSignal) => Promise<ForwardAnswer>, onFatal: (e: Error) => void = () => undefined) {
-  forwarder = createForwarder({ spool, forward, log: collectingLog(logs), onFatal, backoff: fast, idlePollMs: 50 });
+function start(forward: (r: ForwardRequest, signal: AbortSignal) => Promise<ForwardAnswer>, onFatal: (e: Error) => void = () => undefined, concurrency?: number) {
+  forwarder = createForwarder({ spool, forward, log: collectingLog(logs), onFatal, backoff: fast, idlePollMs: 50, concurrency });
   forwarder.start();
   return forwarder;
 }
@@ -59,11 +59,12 @@ describe('forwarder', () => {
     for (const s of ['one', 'two', 'three']) ids.push((await spool.write(message(s), meta(s))).id);
     const seen: ForwardRequest[] = [];
     const raws: string[] = [];
+    // One at a time, so arrival order is start order (with more, parsing times interleave them).
     start(async (r) => {
       seen.push(r);
       raws.push(await r.raw.text()); // file-backed: readable until the message leaves the spool
       return OK;
-    });
+    }, undefined, 1);
     await until(async () => (await spool.depth()) === 0);
     expect(seen.map((r) => r.meta.spool_id)).toEqual(ids);
     const first = seen[0]!;
