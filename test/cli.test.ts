@@ -148,6 +148,31 @@ describe('usage errors', () => {
   });
 });
 
+describe('edgemail relay scope', () => {
+  it('widens a node to every project and narrows it back; refuses a missing or unknown node', async () => {
+    const { rows: [project] } = await stack.sql.query(`INSERT INTO projects (name) VALUES ('scoped') RETURNING id`);
+    const { rows: [node] } = await stack.sql.query(
+      `INSERT INTO relay_nodes (project_id, name, key_prefix, key_hash) VALUES ($1, 'mx', 'myr_scope001', 'x') RETURNING id`, [project.id]);
+    const scope = async () => (await stack.sql.query('SELECT installation_wide FROM relay_nodes WHERE id = $1', [node.id])).rows[0].installation_wide;
+    expect(await scope()).toBe(false);
+
+    const wide = await edgemail(['relay', 'scope', '--node', node.id, '--installation-wide', '--database-url', stack.databaseUrl]);
+    expect([wide.code, wide.stderr.trim()]).toEqual([0, `relay node ${node.id} now serves every project's domains`]);
+    expect(await scope()).toBe(true);
+    expect((await edgemail(['relay', 'scope', '--node', node.id, '--project-only', '--database-url', stack.databaseUrl])).code).toBe(0);
+    expect(await scope()).toBe(false);
+
+    const missing = await edgemail(['relay', 'scope', '--installation-wide', '--database-url', stack.databaseUrl]);
+    expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining('--node <id> (a UUID) is required')]);
+    const both = await edgemail(['relay', 'scope', '--node', node.id, '--installation-wide', '--project-only', '--database-url', stack.databaseUrl]);
+    expect([both.code, both.stderr]).toEqual([2, expect.stringContaining('exactly one of --installation-wide and --project-only')]);
+    const unknown = crypto.randomUUID();
+    const nobody = await edgemail(['relay', 'scope', '--node', unknown, '--installation-wide', '--database-url', stack.databaseUrl]);
+    expect([nobody.code, nobody.stderr]).toEqual([2, expect.stringContaining(`no relay node ${unknown}`)]);
+    expect(await scope()).toBe(false);
+  });
+});
+
 describe('the README bootstrap flow', () => {
   it('goes from nothing to a working project key', async () => {
     const admin = await cliCredential('bootstrap', { SERVICE_DATABASE_URL: stack.databaseUrl }, []);

@@ -351,6 +351,8 @@ describe('stored bytes, through the relay channel (POST /relay/v1/inbound)', () 
     const enrolled = await env.stack.call('POST', '/relay/v1/enroll', { token: (await env.tenant.key(['relay:write'])).token, body: { name: 'mx-test' } });
     expect(enrolled.status).toBe(201);
     nodeToken = enrolled.body.token;
+    // It forwards for both projects' domains: an operator's node.
+    await env.stack.sql.query('UPDATE relay_nodes SET installation_wide = true WHERE id = $1', [enrolled.body.node.id]);
     otherReader = (await env.other.key(['inbound:read'])).token;
   });
 

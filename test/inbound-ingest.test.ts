@@ -3,7 +3,7 @@
 // domain, bytes in R2, the record and its outbox row in one transaction, and
 // a spool id stored once however often it is forwarded.
 import { beforeAll, describe, expect, test } from 'vitest';
-import { enroll, forward, inboundForm, inboundMeta, registerDomain, type EnrolledNode } from './support/relay.js';
+import { enroll, forward, inboundForm, inboundMeta, makeInstallationWide, registerDomain, type EnrolledNode } from './support/relay.js';
 import { useTenantStack } from './support/tenant-stack.js';
 import { awayFromWindowEdge, eventually } from './support/wait.js';
 
@@ -24,6 +24,8 @@ beforeAll(async () => {
   await registerDomain(env.stack, env.tenant.project.id, 'acme.test');
   await registerDomain(env.stack, env.other.project.id, 'globex.test');
   node = await enroll(env.stack, (await env.tenant.key(['relay:write'])).token);
+  // Its messages go to two projects' domains: an operator's node.
+  await makeInstallationWide(env.stack, node.id);
 });
 
 const RAW = [
@@ -125,6 +127,24 @@ describe('a message for two projects', () => {
       .toEqual([...first.body.inbound_emails].sort((a, b) => a.project_id.localeCompare(b.project_id)));
     expect(await records(meta.spool_id)).toEqual(rowsBefore);
     expect(await events(rowsBefore.map((r) => r.id))).toHaveLength(2);
+  });
+
+  test('a node a project key enrolled stores only for its own project, whatever verdicts it claims', async () => {
+    const scoped = await enroll(env.stack, (await env.tenant.key(['relay:write'])).token);
+    const forged = inboundMeta(['ceo@GLOBEX.test', 'support@acme.test'], {
+      auth: { spf: 'pass', dkim: 'pass', dmarc: 'pass', aligned: true, client_ip: '192.0.2.1' },
+    });
+    const r = await forward(env.stack, scoped.token, { meta: forged, raw: RAW });
+    expect(r.status).toBe(200);
+    expect(r.body.inbound_emails.map((e: { project_id: string }) => e.project_id)).toEqual([env.tenant.project.id]);
+    const stored = await records(forged.spool_id);
+    expect(stored.map((row) => [row.project_id, row.recipients])).toEqual([[env.tenant.project.id, ['support@acme.test']]]);
+    // Only for the other project: nothing at all.
+    const other = inboundMeta(['ceo@globex.test']);
+    const refused = await forward(env.stack, scoped.token, { meta: other, raw: RAW });
+    expect(refused.status).toBe(200);
+    expect(refused.body.inbound_emails).toEqual([]);
+    expect(await records(other.spool_id)).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { selfSignedPair } from './support/certificate.js';
-import { enroll, heartbeat, LISTENERS, registerDomain } from './support/relay.js';
+import { enroll, heartbeat, LISTENERS, makeInstallationWide, registerDomain } from './support/relay.js';
 import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
 import { awayFromWindowEdge } from './support/wait.js';
 
@@ -155,8 +155,22 @@ describe('the node credential', () => {
 });
 
 describe('GET /relay/v1/domains', () => {
-  test('every project\'s domains, lower case and sorted, with a version that changes when one is added or removed', async () => {
+  test('a node a project key enrolled serves that project\'s domains only; its version ignores the others', async () => {
     const { token } = await enroll(stack, enroller);
+    const other = await seedProject(stack, admin, 'umbrella');
+    await registerDomain(stack, tenant.project.id, 'own-only.test');
+    const before = await stack.call('GET', '/relay/v1/domains', { token });
+    expect(before.body.domains).toContain('own-only.test');
+    await registerDomain(stack, other.project.id, 'umbrella.test');
+    const after = await stack.call('GET', '/relay/v1/domains', { token });
+    expect(after.body.domains).not.toContain('umbrella.test');
+    expect(after.body.domains).toEqual(before.body.domains);
+    expect(after.body.version).toBe(before.body.version);
+  });
+
+  test('an installation-wide node: every project\'s domains, lower case and sorted, with a version that changes when one is added or removed', async () => {
+    const { id, token } = await enroll(stack, enroller);
+    await makeInstallationWide(stack, id);
     const other = await seedProject(stack, admin, 'globex');
     await registerDomain(stack, tenant.project.id, 'acme.test');
     const globex = await registerDomain(stack, other.project.id, 'globex.test');

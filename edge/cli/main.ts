@@ -2,8 +2,9 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { runMigrations } from '@edgemail/schema/migrate';
-import { ConfigError, loadConfig, renderConfigDocs } from '@edgemail/shared';
+import { isUuid, ConfigError, loadConfig, renderConfigDocs } from '@edgemail/shared';
 import { createPlatformCredential } from '../src/services/platform-credentials/create.js';
+import { setNodeScope } from '../src/services/relay-nodes/scope.js';
 import { databaseUrl, withDatabase } from './database.js';
 import { exportApiSpec } from './export-api-spec.js';
 import { relayEnroll, relayStart, RelayUsageError } from './relay.js';
@@ -21,6 +22,8 @@ const USAGE = `usage: edgemail <command>
         [--name <n>] [--state-dir <dir>]       may come from EDGEMAIL_RELAY_KEY instead); prints the node id,
         [--force]                             writes <state-dir>/node.json (0600); --force replaces an
                                               enrolment (the spool is kept)
+  relay scope --node <id> --installation-wide  let a node serve every project's domains (and the shared
+        [--project-only] [--database-url <url>]  certificate); --project-only narrows it back to its own project
   relay start [--state-dir <dir>]             run the relay node in the foreground (Ctrl-C stops it)
         [--port <n>] [--host <addr>]          inbound (MX) listener: EDGEMAIL_INBOUND_PORT, else 2525,
         [--tls-port <n>]                      on EDGEMAIL_INBOUND_HOST, else 0.0.0.0; optional implicit TLS port
@@ -48,6 +51,9 @@ async function run(argv: string[]): Promise<void> {
       port: { type: 'string' },
       host: { type: 'string' },
       'tls-port': { type: 'string' },
+      node: { type: 'string' },
+      'installation-wide': { type: 'boolean' },
+      'project-only': { type: 'boolean' },
       force: { type: 'boolean' },
     },
   });
@@ -93,6 +99,15 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'relay enroll': {
       await relayEnroll(values);
+      return;
+    }
+    case 'relay scope': {
+      const wide = values['installation-wide'] === true;
+      if (!values.node || !isUuid(values.node)) throw new UsageError('--node <id> (a UUID) is required');
+      if (wide === (values['project-only'] === true)) throw new UsageError('give exactly one of --installation-wide and --project-only');
+      const found = await withDatabase(databaseUrl(values['database-url']), (db) => setNodeScope(db, values.node!, wide));
+      if (!found) throw new UsageError(`no relay node ${values.node}`);
+      console.error(`relay node ${values.node} now serves ${wide ? 'every project\'s domains' : 'its own project\'s domains only'}`);
       return;
     }
     case 'relay start': {

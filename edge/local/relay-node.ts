@@ -10,6 +10,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import { apiKeys, projects, relayNodes } from '@edgemail/schema';
 import { loadConfig } from '@edgemail/shared';
 import { createApiKey } from '../src/services/api-keys/create.js';
+import { setNodeScope } from '../src/services/relay-nodes/scope.js';
 import { withDatabase } from '../cli/database.js';
 import { createConsoleLog, enrollNode, isEnrolled, readNodeState, startRelayNode, type RelayNode } from '../../relay-node/src/index.js';
 
@@ -44,9 +45,10 @@ export async function startLocalRelayNode(options: LocalRelayOptions): Promise<R
 async function ensureEnrolled(options: LocalRelayOptions): Promise<void> {
   if (await isEnrolled(options.stateDir)) {
     const state = await readNodeState(options.stateDir);
+    // Known and live: (re)made installation-wide, which a node enrolled before scopes existed was not.
     const known = state.edge_url === options.edgeUrl && (await withDatabase(options.databaseUrl, async (db) => {
       const [row] = await db.select({ id: relayNodes.id }).from(relayNodes).where(and(eq(relayNodes.id, state.node_id), eq(relayNodes.revoked, false)));
-      return !!row;
+      return !!row && setNodeScope(db, state.node_id, true);
     }));
     if (known) return;
     options.log(`relay node ${state.node_id} in ${options.stateDir} is not known to this edge (or was revoked): enrolling it again, its spool is kept`);
@@ -59,7 +61,9 @@ async function ensureEnrolled(options: LocalRelayOptions): Promise<void> {
   });
   try {
     const state = await enrollNode({ edgeUrl: options.edgeUrl, key: key.token, name: 'local', stateDir: options.stateDir, force: true });
-    options.log(`relay node enrolled as ${state.node_id} (project ${LOCAL_RELAY_PROJECT}); credential in ${options.stateDir}/node.json`);
+    // The local MX serves every project's domains, as an operator's node does (`edgemail relay scope`).
+    await withDatabase(options.databaseUrl, (db) => setNodeScope(db, state.node_id, true));
+    options.log(`relay node enrolled as ${state.node_id} (project ${LOCAL_RELAY_PROJECT}, installation-wide); credential in ${options.stateDir}/node.json`);
   } finally {
     await withDatabase(options.databaseUrl, (db) =>
       db.update(apiKeys).set({ revoked: true, revokedAt: new Date() }).where(eq(apiKeys.id, key.id)));

@@ -10,6 +10,9 @@ export const relayNodes = pgTable('relay_nodes', {
   // Node credential `myr_<8>_<secret>`: only hex(sha256(token)) is stored.
   keyPrefix: text('key_prefix').notNull(),
   keyHash: text('key_hash').notNull(),
+  // A node serves the domains of its own project only, unless the operator made it
+  // installation-wide (`edgemail relay scope`): then every project's, and the shared certificate.
+  installationWide: boolean('installation_wide').notNull().default(false),
   revoked: boolean('revoked').notNull().default(false),
   revokedAt: timestamp('revoked_at', { withTimezone: true }),
   // Reported by the last heartbeat.

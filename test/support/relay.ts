@@ -10,6 +10,11 @@ export async function enroll(stack: TestStack, keyToken: string, name = `mx-${cr
   return { id: r.body.node.id, token: r.body.token, node: r.body.node };
 }
 
+/** Widens a node to every project's domains, as `edgemail relay scope --installation-wide` does. */
+export async function makeInstallationWide(stack: TestStack, nodeId: string): Promise<void> {
+  await stack.sql.query('UPDATE relay_nodes SET installation_wide = true WHERE id = $1', [nodeId]);
+}
+
 export const LISTENERS = [{ name: 'inbound', port: 2525, tls: 'starttls', proxy_protocol: false }];
 
 export function heartbeat(stack: TestStack, token: string, body: Record<string, unknown> = {}) {

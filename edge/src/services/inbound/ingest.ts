@@ -6,6 +6,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { inboundEmails, outbox, type InboundAttachment } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import type { InboundMeta } from '../../schemas/inbound-meta.js';
+import type { NodeScope } from '../relay-domains/list.js';
 import { projectShares, type ProjectShare } from './recipients.js';
 import { attachmentKey, rawKey } from './storage-keys.js';
 import { inboundReceivedData } from '../inbound-emails/event-data.js';
@@ -18,7 +19,8 @@ export interface ForwardedMessage {
   raw: Blob;
   /** In `meta.parsed.attachments` order; empty when the message could not be parsed. */
   attachments: Blob[];
-  nodeId: string;
+  /** The forwarding node: its id, and the domains it may store mail for. */
+  node: { id: string } & NodeScope;
 }
 
 export interface IngestResult {
@@ -52,7 +54,7 @@ function insertRecordAndEvent(db: Db, plan: Planned, message: ForwardedMessage, 
   const { meta } = message;
   const { share, id, status, reason } = plan;
   const record = {
-    id, projectId: share.projectId, domainId: share.domainId, nodeId: message.nodeId, spoolId: meta.spool_id,
+    id, projectId: share.projectId, domainId: share.domainId, nodeId: message.node.id, spoolId: meta.spool_id,
     messageId: meta.parsed.message_id, sender: meta.mail_from, recipients: share.recipients,
     subject: meta.parsed.subject, textBody: meta.parsed.text, htmlBody: meta.parsed.html, headers: meta.parsed.headers,
     attachments, auth: meta.auth, rawKey: rawKey(share.projectId, meta.spool_id), size: message.raw.size,
@@ -72,11 +74,11 @@ function insertRecordAndEvent(db: Db, plan: Planned, message: ForwardedMessage, 
 }
 
 /**
- * @example const result = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, raw, attachments, nodeId });
+ * @example const result = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, raw, attachments, node });
  */
 export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedMessage): Promise<IngestResult> {
   const { meta } = message;
-  const shares = await projectShares(db, meta.spool_id, meta.mail_from, meta.rcpt_to);
+  const shares = await projectShares(db, meta.spool_id, meta.mail_from, meta.rcpt_to, message.node);
   const plans: Planned[] = shares.filter((s) => !s.stored).map((share) => ({
     share, id: crypto.randomUUID(), ...decideStatus(meta, share.senderSuppressed),
   }));

@@ -4,6 +4,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { domains, inboundEmails, suppressions } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
+import { servedBy, type NodeScope } from '../relay-domains/list.js';
 
 /** `Ann@Example.ORG.` → `example.org`. */
 export const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase().replace(/\.$/, '');
@@ -22,7 +23,7 @@ export interface ProjectShare {
 /**
  * @param sender the bare envelope sender; empty (the null sender) is never suppressed
  */
-export async function projectShares(db: Db, spoolId: string, sender: string, rcptTo: string[]): Promise<ProjectShare[]> {
+export async function projectShares(db: Db, spoolId: string, sender: string, rcptTo: string[], node: NodeScope): Promise<ProjectShare[]> {
   const names = [...new Set(rcptTo.map(domainOf))];
   const rows = await db
     .select({
@@ -32,7 +33,8 @@ export async function projectShares(db: Db, spoolId: string, sender: string, rcp
     })
     .from(domains)
     .leftJoin(inboundEmails, and(eq(inboundEmails.projectId, domains.projectId), eq(inboundEmails.spoolId, spoolId)))
-    .where(inArray(domains.name, names));
+    // A node stores mail only for the domains it serves: a project's node never reaches another project.
+    .where(and(inArray(domains.name, names), servedBy(node)));
   const byName = new Map(rows.map((r) => [r.name, r]));
   const shares = new Map<string, ProjectShare>();
   for (const address of rcptTo) {

@@ -8,10 +8,10 @@ import { constantTimeEqual } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
 
-export interface RelayNodeRow { id: string; projectId: string; name: string; revoked: boolean }
+export interface RelayNodeRow { id: string; projectId: string; name: string; revoked: boolean; installationWide: boolean }
 
 const nodeByPrefix = prepared((db) => db
-  .select({ id: relayNodes.id, projectId: relayNodes.projectId, name: relayNodes.name, revoked: relayNodes.revoked, keyHash: relayNodes.keyHash })
+  .select({ id: relayNodes.id, projectId: relayNodes.projectId, name: relayNodes.name, revoked: relayNodes.revoked, installationWide: relayNodes.installationWide, keyHash: relayNodes.keyHash })
   .from(relayNodes)
   .where(eq(relayNodes.keyPrefix, sql.placeholder('keyPrefix')))
   .prepare('relay_node_by_prefix'));
@@ -20,5 +20,5 @@ const nodeByPrefix = prepared((db) => db
 export async function findRelayNode(db: Db, keyPrefix: string, tokenHash: string): Promise<RelayNodeRow | null> {
   const [row] = await nodeByPrefix(db).execute({ keyPrefix });
   if (!row || !constantTimeEqual(row.keyHash, tokenHash)) return null;
-  return { id: row.id, projectId: row.projectId, name: row.name, revoked: row.revoked };
+  return { id: row.id, projectId: row.projectId, name: row.name, revoked: row.revoked, installationWide: row.installationWide };
 }

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.js';
 import { unauthorized } from '../../http/errors.js';
 import type { HeartbeatInput } from '../../schemas/relay.js';
 import { domainsVersionQuery } from '../relay-domains/list.js';
+import type { RelayNodeRow } from './find.js';
 import { presentRelayNode, relayNodeColumns } from './present.js';
 
 /**
@@ -11,16 +12,16 @@ import { presentRelayNode, relayNodeColumns } from './present.js';
  * in one round trip. A node revoked since its credential was checked is
  * refused here too.
  */
-export async function recordHeartbeat(db: Db, nodeId: string, input: HeartbeatInput, address: string) {
+export async function recordHeartbeat(db: Db, node: RelayNodeRow, input: HeartbeatInput, address: string) {
   const [updated, version] = await db.batch([
     db.update(relayNodes)
       .set({
         version: input.version, listeners: input.listeners, tls: input.tls, spoolDepth: input.spool_depth,
         lastHeartbeatAt: sql`now()`, lastAddress: address,
       })
-      .where(and(eq(relayNodes.id, nodeId), eq(relayNodes.revoked, false)))
+      .where(and(eq(relayNodes.id, node.id), eq(relayNodes.revoked, false)))
       .returning(relayNodeColumns),
-    domainsVersionQuery(db),
+    domainsVersionQuery(db, node),
   ]);
   const [row] = updated;
   if (!row) throw unauthorized('relay node revoked');

@@ -21,4 +21,4 @@ export const route = defineRelayRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await listRegisteredDomains(c.get('db')), 200);
+  c.json(await listRegisteredDomains(c.get('db'), c.get('relayNode')), 200);

@@ -44,7 +44,7 @@ export const route = defineRelayRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const parts = await readForwardedParts(c.req);
   const node = c.get('relayNode');
-  const result = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { ...parts, nodeId: node.id });
+  const result = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { ...parts, node });
   if (!result.inbound_emails.length) {
     // Nobody to store it for: the domains were removed after the node accepted the mail.
     const domains = [...new Set(parts.meta.rcpt_to.map((a) => a.slice(a.lastIndexOf('@') + 1).toLowerCase()))];

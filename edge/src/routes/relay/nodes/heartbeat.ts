@@ -24,4 +24,4 @@ export const route = defineRelayRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await recordHeartbeat(c.get('db'), c.get('relayNode').id, c.req.valid('json'), c.get('clientIp')), 200);
+  c.json(await recordHeartbeat(c.get('db'), c.get('relayNode'), c.req.valid('json'), c.get('clientIp')), 200);

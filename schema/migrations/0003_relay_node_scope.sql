@@ -1,0 +1,1 @@
+ALTER TABLE "relay_nodes" ADD COLUMN "installation_wide" boolean DEFAULT false NOT NULL;
