@@ -6,10 +6,12 @@
 // removes the directory.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, chownSync, constants, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { cleanups } from './stack.js';
+export { freePort } from '../../edge/local/free-port.js';
+import { freePort } from '../../edge/local/free-port.js';
 
 const run = promisify(execFile);
 const SBIN = ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/sbin'];
@@ -41,17 +43,6 @@ export function findPostfix(): PostfixTools | { missing: string } {
   return tools as unknown as PostfixTools;
 }
 
-/** A port nobody listens on now, on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Waits until something on `port` greets with 220. */
 export async function waitForGreeting(port: number, timeoutMs: number): Promise<void> {

@@ -1,13 +1,13 @@
 // A throwaway stack for one measurement, and a tenant set up on it over the
 // public API as a user would.
 import { mkdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { repoRoot } from '../../edge/local/edge-worker.js';
 import { startStack, type Stack } from '../../edge/local/stack.js';
 import { ENCRYPTION_KEY_ENV, newEncryptionKey } from '../../edge/local/encryption-key.js';
 import { withDatabase } from '../../edge/cli/database.js';
 import { createPlatformCredential } from '../../edge/src/services/platform-credentials/create.js';
 import type { Tenant } from './types.js';
+import { freePort } from '../../edge/local/free-port.js';
 
 export const cleanups = new Set<() => Promise<void>>();
 let interrupted = false;
@@ -55,16 +55,6 @@ export async function withStack<T>(settings: Record<string, string>, fn: (stack:
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const KEYS = 5;
 

@@ -3,7 +3,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -14,6 +13,7 @@ import { pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
 import { startPostgres, type LocalPostgres } from './postgres.js';
 import { startNeonBridge, type NeonBridge } from './neon-bridge.js';
 import { pgUrl } from './pg-credentials.js';
+import { freePort } from './free-port.js';
 
 const dataDir = fileURLToPath(new URL(`../../.data/test-bridge-${randomBytes(4).toString('hex')}`, import.meta.url));
 const database = 'bridge_test';
@@ -22,13 +22,6 @@ let bridge: NeonBridge;
 let url: string;
 const logs: string[] = [];
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as { port: number };
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   server = await startPostgres({ dataDir: `${dataDir}/pg`, port: await freePort() });

@@ -3,7 +3,6 @@
 // user cannot enter.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,19 +12,13 @@ import { runMigrations } from '@edgemail/schema/migrate';
 import { reachableByPostgres, startPostgres } from './postgres.js';
 import { binariesIn, packagedBinaries, postgresCan, postgresIds, reachableBinaries } from './pg-binaries.js';
 import { credentialsFile, pgUrl } from './pg-credentials.js';
+import { freePort } from './free-port.js';
 
 const asRoot = userInfo().uid === 0;
 const scratch = fileURLToPath(new URL(`../../.data/test-pg-${randomBytes(4).toString('hex')}`, import.meta.url));
 const cleanups: (() => void)[] = [() => rmSync(scratch, { recursive: true, force: true })];
 afterAll(() => { for (const c of cleanups.reverse()) c(); });
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as { port: number };
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
 
 async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });

@@ -2,26 +2,17 @@
 // database and one Neon bridge. Each test file clones the template into a
 // database of its own and starts its own Worker (see stack.ts).
 import { mkdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import type { TestProject } from 'vitest/node';
 import { runMigrations } from '@edgemail/schema/migrate';
 import { startPostgres } from '../../edge/local/postgres.js';
 import { startNeonBridge } from '../../edge/local/neon-bridge.js';
 import { repoRoot } from '../../edge/local/edge-worker.js';
 import type { PgLogin } from '../../edge/local/pg-credentials.js';
+export { freePort } from '../../edge/local/free-port.js';
+import { freePort } from '../../edge/local/free-port.js';
 
 export const TEMPLATE_DATABASE = 'edgemail_template';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 declare module 'vitest' {
   export interface ProvidedContext {
