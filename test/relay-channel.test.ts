@@ -198,10 +198,27 @@ describe('GET /relay/v1/domains', () => {
 
 describe('the self-signed certificate', () => {
   const hosts = ['127.0.0.1.nip.test', '*.127.0.0.1.nip.test', 'localhost'];
+  /** The shared pair is for the operator's installation-wide nodes. */
+  const operatorNode = async () => {
+    const node = await enroll(stack, enroller);
+    await makeInstallationWide(stack, node.id);
+    return node;
+  };
+
+  test('a node a project key enrolled may neither read nor offer the shared pair', async () => {
+    const scoped = await enroll(stack, enroller);
+    const message = { error: 'the shared certificate is served to installation-wide relay nodes only' };
+    const read = await stack.call('GET', '/relay/v1/certificate?listener=inbound&name=mx.acme.test', { token: scoped.token });
+    expect([read.status, read.body]).toEqual([403, message]);
+    const pair = selfSignedPair({ hosts, days: 90 });
+    const offer = await stack.call('PUT', '/relay/v1/certificate/self-signed', { token: scoped.token, body: { certificate: pair.certificate, private_key: pair.privateKey } });
+    expect([offer.status, offer.body]).toEqual([403, message]);
+    expect((await stack.sql.query(`SELECT count(*)::int AS n FROM certificates WHERE certificate_pem = $1`, [pair.certificate])).rows).toEqual([{ n: 0 }]);
+  });
 
   test('404 until offered; the first offer is stored, sealed, and every node then gets that one pair', async () => {
-    const one = await enroll(stack, enroller);
-    const two = await enroll(stack, enroller);
+    const one = await operatorNode();
+    const two = await operatorNode();
     const none = await stack.call('GET', '/relay/v1/certificate?listener=inbound&name=mx.acme.test', { token: one.token });
     expect(none.status).toBe(404);
     expect(none.body).toEqual({ error: 'no certificate' });
@@ -248,7 +265,7 @@ describe('the self-signed certificate', () => {
     ['an expired certificate', () => { const p = selfSignedPair({ hosts, days: 1, notBefore: new Date(Date.now() - 3 * 86_400_000) }); return { certificate: p.certificate, private_key: p.privateKey }; }, 'certificate'],
     ['a lifetime past 398 days', () => { const p = selfSignedPair({ hosts, days: 500 }); return { certificate: p.certificate, private_key: p.privateKey }; }, 'certificate'],
   ])('an offer of %s is 400 naming the field', async (_, body, field) => {
-    const { token } = await enroll(stack, enroller);
+    const { token } = await operatorNode();
     const r = await stack.call('PUT', '/relay/v1/certificate/self-signed', { token, body: body(selfSignedPair({ hosts })) });
     expect(r.status).toBe(400);
     expect(Object.keys(r.body.fields)).toContain(field);

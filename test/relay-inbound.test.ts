@@ -120,6 +120,8 @@ describe('a relay node against the real edge', () => {
     expect(state.token).toMatch(/^myr_/);
     // Enrolling again over it needs --force.
     await expect(cli(['relay', 'enroll', '--edge', stack.url, '--key', key, '--state-dir', stateDir])).rejects.toMatchObject({ stderr: expect.stringContaining('--force') });
+    // The operator makes it an installation-wide MX, which gets the shared certificate.
+    await cli(['relay', 'scope', '--node', nodeId, '--installation-wide', '--database-url', stack.databaseUrl]);
   });
 
   test('takes mail over plain SMTP and STARTTLS; the records, raw bytes and attachment come out of the API', async () => {

@@ -22,7 +22,7 @@ export const CHATTER_BODY_BYTES = 64 * 1024;
 const ERROR_TEXT = {
   400: 'Malformed request: invalid JSON or a field that fails validation (named in `fields`); permanent',
   401: 'Missing, malformed or unknown credential, or a revoked node (`relay node revoked`)',
-  403: 'Enrolment with something other than a project key holding relay:write',
+  403: 'Enrolment with something other than a project key holding relay:write, or a node that is not installation-wide asking for the shared certificate',
   404: 'Not found',
   413: 'Request body larger than the route\'s limit',
   429: 'Rate limit exceeded; `Retry-After` says when to try again',

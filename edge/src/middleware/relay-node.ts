@@ -55,3 +55,11 @@ export const requireEnrollingKey = () => {
     return relayWrite(c, next);
   });
 };
+
+/**
+ * The installation's shared certificate is served to installation-wide nodes
+ * only: a node a project key enrolled presents a pair of its own.
+ */
+export function assertInstallationWide(c: Context<AppEnv>): void {
+  if (!c.get('relayNode').installationWide) throw forbidden('the shared certificate is served to installation-wide relay nodes only');
+}

@@ -4,7 +4,7 @@
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { Backoff, sleep } from '../backoff.js';
 import { retrying, type EdgeClient } from '../edge-client.js';
-import { isFatalEdgeError } from '../edge-errors.js';
+import { EdgeRefusedError, isFatalEdgeError } from '../edge-errors.js';
 import type { CertificateAnswer, TlsReport } from '../protocol.js';
 import type { InboundSmtpServer } from '../smtp/inbound-connection.js';
 import type { InboundTls } from '../smtp/inbound-server.js';
@@ -116,7 +116,8 @@ export function createListenerTls(options: ListenerTlsOptions): ListenerTls {
         const pair = await generateSelfSigned(names);
         use(null, createSecureContext({ key: pair.private_key, cert: pair.certificate }));
         current!.standInNotAfter = pair.not_after;
-        void keepTrying();
+        // A node that is not installation-wide never gets the shared pair: its own one stays.
+        if (!(err instanceof EdgeRefusedError && err.status === 403)) void keepTrying();
       }
       // Assignment and ACME (steps 1 and 2) arrive with the certificates issue;
       // this period is how a changed certificate will reach a running node.

@@ -1,6 +1,7 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
 import { badRequest } from '../../../http/errors.js';
+import { assertInstallationWide } from '../../../middleware/relay-node.js';
 import { inspectCertificatePair } from '../../../crypto/pem.js';
 import { ListenerCertificateSchema, SelfSignedOfferSchema } from '../../../schemas/relay.js';
 import { offerSelfSigned } from '../../../services/certificates/self-signed.js';
@@ -18,6 +19,7 @@ export const route = defineRelayRoute({
   summary: 'Offer the self-signed pair',
   description: 'A node that was answered 404 generates the pair (the host of `server.public_url`, `*.` that host and `localhost`; at most 398 days) and offers it. The first offer is stored, its private key sealed; every offer is answered with the stored pair. An offer that outlives a stored pair within 30 days of its end replaces it (renewal).',
   tags: ['Relay'],
+  errors: [403],
   request: { body: { required: true, content: { 'application/json': { schema: SelfSignedOfferSchema } } } },
   responses: {
     200: { description: 'The stored pair (perhaps another node\'s)', content: { 'application/json': { schema: ListenerCertificateSchema } } },
@@ -25,6 +27,7 @@ export const route = defineRelayRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  assertInstallationWide(c);
   const offer = c.req.valid('json');
   const inspected = inspectCertificatePair(offer.certificate, offer.private_key);
   if (!inspected.ok) {
