@@ -2,6 +2,7 @@
 import { runApiBench } from './api.js';
 import { UsageError } from './args.js';
 import { runInboundBench } from './inbound.js';
+import { runWebhooksBench } from './webhooks.js';
 
 const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Promise<void> }> = {
   api: {
@@ -11,6 +12,10 @@ const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Pro
   inbound: {
     summary: 'SMTP accept rate and dot→250 latency: relay node vs Postfix and smtp-sink  [--messages <n>] [--seconds <n>] [--drain <n>] [--quick]',
     run: runInboundBench,
+  },
+  webhooks: {
+    summary: 'webhook deliveries/s and event→receiver latency with 1 and 50 webhooks  [--rate 100] [--seconds 10] [--wide-rate 10] [--wide-webhooks 50]',
+    run: runWebhooksBench,
   },
 };
 

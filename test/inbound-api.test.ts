@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { seedProject, sessionCookie } from './support/stack.js';
 import { useTenantStack } from './support/tenant-stack.js';
 import { addedEvents, settledAuditEvents } from './support/audit.js';
+import { eventually } from './support/wait.js';
 
 const env = useTenantStack({ keys: { reader: ['inbound:read'], writer: ['inbound:write'], deleter: ['inbound:delete'] } });
 
@@ -250,10 +251,15 @@ describe('POST /api/v1/inbound-emails/{id}/retry', () => {
       const r = await env.stack.call('POST', `/api/v1/inbound-emails/${id}/retry`, { token: env.keys.writer });
       expect(r.status).toBe(200);
       expect(r.body).toEqual({ emitted: true });
-      const { rows } = await env.stack.sql.query(`SELECT project_id, event, data, handed_over_at FROM outbox WHERE data->>'id' = $1`, [id]);
+      const { rows } = await env.stack.sql.query(`SELECT project_id, event, data FROM outbox WHERE data->>'id' = $1`, [id]);
       expect(rows).toHaveLength(1);
       const { text_body: _t, html_body: _h, headers: _hd, ...metadata } = record;
-      expect(rows[0]).toEqual({ project_id: env.tenant.project.id, event: 'inbound.received', data: metadata, handed_over_at: null });
+      expect(rows[0]).toEqual({ project_id: env.tenant.project.id, event: 'inbound.received', data: metadata });
+      // Handed to the webhook dispatcher after the answer.
+      await eventually(
+        async () => (await env.stack.sql.query(`SELECT handed_over_at FROM outbox WHERE data->>'id' = $1`, [id])).rows[0].handed_over_at,
+        (at) => at !== null,
+      );
       expect(JSON.stringify(rows[0].data)).not.toMatch(/text 1|html 1/);
       expect((await env.stack.sql.query('SELECT * FROM inbound_emails WHERE id = $1', [id])).rows).toEqual(before);
     }

@@ -26,6 +26,14 @@ beforeAll(async () => {
   node = await enroll(env.stack, (await env.tenant.key(['relay:write'])).token);
   // Its messages go to two projects' domains: an operator's node.
   await makeInstallationWide(env.stack, node.id);
+  // Which transaction inserted each row. (xmin would not do: the dispatcher's
+  // hand-over updates the outbox row moments later, giving it a new xmin.)
+  await env.stack.sql.query(`
+    CREATE TABLE inserted_by (tbl text, row_id text, tx xid8);
+    CREATE FUNCTION note_inserting_tx() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO inserted_by VALUES (TG_TABLE_NAME, NEW.id::text, pg_current_xact_id()); RETURN NEW; END $$;
+    CREATE TRIGGER note_tx AFTER INSERT ON inbound_emails FOR EACH ROW EXECUTE FUNCTION note_inserting_tx();
+    CREATE TRIGGER note_tx AFTER INSERT ON outbox FOR EACH ROW EXECUTE FUNCTION note_inserting_tx();`);
 });
 
 const RAW = [
@@ -35,11 +43,15 @@ const RAW = [
 const PDF = Uint8Array.from({ length: 3000 }, (_, i) => (i * 31) % 256); // not UTF-8: bytes must survive as bytes
 
 async function records(spoolId: string) {
-  const { rows } = await env.stack.sql.query('SELECT *, xmin::text AS tx FROM inbound_emails WHERE spool_id = $1 ORDER BY project_id', [spoolId]);
+  const { rows } = await env.stack.sql.query(`
+    SELECT e.*, i.tx::text AS tx FROM inbound_emails e JOIN inserted_by i ON i.tbl = 'inbound_emails' AND i.row_id = e.id::text
+    WHERE spool_id = $1 ORDER BY project_id`, [spoolId]);
   return rows;
 }
 async function events(recordIds: string[]) {
-  const { rows } = await env.stack.sql.query(`SELECT *, xmin::text AS tx FROM outbox WHERE event = 'inbound.received' AND data->>'id' = ANY($1)`, [recordIds]);
+  const { rows } = await env.stack.sql.query(`
+    SELECT o.*, i.tx::text AS tx FROM outbox o JOIN inserted_by i ON i.tbl = 'outbox' AND i.row_id = o.id::text
+    WHERE event = 'inbound.received' AND data->>'id' = ANY($1)`, [recordIds]);
   return rows;
 }
 const download = async (path: string, token: string) => {
@@ -90,10 +102,11 @@ describe('a message for two projects', () => {
     expect(outbox).toHaveLength(2);
     // The same transaction id on every row: one db.batch().
     expect(new Set([...rows, ...outbox].map((r) => r.tx)).size).toBe(1);
+    // Then handed to the webhook dispatcher, after the answer.
+    await eventually(() => events(rows.map((r) => r.id)), (e) => e.every((row) => row.handed_over_at !== null));
     for (const event of outbox) {
       const record = rows.find((r) => r.id === event.data.id)!;
       expect(event.project_id).toBe(record.project_id);
-      expect(event.handed_over_at).toBeNull();
       expect(event.data).toMatchObject({
         id: record.id, project_id: record.project_id, sender: 'ann@example.org', recipients: record.recipients,
         subject: 'Hello', message_id: '<abc@example.org>', status: 'received', received_at: meta.received_at,

@@ -6,6 +6,7 @@ import { startNeonBridge, type NeonBridge } from './neon-bridge.js';
 import { startPostgres, type LocalPostgres } from './postgres.js';
 import { startEdgeWorker, type EdgeWorker } from './edge-worker.js';
 import { startLocalRelayNode } from './relay-node.js';
+import { startLocalCron } from './cron.js';
 import type { RelayNode } from '../../relay-node/src/index.js';
 
 export interface StackOptions {
@@ -68,13 +69,17 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       port: opts.workerPort,
       persistTo: `${opts.dataDir}/wrangler`,
       logLevel: opts.logLevel,
+      // The cron runner below fires the scheduled handler through this endpoint.
+      testScheduled: true,
     });
+    const cron = startLocalCron(worker.url, log);
     const b = bridge;
     let relay: RelayNode | undefined;
     if (opts.relay) {
       try {
         relay = await startLocalRelayNode({ ...opts.relay, edgeUrl: worker.url, databaseUrl, settings: opts.settings ?? {}, log });
       } catch (e) {
+        cron.stop();
         await worker.stop().catch(() => {});
         throw e;
       }
@@ -84,6 +89,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       async stop() {
         // The node first: it drains its SMTP sessions while the edge can still take what they bring.
         await relay?.stop().catch(() => {});
+        cron.stop();
         await worker.stop().catch(() => {});
         await b.close().catch(() => {});
         await postgres.stop();

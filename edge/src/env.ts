@@ -1,12 +1,15 @@
 // Worker bindings and the per-request context every route and middleware sees.
 import type { Config } from '@edgemail/shared';
 import type { RateLimiter, WindowVerdict } from './durable-objects/rate-limiter.js';
+import type { WebhookDispatcher } from './durable-objects/webhook-dispatcher.js';
 import type { Db } from './db/client.js';
 import type { Principal } from './middleware/principal.js';
 import type { RelayNodeRow } from './services/relay-nodes/find.js';
 
 export interface Bindings {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  /** One per project (`idFromName(projectId)`): webhook attempts and retry alarms. */
+  WEBHOOK_DISPATCHER: DurableObjectNamespace<WebhookDispatcher>;
   /** Raw inbound messages and their attachments (keys: services/inbound/storage-keys.ts). */
   MAIL_STORE: R2Bucket;
   /** Set by the local stack only: the bridge serving Neon's protocols locally. */

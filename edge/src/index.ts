@@ -3,19 +3,30 @@ import { buildApp } from './app.js';
 import { connect } from './db/client.js';
 import { settingsOf } from './middleware/context.js';
 import { purgeAuditEvents } from './services/audit/purge.js';
+import { sweepWebhooks } from './services/webhooks/sweep.js';
 import type { Bindings } from './env.js';
 
 export { RateLimiter } from './durable-objects/rate-limiter.js';
+export { WebhookDispatcher } from './durable-objects/webhook-dispatcher.js';
 
 const app = buildApp();
+
+/** The cron expressions of wrangler.toml's `[triggers]`. */
+const CRON = { webhookSweep: '* * * * *', auditRetention: '17 * * * *' } as const;
 
 export default {
   fetch: app.fetch,
 
-  /** Cron trigger (wrangler.toml): audit retention. */
-  async scheduled(_controller, env, ctx) {
+  /** Cron triggers (wrangler.toml): the webhook sweep every minute, audit retention hourly. */
+  async scheduled(controller, env, ctx) {
     const { config } = settingsOf(env);
     const db = connect(config['database.url'], env.LOCAL_NEON_BRIDGE);
+    if (controller.cron !== CRON.auditRetention) {
+      ctx.waitUntil(sweepWebhooks(db, env).then((r) => {
+        if (r.handedOver || r.woken) console.log(`webhook sweep: handed over ${r.handedOver} outbox rows, woke ${r.woken} dispatchers`);
+      }));
+      return;
+    }
     ctx.waitUntil(
       purgeAuditEvents(db, config['audit_log_retention_days']).then((n) => {
         if (n) console.log(`audit retention: deleted ${n} events older than ${config['audit_log_retention_days']} days`);

@@ -5,3 +5,4 @@ export * from './relay.js';
 export * from './mail.js';
 export * from './events.js';
 export * from './certificates.js';
+export * from './webhooks.js';

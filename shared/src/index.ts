@@ -10,3 +10,5 @@ export * from './cache/lru.js';
 export * from './rate/fixed-window.js';
 export * from './uuid.js';
 export * from './crypto/encryption-key.js';
+export * from './webhooks/events.js';
+export * from './webhooks/signature.js';

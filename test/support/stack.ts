@@ -36,6 +36,12 @@ export interface TestStack {
   call<T = any>(method: string, path: string, opts?: CallOptions): Promise<Reply<T>>;
   /** The Worker's console output so far, in order (start the stack with `captureLogs`). */
   logs(): WorkerLog[];
+  /**
+   * Stops the Worker and starts it again on the same database and settings,
+   * as a restart of the runtime would (start the stack with `persistTo` to keep
+   * Durable Object storage and alarms across it). `url` changes.
+   */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,6 +50,8 @@ export interface StackOptions {
   settings?: Record<string, string>;
   /** Keep the Worker's console output for `logs()`. */
   captureLogs?: boolean;
+  /** A directory keeping Durable Object and R2 state across `restart()`; in memory otherwise. */
+  persistTo?: string;
 }
 
 export async function startTestStack(opts: StackOptions = {}): Promise<TestStack> {
@@ -60,15 +68,16 @@ export async function startTestStack(opts: StackOptions = {}): Promise<TestStack
 
   const logs: WorkerLog[] = [];
   const encryptionKey = opts.settings?.[ENCRYPTION_KEY_ENV] ?? newEncryptionKey();
-  const worker = await startEdgeWorker({
+  const startWorker = () => startEdgeWorker({
     // The limiter runs in every test, set high enough that only the rate-limit tests reach it.
     // A key of the file's own, unless the test sets (or unsets) the setting itself.
     vars: { SERVICE_DATABASE_URL: databaseUrl, SERVICE_RATELIMIT_API_PER_MINUTE: '100000', [ENCRYPTION_KEY_ENV]: encryptionKey, ...opts.settings, LOCAL_NEON_BRIDGE: inject('bridgeUrl') },
-    persistTo: false,
+    persistTo: opts.persistTo ?? false,
     testScheduled: true,
     logLevel: 'error',
     onLog: opts.captureLogs ? (entry) => logs.push(entry) : undefined,
   });
+  let worker = await startWorker();
   const sql = new pg.Pool({ connectionString: databaseUrl, max: 4 });
 
   async function call<T>(method: string, path: string, o: CallOptions = {}): Promise<Reply<T>> {
@@ -85,11 +94,16 @@ export async function startTestStack(opts: StackOptions = {}): Promise<TestStack
   }
 
   return {
-    url: worker.url, databaseUrl, encryptionKey, sql, db: drizzle(sql, { schema }), call,
+    get url() { return worker.url; },
+    databaseUrl, encryptionKey, sql, db: drizzle(sql, { schema }), call,
     logs() {
       // An empty list would pass any "nothing was logged" assertion.
       if (!opts.captureLogs) throw new Error('start the stack with { captureLogs: true } to read its logs');
       return [...logs];
+    },
+    async restart() {
+      await worker.stop();
+      worker = await startWorker();
     },
     async stop() {
       await worker.stop();

@@ -34,7 +34,7 @@ export function useTenantStack<Key extends string = never>(
   let stack: TestStack | undefined;
   let seeded: Omit<TenantStack<Key>, 'stack'> | undefined;
   beforeAll(async () => {
-    stack = await startTestStack({ settings: opts.settings, captureLogs: opts.captureLogs });
+    stack = await startTestStack({ settings: opts.settings, captureLogs: opts.captureLogs, persistTo: opts.persistTo });
     const admin = await platformToken(stack);
     const tenant = await seedProject(stack, admin, 'acme');
     const other = await seedProject(stack, admin, 'globex');

@@ -31,6 +31,7 @@ const ERROR_TEXT = {
   409: 'Conflicts with the current state',
   413: 'Request body larger than `server.max_body_bytes`',
   429: 'Rate limit exceeded',
+  503: 'A service the route depends on did not answer (such as the DNS resolver checking a webhook URL); retry later',
 } as const;
 export type ErrorStatus = keyof typeof ERROR_TEXT;
 

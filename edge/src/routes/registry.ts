@@ -31,6 +31,12 @@ import * as rawInboundEmail from './api/inbound-emails/raw.js';
 import * as inboundAttachment from './api/inbound-emails/attachment.js';
 import * as listRelayNodes from './api/relay-nodes/list.js';
 import * as revokeRelayNode from './api/relay-nodes/revoke.js';
+import * as createWebhook from './api/webhooks/create.js';
+import * as listWebhooks from './api/webhooks/list.js';
+import * as deleteWebhook from './api/webhooks/delete.js';
+import * as rotateWebhookSecret from './api/webhooks/rotate-secret.js';
+import * as listWebhookDeliveries from './api/webhooks/deliveries.js';
+import * as redeliverWebhookDelivery from './api/webhooks/redeliver.js';
 
 // One `mountable` call per module, so each route's handler is checked against its own declaration.
 export const apiRoutes: MountableRoute[] = [
@@ -44,6 +50,8 @@ export const apiRoutes: MountableRoute[] = [
   mountable(listInboundEmails), mountable(inboundEmailStats), mountable(getInboundEmail), mountable(deleteInboundEmail),
   mountable(retryInboundEmail), mountable(rawInboundEmail), mountable(inboundAttachment),
   mountable(listRelayNodes), mountable(revokeRelayNode),
+  mountable(createWebhook), mountable(listWebhooks), mountable(deleteWebhook), mountable(rotateWebhookSecret),
+  mountable(listWebhookDeliveries), mountable(redeliverWebhookDelivery),
 ];
 
 /** Console routes (`/app/api`) arrive with the sign-in issue. */

@@ -71,6 +71,7 @@ export const settings = {
   // On a relay node; each one left unset follows its `inbound.*` twin (see load.ts).
   ...listener('relay_node.inbound', 120),
   ...mx('relay_node.inbound'),
+  'dns.doh_url': string('https://cloudflare-dns.com/dns-query', 'DNS-over-HTTPS resolver (JSON API, `application/dns-json`) the edge asks: webhook hosts at create and before every delivery, and domain records at verification. Workers have no other DNS client.', { schema: httpUrl.refine((s) => s !== '', 'expected an http(s) URL') }),
   'dns.servers': list([], 'DNS servers (address or address:port) for SPF, DKIM and DMARC checks at ingest; the system resolver when empty.', dnsServer),
 
   'webhook.max_attempts': integer(3, 'Delivery attempts per event, including the first.', z.number().int().min(1).max(20)),

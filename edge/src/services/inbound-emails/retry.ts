@@ -8,8 +8,8 @@ import { getInboundEmail } from './get.js';
  * new outbox row built from the record as stored (nothing is parsed again).
  * `emitted` means the row was written, not that a receiver answered.
  */
-export async function retryInboundEmail(db: Db, projectId: string, id: string): Promise<{ emitted: true }> {
+export async function retryInboundEmail(db: Db, projectId: string, id: string): Promise<{ emitted: true; outboxId: number }> {
   const record = await getInboundEmail(db, projectId, id);
-  await db.insert(outbox).values({ projectId, event: 'inbound.received', data: inboundReceivedData(record) });
-  return { emitted: true };
+  const [row] = await db.insert(outbox).values({ projectId, event: 'inbound.received', data: inboundReceivedData(record) }).returning({ id: outbox.id });
+  return { emitted: true, outboxId: row!.id };
 }

@@ -28,6 +28,9 @@ export interface IngestResult {
   duplicate: boolean;
 }
 
+/** An `inbound.received` outbox row this ingest committed, for the hand-over to the dispatcher. */
+export interface CommittedEvent { projectId: string; outboxId: number }
+
 /** The status ingest gives a message in one project, and why. */
 export function decideStatus(meta: InboundMeta, senderSuppressed: boolean): { status: Status; reason: string | null } {
   if (senderSuppressed) return { status: 'rejected', reason: 'sender suppressed' };
@@ -66,17 +69,17 @@ function insertRecordAndEvent(db: Db, plan: Planned, message: ForwardedMessage, 
   const insertRecord = db.insert(inboundEmails).values(record)
     .onConflictDoNothing({ target: [inboundEmails.spoolId, inboundEmails.projectId] })
     .returning({ projectId: inboundEmails.projectId });
-  return db.execute<{ project_id: string }>(sql`
+  return db.execute<{ project_id: string; id: string | number }>(sql`
     with inserted as ${insertRecord}
     insert into ${outbox} (project_id, event, data)
     select project_id, 'inbound.received', ${JSON.stringify(data)}::jsonb from inserted
-    returning project_id`);
+    returning project_id, id`);
 }
 
 /**
  * @example const result = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, raw, attachments, node });
  */
-export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedMessage): Promise<IngestResult> {
+export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedMessage): Promise<IngestResult & { events: CommittedEvent[] }> {
   const { meta } = message;
   const shares = await projectShares(db, meta.spool_id, meta.mail_from, meta.rcpt_to, message.node);
   const plans: Planned[] = shares.filter((s) => !s.stored).map((share) => ({
@@ -84,7 +87,7 @@ export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedM
   }));
   const answer = new Map<string, IngestResult['inbound_emails'][number]>();
   for (const s of shares) if (s.stored) answer.set(s.projectId, { id: s.stored.id, project_id: s.projectId, status: s.stored.status });
-  if (!plans.length) return { inbound_emails: [...answer.values()], duplicate: shares.length > 0 };
+  if (!plans.length) return { inbound_emails: [...answer.values()], duplicate: shares.length > 0, events: [] };
 
   // Metadata of what is stored: sizes are the bytes received, not what meta claims.
   const attachments: InboundAttachment[] = message.attachments.map((bytes, i) => ({
@@ -95,7 +98,8 @@ export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedM
   await Promise.all(plans.map((p) => putObjects(store, p.share.projectId, message, attachments)));
   const [first, ...rest] = plans.map((p) => insertRecordAndEvent(db, p, message, attachments));
   const results = await db.batch([first!, ...rest]);
-  const inserted = new Set(results.flatMap((r) => r.rows.map((row) => row.project_id)));
+  const events = results.flatMap((r) => r.rows.map((row) => ({ projectId: row.project_id, outboxId: Number(row.id) })));
+  const inserted = new Set(events.map((e) => e.projectId));
   for (const p of plans) {
     if (inserted.has(p.share.projectId)) answer.set(p.share.projectId, { id: p.id, project_id: p.share.projectId, status: p.status });
   }
@@ -109,5 +113,5 @@ export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedM
     for (const r of rows) answer.set(r.projectId, { id: r.id, project_id: r.projectId, status: r.status });
   }
   const records = shares.map((s) => answer.get(s.projectId)!).filter(Boolean);
-  return { inbound_emails: records, duplicate: inserted.size === 0 };
+  return { inbound_emails: records, duplicate: inserted.size === 0, events };
 }

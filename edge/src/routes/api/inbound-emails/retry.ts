@@ -2,6 +2,7 @@ import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
 import { IdParams } from '../../../schemas/common.js';
 import { retryInboundEmail } from '../../../services/inbound-emails/retry.js';
+import { handOverOutbox } from '../../../services/webhooks/hand-over.js';
 import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
@@ -18,5 +19,9 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await retryInboundEmail(c.get('db'), c.get('projectId')!, c.req.valid('param').id), 200);
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const projectId = c.get('projectId')!;
+  const { emitted, outboxId } = await retryInboundEmail(c.get('db'), projectId, c.req.valid('param').id);
+  c.executionCtx.waitUntil(handOverOutbox(c.env, projectId, [outboxId]));
+  return c.json({ emitted }, 200);
+};

@@ -3,6 +3,7 @@ import { defineRelayRoute } from '../../../http/define-relay-route.js';
 import { InboundForwardedSchema } from '../../../schemas/inbound-meta.js';
 import { readForwardedParts } from '../../../services/inbound/forwarded-form.js';
 import { ingestMessage } from '../../../services/inbound/ingest.js';
+import { handOverOutbox } from '../../../services/webhooks/hand-over.js';
 import type { AppEnv } from '../../../env.js';
 
 /** Room beside the message for its attachments (at most as large again) and the metadata. */
@@ -15,7 +16,7 @@ export const route = defineRelayRoute({
   limiter: 'relay_node_inbound',
   bodyLimit: (config) => forwardingBodyLimit(config['inbound.max_message_size']),
   summary: 'Forward one received message',
-  description: 'For each project owning a recipient domain: raw bytes and attachments to R2, then the record and its `inbound.received` outbox row in one transaction. A spool id already stored is not stored again (`duplicate: true` when every record existed). 400 is permanent (the node dead-letters the message); anything else is retried. Body limit: `2 × inbound.max_message_size + 1 MiB`.',
+  description: 'For each project owning a recipient domain: raw bytes and attachments to R2, then the record and its `inbound.received` outbox row in one transaction, handed to the webhook dispatcher after the answer. A spool id already stored is not stored again (`duplicate: true` when every record existed). 400 is permanent (the node dead-letters the message); anything else is retried. Body limit: `2 × inbound.max_message_size + 1 MiB`.',
   tags: ['Relay'],
   request: {
     body: {
@@ -44,7 +45,8 @@ export const route = defineRelayRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const parts = await readForwardedParts(c.req);
   const node = c.get('relayNode');
-  const result = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { ...parts, node });
+  const { events, ...result } = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { ...parts, node });
+  for (const e of events) c.executionCtx.waitUntil(handOverOutbox(c.env, e.projectId, [e.outboxId]));
   if (!result.inbound_emails.length) {
     // Nobody to store it for: the domains were removed after the node accepted the mail.
     const domains = [...new Set(parts.meta.rcpt_to.map((a) => a.slice(a.lastIndexOf('@') + 1).toLowerCase()))];

@@ -1,0 +1,57 @@
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { webhookAttempts, webhookDeliveries } from '@edgemail/schema';
+import type { Db } from '../../db/client.js';
+import { notFound } from '../../http/errors.js';
+import type { DeliveryCursor, DeliveryStatus } from '../../schemas/webhook.js';
+import { webhookExists } from './find.js';
+import { attemptColumns, deliveryColumns, presentDelivery, type AttemptRow } from './present.js';
+
+export interface DeliveryListQuery {
+  limit: number;
+  status?: DeliveryStatus;
+  /** `created_at` and id of the last row seen: the page starts strictly after it. */
+  cursor?: DeliveryCursor;
+}
+
+/**
+ * A page of one webhook's deliveries, newest first by `(created_at, id)`, each
+ * with its attempt log. As the inbound list: a row comparison against the
+ * cursor, `before` sent as text so microseconds survive, one row beyond the
+ * page to tell whether there is a next. The page is a backward range scan of
+ * `webhook_deliveries_webhook_id_created_at_idx`; the webhook's existence is
+ * asked in the same round trip, the attempts of the whole page in one more.
+ */
+export async function listDeliveries(db: Db, projectId: string, webhookId: string, query: DeliveryListQuery) {
+  const { limit, status, cursor } = query;
+  const [webhook, rows] = await db.batch([
+    webhookExists(db, projectId, webhookId),
+    db.select(deliveryColumns).from(webhookDeliveries)
+      .where(and(
+        eq(webhookDeliveries.webhookId, webhookId),
+        eq(webhookDeliveries.projectId, projectId),
+        status ? eq(webhookDeliveries.status, status) : undefined,
+        cursor ? sql`(${webhookDeliveries.createdAt}, ${webhookDeliveries.id}) < (${cursor.before}::timestamptz, ${cursor.before_id}::uuid)` : undefined,
+      ))
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(limit + 1),
+  ]);
+  if (!webhook.length) throw notFound('webhook not found');
+
+  const page = rows.slice(0, limit);
+  const attempts = page.length
+    ? await db.select(attemptColumns).from(webhookAttempts)
+      .innerJoin(webhookDeliveries, eq(webhookDeliveries.id, webhookAttempts.deliveryId))
+      .where(and(eq(webhookDeliveries.projectId, projectId), inArray(webhookAttempts.deliveryId, page.map((r) => r.id))))
+      .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.attempt))
+    : [];
+  const byDelivery = new Map<string, AttemptRow[]>();
+  for (const a of attempts) {
+    const list = byDelivery.get(a.deliveryId);
+    if (list) list.push(a);
+    else byDelivery.set(a.deliveryId, [a]);
+  }
+
+  const deliveries = page.map((r) => presentDelivery(r, byDelivery.get(r.id) ?? []));
+  const last = deliveries.at(-1);
+  return { deliveries, next: rows.length > limit && last ? { before: last.created_at, before_id: last.id } : null };
+}

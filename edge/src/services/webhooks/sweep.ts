@@ -1,0 +1,42 @@
+// The cron sweep's webhook work: outbox rows an isolate committed but died
+// before handing over, deliveries whose alarm was lost, and old outbox rows.
+import { sql } from 'drizzle-orm';
+import { outbox, webhookDeliveries } from '@edgemail/schema';
+import type { Db } from '../../db/client.js';
+import type { Bindings } from '../../env.js';
+import { handOverOutbox, wakeDispatcher } from './hand-over.js';
+
+/** A row younger than this is still being handed over by the request that wrote it. */
+export const HAND_OVER_GRACE_SECONDS = 5;
+/** A due delivery this late has lost its alarm (a dispatcher woken on time takes it within a second). */
+const OVERDUE_SECONDS = 30;
+/** Handed-over rows are kept this long (deliveries keep their own copy of the event). */
+const OUTBOX_RETENTION_DAYS = 7;
+const SWEEP_ROWS = 5000;
+
+export interface SweepResult { handedOver: number; woken: number; purged: number }
+
+export async function sweepWebhooks(db: Db, env: Bindings): Promise<SweepResult> {
+  const [stranded, overdue, purged] = await db.batch([
+    db.execute<{ project_id: string; ids: string[] }>(sql`
+      select project_id, array_agg(id order by id)::text[] as ids from (
+        select id, project_id from ${outbox}
+        where handed_over_at is null and created_at < now() - ${HAND_OVER_GRACE_SECONDS} * interval '1 second'
+        order by created_at limit ${SWEEP_ROWS}) s
+      group by project_id`),
+    db.execute<{ project_id: string }>(sql`
+      select distinct project_id from ${webhookDeliveries}
+      where status = 'pending' and next_attempt_at < now() - ${OVERDUE_SECONDS} * interval '1 second'`),
+    db.execute(sql`
+      delete from ${outbox} where handed_over_at < now() - ${OUTBOX_RETENTION_DAYS} * interval '1 day'`),
+  ]);
+  await Promise.all([
+    ...stranded.rows.map((r) => handOverOutbox(env, r.project_id, r.ids.map(Number))),
+    ...overdue.rows.map((r) => wakeDispatcher(env, r.project_id)),
+  ]);
+  return {
+    handedOver: stranded.rows.reduce((n, r) => n + r.ids.length, 0),
+    woken: overdue.rows.length,
+    purged: purged.rowCount ?? 0,
+  };
+}

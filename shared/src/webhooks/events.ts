@@ -1,0 +1,38 @@
+// Webhook event types and their envelopes: what a receiver gets in the body
+// of every delivery (docs/webhooks.md).
+
+/** Every event type a webhook may subscribe to; `*` subscribes to all of them. */
+export const WEBHOOK_EVENT_TYPES = ['email.sent', 'email.failed', 'inbound.received'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const isWebhookEventType = (text: string): text is WebhookEventType =>
+  (WEBHOOK_EVENT_TYPES as readonly string[]).includes(text);
+
+/** The body of every delivery. */
+export interface WebhookEnvelope<D = Record<string, unknown>> {
+  event: WebhookEventType;
+  /** RFC 3339: when the event happened (the same on every attempt). */
+  timestamp: string;
+  data: D;
+}
+
+/** `data` of `email.sent` and `email.failed`: one outbound email, as the spec names its fields. */
+export interface EmailEventData {
+  /** Internal to the service; correlate through a custom header read from the email log. */
+  id: string;
+  project_id: string;
+  sender: string;
+  recipients: string[];
+  subject: string;
+  status: string;
+  /** The receiving server's reply or the reason it failed; `email.failed` only. */
+  error_message?: string;
+  attempts: number;
+}
+
+export type EmailSentEvent = WebhookEnvelope<EmailEventData> & { event: 'email.sent' };
+export type EmailFailedEvent = WebhookEnvelope<EmailEventData & { error_message: string }> & { event: 'email.failed' };
+
+/** The envelope bytes a delivery sends, built one way everywhere. */
+export const envelopeBody = (event: string, at: Date, data: unknown): string =>
+  JSON.stringify({ event, timestamp: at.toISOString(), data });
