@@ -3,6 +3,7 @@ import { runApiBench } from './api.js';
 import { UsageError } from './args.js';
 import { runInboundBench } from './inbound.js';
 import { runWebhooksBench } from './webhooks.js';
+import { runSendBench } from './send.js';
 
 const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Promise<void> }> = {
   api: {
@@ -16,6 +17,10 @@ const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Pro
   webhooks: {
     summary: 'webhook deliveries/s and event→receiver latency with 1 and 50 webhooks  [--rate 100] [--seconds 10] [--wide-rate 10] [--wide-webhooks 50]',
     run: runWebhooksBench,
+  },
+  send: {
+    summary: 'send API vs health throughput; delivery msg/s with 1 and 2 relay nodes vs Postfix, to smtp-sink  [--duration 10] [--connections 32] [--rounds 2] [--messages 2000] [--concurrency 20]',
+    run: runSendBench,
   },
 };
 

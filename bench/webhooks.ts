@@ -4,15 +4,15 @@
 // (`POST /api/v1/inbound-emails/{id}/retry`: an outbox row, then the hand-over
 // to the WebhookDispatcher). Latency is from the event's commit (the envelope's
 // `timestamp`, the outbox row's `created_at`) to the receiver reading the request.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { repoRoot } from '../edge/local/edge-worker.js';
 import type { Stack } from '../edge/local/stack.js';
 import { numberFlags } from './args.js';
-import { bootstrap, withStack } from './support/stack.js';
+import { bootstrap, cleanups, withStack } from './support/stack.js';
+import type { WebhookLoadReport, WebhookLoadStart, WebhookLoadFigures } from './support/webhook-load-child.js';
 
 const DEFAULTS = { rate: 100, seconds: 10, 'wide-rate': 10, 'wide-webhooks': 50 };
 const GOAL_P99_MS = 500;
@@ -24,17 +24,7 @@ const SETTINGS = {
 
 interface Scenario { webhooks: number; rate: number; seconds: number }
 
-interface ScenarioResult extends Scenario {
-  events: number;
-  expected: number;
-  delivered: number;
-  /** Deliveries per second, from the first event written to the last delivery. */
-  deliveriesPerSecond: number;
-  latency: { p50: number; p99: number; max: number };
-  /** The event-writing request's own response time: the baseline. */
-  write: { p50: number; p99: number };
-  signaturesChecked: number;
-}
+type ScenarioResult = Scenario & WebhookLoadFigures;
 
 export async function runWebhooksBench(argv: string[]): Promise<void> {
   const flags = numberFlags(argv, DEFAULTS);
@@ -77,103 +67,42 @@ export async function runWebhooksBench(argv: string[]): Promise<void> {
 }
 
 async function runScenario(stack: Stack, key: string, inboundId: string, scenario: Scenario): Promise<ScenarioResult> {
-  const receiver = await startReceiver();
   const ids: string[] = [];
+  // The load client (event writer and receiver) runs in a process of its own:
+  // this one runs the Neon bridge, whose event loop it must not share.
+  const client = fork(new URL('./support/webhook-load-child.ts', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => client.once('exit', () => resolve()));
+  const stop = async () => { if (client.exitCode === null) { client.kill(); await exited; } };
+  cleanups.add(stop);
   try {
+    const ready = await nextMessage<{ receiverUrl: string }>(client);
+    const secrets: Record<string, string> = {};
     for (let i = 0; i < scenario.webhooks; i++) {
       const { webhook } = await api<{ webhook: { id: string; secret: string } }>(stack, 'POST', '/api/v1/webhooks', key, {
-        url: `${receiver.url}/hook/${i}`, events: ['inbound.received'],
+        url: `${ready.receiverUrl}/hook/${i}`, events: ['inbound.received'],
       });
       ids.push(webhook.id);
-      receiver.secrets.set(`/hook/${i}`, webhook.secret);
+      secrets[`/hook/${i}`] = webhook.secret;
     }
-    // Unmeasured warm-up: the Worker's and the dispatcher's first requests compile and connect.
-    for (let i = 0; i < WARMUP_EVENTS; i++) await writeEvent(stack, key, inboundId);
-    const warmDeadline = Date.now() + 30_000;
-    while (receiver.arrivals.length < WARMUP_EVENTS * scenario.webhooks && Date.now() < warmDeadline) await new Promise((r) => setTimeout(r, 50));
-    receiver.arrivals.length = 0;
-
     console.error(`  ${scenario.webhooks} webhook(s), ${scenario.rate} events/s for ${scenario.seconds}s…`);
-    const events = Math.round(scenario.rate * scenario.seconds);
-    const expected = events * scenario.webhooks;
-    const writes: number[] = [];
-    const started = performance.now();
-    const firstAt = Date.now();
-    const pending: Promise<void>[] = [];
-    // Open loop: each event is written at its own time, whether or not earlier ones have answered.
-    for (let i = 0; i < events; i++) {
-      const due = started + (i * 1000) / scenario.rate;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      pending.push((async () => {
-        const t0 = performance.now();
-        await writeEvent(stack, key, inboundId);
-        writes.push(performance.now() - t0);
-      })());
-    }
-    await Promise.all(pending);
-    const deadline = Date.now() + 60_000;
-    while (receiver.arrivals.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const lastAt = Math.max(...receiver.arrivals.map((a) => a.at));
-    const latencies = receiver.arrivals.map((a) => a.latencyMs).sort((a, b) => a - b);
-    const sortedWrites = writes.sort((a, b) => a - b);
-    if (receiver.badSignatures) throw new Error(`${receiver.badSignatures} deliveries carried a signature that did not verify`);
-    return {
-      ...scenario, events, expected, delivered: receiver.arrivals.length,
-      deliveriesPerSecond: receiver.arrivals.length / ((lastAt - firstAt) / 1000),
-      latency: { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), max: latencies.at(-1) ?? NaN },
-      write: { p50: quantile(sortedWrites, 0.5), p99: quantile(sortedWrites, 0.99) },
-      signaturesChecked: receiver.arrivals.length,
-    };
+    client.send({ workerUrl: stack.url, key, inboundId, rate: scenario.rate, seconds: scenario.seconds, webhooks: scenario.webhooks, warmupEvents: WARMUP_EVENTS, secrets } satisfies WebhookLoadStart);
+    const report = await nextMessage<WebhookLoadReport>(client);
+    if ('error' in report) throw new Error(report.error);
+    if (report.badSignatures) throw new Error(`${report.badSignatures} deliveries carried a signature that did not verify`);
+    return { ...scenario, ...report.figures };
   } finally {
     for (const id of ids) await api(stack, 'DELETE', `/api/v1/webhooks/${id}`, key).catch(() => {});
-    await receiver.close();
+    await stop();
+    cleanups.delete(stop);
   }
 }
 
 const WARMUP_EVENTS = 30;
 
-async function writeEvent(stack: Stack, key: string, inboundId: string): Promise<void> {
-  const res = await fetch(`${stack.url}/api/v1/inbound-emails/${inboundId}/retry`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
-  await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`the event-writing request answered ${res.status}`);
-}
-
-const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN);
-
-interface Receiver {
-  url: string;
-  secrets: Map<string, string>;
-  arrivals: { at: number; latencyMs: number }[];
-  badSignatures: number;
-  close(): Promise<void>;
-}
-
-/** Answers 204 at once; checks each signature with node:crypto and notes the latency from the envelope's timestamp. */
-async function startReceiver(): Promise<Receiver> {
-  const { createHmac, timingSafeEqual } = await import('node:crypto');
-  const receiver: Omit<Receiver, 'url' | 'close'> = { secrets: new Map(), arrivals: [], badSignatures: 0 };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const at = Date.now();
-      const raw = Buffer.concat(chunks);
-      res.writeHead(204).end();
-      const secret = receiver.secrets.get(req.url ?? '') ?? '';
-      const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(`${req.headers['x-service-timestamp']}.`).update(raw).digest('hex')}`);
-      const given = Buffer.from(String(req.headers['x-service-signature']));
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) receiver.badSignatures++;
-      const { timestamp } = JSON.parse(raw.toString('utf8')) as { timestamp: string };
-      receiver.arrivals.push({ at, latencyMs: at - Date.parse(timestamp) });
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(receiver, {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+function nextMessage<T>(child: ChildProcess): Promise<T> {
+  return new Promise((resolve, reject) => {
+    child.once('message', (m) => resolve(m as T));
+    child.once('exit', (code) => reject(new Error(`the load client exited (${code}) before answering`)));
   });
 }
 

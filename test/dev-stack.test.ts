@@ -55,6 +55,38 @@ async function stop(child: ChildProcess): Promise<number | null> {
   return code;
 }
 
+/**
+ * A newcomer's first send, as the README walks it: a domain that verifies
+ * against the stack's own DNS, a send, and the message in the capture
+ * directory (no Internet here), DKIM-signed, with the email log saying sent.
+ */
+async function firstSend(url: string, admin: string) {
+  const call = async (method: string, path: string, token: string, body?: unknown, project?: string) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(project ? { 'X-Service-Project-Id': project } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() as any };
+  };
+  const { body: { user } } = await call('POST', '/api/v1/admin/users', admin, { email: 'newcomer@example.com' });
+  const { body: { project } } = await call('POST', '/api/v1/admin/projects', admin, { name: 'first', owner_id: user.id });
+  const { body: { token } } = await call('POST', '/api/v1/api-keys', admin, { name: 'sender', permissions: ['domains:write', 'domains:read', 'emails:write', 'emails:read'] }, project.id);
+  const { status, body: { domain } } = await call('POST', '/api/v1/domains', token, { name: 'acme.test' });
+  expect(status).toBe(201);
+  const verified = await call('POST', `/api/v1/domains/${domain.id}/verify`, token);
+  expect(verified.body.domain.status).toBe('verified');
+  const sent = await call('POST', '/api/v1/emails/send', token, { from: 'Acme <hello@acme.test>', to: ['ann@example.org'], subject: 'First', html: '<p>It works.</p>' });
+  expect(sent.status).toBe(201);
+  const id = sent.body.emails[0].id as string;
+  const eml = `${dataDir}/outbound-capture/${id}.eml`;
+  const bytes = await eventually(async () => { try { return readFileSync(eml, 'utf8'); } catch { return ''; } }, (b) => b !== '', 15_000);
+  expect(bytes).toMatch(/^DKIM-Signature: .*d=acme\.test/m);
+  expect(bytes).toContain('Subject: First');
+  const log = await eventually(() => call('GET', `/api/v1/emails/${id}`, token), (r) => r.body.email?.status === 'sent', 10_000);
+  expect(log.body.email.smtp_reply).toBe(`250 captured to ${eml}`);
+}
+
 test('starts, serves, stops on Ctrl-C and restarts on the same data', async () => {
   const [pgPort, bridgePort, workerPort, inboundPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const env = {
@@ -68,6 +100,7 @@ test('starts, serves, stops on Ctrl-C and restarts on the same data', async () =
   const { stdout: token } = await promisify(execFile)('pnpm', ['-s', 'edgemail', 'admin', 'create-credential', '--name', 'ops'], { cwd: ROOT, env: { ...process.env, ...env } });
   const users = await fetch(`${url}/api/v1/admin/users`, { headers: { authorization: `Bearer ${token.trim()}` } });
   expect(users.status).toBe(200);
+  await firstSend(url, token.trim());
 
   await stop(first.child);
   expect(first.output()).not.toMatch(/error/i);

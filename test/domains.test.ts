@@ -1,10 +1,13 @@
 // Domains a project receives mail for (issue 7, "What a user can do"): create,
-// list, get, delete, one project per name.
+// list, get, delete, one project per name. DKIM and verification (issue 9):
+// domain-verification.test.ts.
 import { describe, expect, test } from 'vitest';
 import { useTenantStack } from './support/tenant-stack.js';
 import { addedEvents, settledAuditEvents } from './support/audit.js';
 
 const env = useTenantStack({
+  // An address as the public host (as `pnpm dev` has it): SPF names it with ip4:, not include:.
+  settings: { SERVICE_SERVER_PUBLIC_URL: 'http://127.0.0.1:8787' },
   keys: { writer: ['domains:write', 'domains:read'], reader: ['domains:read'], deleter: ['domains:delete', 'domains:read'] },
 });
 
@@ -17,8 +20,20 @@ describe('POST /api/v1/domains', () => {
     const name = unique('mail.Acme');
     const r = await create(`  ${name.toUpperCase()}. `);
     expect(r.status).toBe(201);
+    const lower = name.toLowerCase();
     expect(r.body).toEqual({
-      domain: { id: expect.any(String), project_id: env.tenant.project.id, name: name.toLowerCase(), created_at: expect.any(String) },
+      domain: {
+        id: expect.any(String), project_id: env.tenant.project.id, name: lower,
+        status: 'pending', verified_at: null, last_checked_at: null,
+        dkim: { selector: expect.stringMatching(/^em\d{6}$/), algorithm: 'rsa' },
+        dns_records: [
+          { type: 'TXT', name: `${r.body.domain.dkim.selector}._domainkey.${lower}`, value: expect.stringMatching(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/]+={0,2}$/), purpose: 'dkim', required: true, status: 'pending' },
+          { type: 'TXT', name: lower, value: 'v=spf1 ip4:127.0.0.1 ~all', purpose: 'spf', required: true, status: 'pending' },
+          { type: 'TXT', name: `_dmarc.${lower}`, value: 'v=DMARC1; p=none', purpose: 'dmarc', required: false, status: 'pending' },
+          { type: 'MX', name: lower, value: '10 127.0.0.1', purpose: 'mx', required: false, status: 'pending' },
+        ],
+        created_at: expect.any(String),
+      },
     });
     expect(new Date(r.body.domain.created_at).toISOString()).toBe(r.body.domain.created_at);
     const { rows } = await env.stack.sql.query('SELECT project_id, name FROM domains WHERE id = $1', [r.body.domain.id]);

@@ -6,6 +6,8 @@ import type { RunResult, Target, TargetResult, TransactionCount } from './types.
 export function loadTarget(stack: Stack, target: Target, duration: number, connections: number): Promise<autocannon.Result> {
   return autocannon({
     url: `${target.baseUrl ?? stack.url}${target.path}`,
+    method: target.method ?? 'GET',
+    body: target.body,
     headers: target.headers,
     connections,
     duration,
@@ -33,11 +35,12 @@ export function toRun(round: number, r: autocannon.Result): RunResult {
   };
 }
 
-/** Loud failure, with one sample response, when a run saw anything but 200s. */
+/** Loud failure, with one sample response, when a run saw anything but 200s (201 for POST targets). */
 export async function assertAll200(stack: Stack, target: Target, run: RunResult): Promise<void> {
-  const others = Object.entries(run.statusCodes).filter(([code]) => code !== '200');
+  const expected = target.method === 'POST' ? '201' : '200';
+  const others = Object.entries(run.statusCodes).filter(([code]) => code !== expected);
   if (!others.length && run.errors === 0 && run.non2xx === 0) return;
-  const res = await fetch(`${target.baseUrl ?? stack.url}${target.path}`, { headers: target.headers });
+  const res = await fetch(`${target.baseUrl ?? stack.url}${target.path}`, { method: target.method, body: target.body, headers: target.headers });
   throw new Error(
     `${target.name} run ${run.round}: not every response was 200 ` +
     `(status codes ${JSON.stringify(run.statusCodes)}, non-2xx ${run.non2xx}, connection errors ${run.errors}, timeouts ${run.timeouts}); ` +

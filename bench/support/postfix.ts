@@ -75,15 +75,26 @@ export interface RunningPostfix {
   delivered(): number;
   /** Waits (at most `timeoutMs`) until the queue is empty; false if it was not. */
   drain(timeoutMs: number): Promise<boolean>;
+  /** Messages in the queue (any state). */
+  queued(): number;
+  /** With `relay`: lets the held relay queue go (delivery starts now). */
+  release(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/**
+ * Relays mail for `domain` to `[127.0.0.1]:port` with Postfix's smtp client,
+ * held in the queue (`defer_transports = smtp`) until `release()`: the
+ * reference for delivery from a queue.
+ */
+export interface PostfixRelay { domain: string; port: number }
 
 /**
  * `postfix -c <dir> start` with the recipe's settings: loopback only, the
  * `smtp/inet` service moved to `port`, `discard.test` to the discard
  * transport, `mbox.test` to a virtual Maildir owned by nobody.
  */
-export async function startPostfix(tools: PostfixTools, port: number): Promise<RunningPostfix> {
+export async function startPostfix(tools: PostfixTools, port: number, relay?: PostfixRelay): Promise<RunningPostfix> {
   // maillog_file must sit under /var (maillog_file_prefixes).
   const base = `/var/tmp/edgemail-pfbench-${process.pid}`;
   const conf = `${base}/conf`;
@@ -118,7 +129,10 @@ export async function startPostfix(tools: PostfixTools, port: number): Promise<R
       `queue_directory = ${base}/queue`, `data_directory = ${base}/data`,
       'inet_interfaces = 127.0.0.1', 'inet_protocols = ipv4', 'mynetworks = 127.0.0.0/8', 'mydestination = localhost',
       'alias_maps =', 'alias_database =', `maillog_file = ${base}/maillog`,
-      'relay_domains = discard.test', 'transport_maps = inline:{ discard.test=discard: }',
+      ...(relay
+        ? [`relay_domains = discard.test, ${relay.domain}`, `transport_maps = inline:{ discard.test=discard:, ${relay.domain}=smtp:[127.0.0.1]:${relay.port} }`,
+          'defer_transports = smtp', 'smtp_tls_security_level = none']
+        : ['relay_domains = discard.test', 'transport_maps = inline:{ discard.test=discard: }']),
       'virtual_mailbox_domains = mbox.test', `virtual_mailbox_base = ${vmail}`,
       'virtual_mailbox_maps = static:bench/', 'virtual_uid_maps = static:65534', 'virtual_gid_maps = static:65534');
     await postconf('-M#', 'smtp/inet');
@@ -148,6 +162,12 @@ export async function startPostfix(tools: PostfixTools, port: number): Promise<R
     discardTo: 'bench@discard.test',
     maildirTo: 'bench@mbox.test',
     delivered: () => countFiles(`${vmail}/bench/new`),
+    queued,
+    async release() {
+      await postconf('-e', 'defer_transports =');
+      await postfixCmd('reload');
+      await run(tools.postfix.replace(/postfix$/, 'postqueue'), ['-c', conf, '-f']);
+    },
     async drain(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       while (queued() > 0) {

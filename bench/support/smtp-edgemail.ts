@@ -9,7 +9,6 @@
 // (a project key holding relay:write) and starts it in a process of its own
 // with the relay node's `startRelayNode`. When that cannot be done either, the
 // target reports "relay node not available yet" and the rest still runs.
-import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import pg from 'pg';
@@ -17,7 +16,7 @@ import { envName, settings as declared } from '@edgemail/shared';
 import { repoRoot } from '../../edge/local/edge-worker.js';
 import { startStack, type Stack, type StackOptions } from '../../edge/local/stack.js';
 import { freePort, waitForGreeting } from './postfix.js';
-import type { RelayNodeChildMessage, RelayNodeChildStart } from './smtp-relay-node-child.js';
+import { startRelayNodeProcess, type RelayNodeProcess } from './relay-node-process.js';
 import { bootstrap, cleanups } from './stack.js';
 
 export const NODE_NOT_AVAILABLE = 'relay node not available yet';
@@ -115,7 +114,7 @@ export async function withEdgemailInbound<T>(
 
     const s = stack;
     const startNode = async (nodeSettings: Record<string, string>) => {
-      const started = await startRelayNodeProcess(s, tenant.platformToken, tenant.projectId, `${dataDir}/relay-node-${nodes.length}`, nodeSettings);
+      const started = await startNodeOfProject(s, tenant.platformToken, tenant.projectId, `${dataDir}/relay-node-${nodes.length}`, nodeSettings);
       if (!('unavailable' in started)) nodes.push(started);
       return started;
     };
@@ -165,39 +164,18 @@ export async function withEdgemailInbound<T>(
   }
 }
 
-interface RelayNodeProcess {
-  port: number;
-  stop(): Promise<void>;
-}
-
 /**
  * A relay node enrolled with a fresh relay:write key of the project and
- * started in a child process (bench/support/smtp-relay-node-child.ts).
+ * started in a child process.
  */
-async function startRelayNodeProcess(
+async function startNodeOfProject(
   stack: Stack, token: string, projectId: string, stateDir: string, settings: Record<string, string>,
 ): Promise<RelayNodeProcess | { unavailable: string }> {
   const entry = new URL('../../relay-node/src/index.ts', import.meta.url);
   if (!existsSync(entry)) return { unavailable: `${NODE_NOT_AVAILABLE} (no relay-node/src/index.ts)` };
   const { token: key } = await api<{ token: string }>(stack, 'POST', '/api/v1/api-keys', token, projectId, { name: 'bench-relay', permissions: ['relay:write'] });
-  const child = fork(new URL('./smtp-relay-node-child.ts', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      if (child.connected) child.send('stop');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    }
-  };
-  const first = await new Promise<RelayNodeChildMessage | { exited: true }>((resolve) => {
-    child.once('message', (m: RelayNodeChildMessage) => resolve(m));
-    void exited.then(() => resolve({ exited: true }));
-    child.send({ edgeUrl: stack.url, key, stateDir, settings } satisfies RelayNodeChildStart);
-  });
-  if ('port' in first) return { port: first.port, stop };
-  await stop();
-  return { unavailable: `${NODE_NOT_AVAILABLE}: ${'error' in first ? first.error : 'its process exited before listening'}` };
+  const started = await startRelayNodeProcess(stack.url, key, stateDir, settings);
+  return 'error' in started ? { unavailable: `${NODE_NOT_AVAILABLE}: ${started.error}` } : started;
 }
 
 /** The relay node's inbound port: named on the stack, or greeting on the port the stack was given. */

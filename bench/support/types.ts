@@ -23,6 +23,10 @@ export interface Tenant {
 export interface Target {
   name: string;
   path: string;
+  /** GET unless given. */
+  method?: 'GET' | 'POST';
+  /** Sent with every request (POST targets). */
+  body?: string;
   headers?: Record<string, string>;
   /** The Worker to load: a variant's; default the stack's own. */
   baseUrl?: string;

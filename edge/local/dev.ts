@@ -31,6 +31,7 @@ async function main() {
     logLevel: 'info',
     // Loopback only: a developer's MX is for local SMTP clients (swaks, smtplib).
     relay: { port: port('EDGEMAIL_INBOUND_PORT', 2525), host: '127.0.0.1', stateDir: `${dataDir}/relay-node` },
+    localDns: true,
   });
   // The password stays in its 0600 file, out of terminal scrollback and logs.
   const shown = new URL(stack.databaseUrl);

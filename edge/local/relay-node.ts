@@ -6,6 +6,12 @@
 // with the same service the API uses: a project named `local-relay` (created
 // once, found by name after), a key holding only relay:write, used for the one
 // `POST /relay/v1/enroll` through the real Worker, and revoked right after.
+//
+// Outbound mail: the local stack has no Internet, so unless the environment
+// says where mail goes (SERVICE_OUTBOUND_SMARTHOST, or SERVICE_OUTBOUND_CAPTURE_DIR
+// itself), the node writes each message as `<data dir>/outbound-capture/<email_id>.eml`
+// and logs the file's name: a first send visibly arrives somewhere.
+import { dirname, join } from 'node:path';
 import { and, asc, eq } from 'drizzle-orm';
 import { apiKeys, projects, relayNodes } from '@edgemail/schema';
 import { loadConfig } from '@edgemail/shared';
@@ -29,6 +35,17 @@ export interface LocalRelayOptions {
   /** The stack's `SERVICE_*` settings (the node reads the same ones as the edge). */
   settings: Record<string, string>;
   log: (line: string) => void;
+  /** Where outbound mail is captured; `outbound-capture` beside `stateDir` (`.data/outbound-capture`) by default. */
+  captureDir?: string;
+}
+
+/** The `SERVICE_*` settings that say where outbound mail goes; with neither, the local node captures it. */
+const OUTBOUND_DESTINATION_SETTINGS = ['SERVICE_OUTBOUND_CAPTURE_DIR', 'SERVICE_OUTBOUND_SMARTHOST'];
+
+/** `settings` with `SERVICE_OUTBOUND_CAPTURE_DIR` added, unless the caller chose a destination itself. */
+export function localOutboundSettings(settings: Record<string, string>, captureDir: string): Record<string, string> {
+  if (OUTBOUND_DESTINATION_SETTINGS.some((name) => name in settings)) return settings;
+  return { ...settings, SERVICE_OUTBOUND_CAPTURE_DIR: captureDir };
 }
 
 /**
@@ -38,8 +55,15 @@ export interface LocalRelayOptions {
  */
 export async function startLocalRelayNode(options: LocalRelayOptions): Promise<RelayNode> {
   await ensureEnrolled(options);
-  const { config } = loadConfig({ SERVICE_SERVER_PUBLIC_URL: options.edgeUrl, ...options.settings });
-  return startRelayNode({ stateDir: options.stateDir, config, port: options.port, host: options.host, log: createConsoleLog('[relay]'), drainMs: 3000 });
+  const settings = localOutboundSettings(options.settings, options.captureDir ?? join(dirname(options.stateDir), 'outbound-capture'));
+  const { config } = loadConfig({ SERVICE_SERVER_PUBLIC_URL: options.edgeUrl, ...settings });
+  if (config['outbound.capture_dir']) {
+    options.log(`outbound mail is not sent: each message is written to ${config['outbound.capture_dir']}/<email_id>.eml (set SERVICE_OUTBOUND_SMARTHOST=host:port to relay it)`);
+  } else {
+    options.log(`outbound mail goes to ${config['outbound.smarthost'] ? `the smarthost ${config['outbound.smarthost']}` : 'recipient MX hosts'}`);
+  }
+  // Ctrl-C should not sit out a 30 s delivery: what is cut off is reported deferred and retried.
+  return startRelayNode({ stateDir: options.stateDir, config, port: options.port, host: options.host, log: createConsoleLog('[relay]'), drainMs: 3000, outbound: { stopTimeoutMs: 3000 } });
 }
 
 async function ensureEnrolled(options: LocalRelayOptions): Promise<void> {

@@ -7,6 +7,7 @@ import { startPostgres, type LocalPostgres } from './postgres.js';
 import { startEdgeWorker, type EdgeWorker } from './edge-worker.js';
 import { startLocalRelayNode } from './relay-node.js';
 import { startLocalCron } from './cron.js';
+import { startDevDns, type DevDns } from './dev-dns.js';
 import type { RelayNode } from '../../relay-node/src/index.js';
 
 export interface StackOptions {
@@ -21,6 +22,11 @@ export interface StackOptions {
   logLevel?: 'none' | 'error' | 'warn' | 'info' | 'log' | 'debug';
   /** One relay node beside the Worker, enrolled on first start (state under `stateDir`). */
   relay?: { port: number; host: string; stateDir: string };
+  /**
+   * Answer the edge's DNS questions locally for the registered domains (`dev-dns.ts`),
+   * unless `SERVICE_DNS_DOH_URL` is set: `pnpm dev` has no Internet.
+   */
+  localDns?: boolean;
 }
 
 export interface Stack {
@@ -49,6 +55,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
   const postgres = await startPostgres({ dataDir: `${opts.dataDir}/pg`, port: opts.pgPort, log });
   let bridge: NeonBridge | undefined;
+  let dns: DevDns | undefined;
   try {
     // A second start reuses it; one from an older version is handed to the application role.
     await postgres.createDatabase(database);
@@ -59,10 +66,16 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     log(`postgres ready on 127.0.0.1:${postgres.port}, database ${database} migrated`);
 
     bridge = await startNeonBridge({ port: opts.bridgePort ?? 0, pgHost: '127.0.0.1', pgPort: postgres.port, log });
+    const publicUrl = `http://127.0.0.1:${opts.workerPort ?? 8787}`;
+    if (opts.localDns && !opts.settings?.SERVICE_DNS_DOH_URL) {
+      dns = await startDevDns({ databaseUrl, publicUrl: opts.settings?.SERVICE_SERVER_PUBLIC_URL ?? publicUrl, log });
+      log(`local DNS (DNS-over-HTTPS) on ${dns.url}: answers for registered domains with the records they are told to publish`);
+    }
     const worker = await startEdgeWorker({
       vars: {
         SERVICE_DATABASE_URL: databaseUrl,
-        SERVICE_SERVER_PUBLIC_URL: `http://127.0.0.1:${opts.workerPort ?? 8787}`,
+        SERVICE_SERVER_PUBLIC_URL: publicUrl,
+        ...(dns ? { SERVICE_DNS_DOH_URL: dns.url } : {}),
         ...opts.settings,
         LOCAL_NEON_BRIDGE: bridge.url,
       },
@@ -91,11 +104,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         await relay?.stop().catch(() => {});
         cron.stop();
         await worker.stop().catch(() => {});
+        await dns?.close().catch(() => {});
         await b.close().catch(() => {});
         await postgres.stop();
       },
     };
   } catch (e) {
+    await dns?.close().catch(() => {});
     await bridge?.close().catch(() => {});
     await postgres.stop().catch(() => {});
     throw e;

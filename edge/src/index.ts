@@ -4,6 +4,8 @@ import { connect } from './db/client.js';
 import { settingsOf } from './middleware/context.js';
 import { purgeAuditEvents } from './services/audit/purge.js';
 import { sweepWebhooks } from './services/webhooks/sweep.js';
+import { reverifyDomains } from './services/domains/reverify.js';
+import { purgeIdempotencyKeys } from './services/idempotency/purge.js';
 import type { Bindings } from './env.js';
 
 export { RateLimiter } from './durable-objects/rate-limiter.js';
@@ -11,19 +13,28 @@ export { WebhookDispatcher } from './durable-objects/webhook-dispatcher.js';
 
 const app = buildApp();
 
+/** Domains re-checked per minute: about 7,000 per six-hour round. */
+const REVERIFY_PER_RUN = 20;
+
 /** The cron expressions of wrangler.toml's `[triggers]`. */
 const CRON = { webhookSweep: '* * * * *', auditRetention: '17 * * * *' } as const;
 
 export default {
   fetch: app.fetch,
 
-  /** Cron triggers (wrangler.toml): the webhook sweep every minute, audit retention hourly. */
+  /**
+   * Cron triggers (wrangler.toml): every minute the webhook sweep and domain
+   * re-verification; hourly audit retention and expired idempotency keys.
+   */
   async scheduled(controller, env, ctx) {
     const { config } = settingsOf(env);
     const db = connect(config['database.url'], env.LOCAL_NEON_BRIDGE);
     if (controller.cron !== CRON.auditRetention) {
       ctx.waitUntil(sweepWebhooks(db, env).then((r) => {
         if (r.handedOver || r.woken) console.log(`webhook sweep: handed over ${r.handedOver} outbox rows, woke ${r.woken} dispatchers`);
+      }));
+      ctx.waitUntil(reverifyDomains(db, config, REVERIFY_PER_RUN).then((r) => {
+        if (r.failed || r.errors.length) console.warn(`domain re-verification: ${r.checked} checked, ${r.failed} failed, ${r.errors.length} not checked (resolver: ${r.errors.map((e) => e.problem).join('; ')})`);
       }));
       return;
     }
@@ -32,5 +43,8 @@ export default {
         if (n) console.log(`audit retention: deleted ${n} events older than ${config['audit_log_retention_days']} days`);
       }),
     );
+    ctx.waitUntil(purgeIdempotencyKeys(db).then((n) => {
+      if (n) console.log(`idempotency keys: deleted ${n} older than 24 hours`);
+    }));
   },
 } satisfies ExportedHandler<Bindings>;

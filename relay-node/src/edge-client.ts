@@ -19,6 +19,9 @@ import type {
   HeartbeatAnswer,
   HeartbeatBody,
   InboundMeta,
+  OutboundClaimAnswer,
+  OutboundResult,
+  OutboundResultsAnswer,
 } from './protocol.js';
 
 export interface EdgeClientOptions {
@@ -65,6 +68,10 @@ export interface EdgeClient {
   offerSelfSigned(pair: { certificate: string; private_key: string }, signal?: AbortSignal): Promise<CertificateAnswer>;
   /** `POST /relay/v1/inbound`: one message as multipart/form-data. */
   forwardInbound(request: ForwardRequest, signal?: AbortSignal): Promise<ForwardAnswer>;
+  /** `POST /relay/v1/outbound/claim`: up to `max` (1..100) due recipients, leased to this node. */
+  claimOutbound(max: number, signal?: AbortSignal): Promise<OutboundClaimAnswer>;
+  /** `POST /relay/v1/outbound/results`: 1 to 100 attempt results; the edge names the stale ones. */
+  reportOutbound(results: OutboundResult[], signal?: AbortSignal): Promise<OutboundResultsAnswer>;
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -157,6 +164,12 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
         timeoutMs: options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
         signal,
       }));
+    },
+    async claimOutbound(max, signal) {
+      return must(await call<OutboundClaimAnswer>('POST', '/relay/v1/outbound/claim', { json: { max }, timeoutMs: chatter, signal }));
+    },
+    async reportOutbound(results, signal) {
+      return must(await call<OutboundResultsAnswer>('POST', '/relay/v1/outbound/results', { json: { results }, timeoutMs: chatter, signal }));
     },
   };
 }

@@ -1,6 +1,6 @@
 // The relay node's public surface: what the operator binary, `pnpm dev` and
 // the integration tests use.
-export { startRelayNode, type RelayNode, type RelayNodeOptions } from './node.js';
+export { startRelayNode, type RelayNode, type RelayNodeOptions, type RelayNodeOutboundOptions } from './node.js';
 export { enrollNode, AlreadyEnrolledError, type EnrollOptions } from './enroll.js';
 export { createConsoleLog } from './console-log.js';
 export { createEdgeClient, retrying, type EdgeClient, type EdgeClientOptions } from './edge-client.js';
@@ -16,3 +16,32 @@ export {
 export { defaultStateDir, isEnrolled, NotEnrolledError, readNodeState, spoolDir, type NodeState } from './state/index.js';
 export { NODE_VERSION } from './version.js';
 export type { Log } from './smtp/types.js';
+export {
+  captureMessage,
+  composeMessage,
+  composeSignedMessage,
+  createOutboundWorker,
+  deliverMessage,
+  dkimSignMessage,
+  planDelivery,
+  processJob,
+  routeSettingsFromConfig,
+  type DeliveryOutcome,
+  type DeliveryPlan,
+  type DeliveryTimeouts,
+  type OutboundWorker,
+  type OutboundWorkerOptions,
+  type ProcessJobDeps,
+  type RouteSettings,
+} from './outbound/index.js';
+export type {
+  OutboundAttachment,
+  OutboundClaimAnswer,
+  OutboundDkim,
+  OutboundJob,
+  OutboundMessage,
+  OutboundOutcome,
+  OutboundResult,
+  OutboundResultsAnswer,
+  OutboundRoute,
+} from './protocol.js';

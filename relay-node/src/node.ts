@@ -1,5 +1,5 @@
 // One relay node: its state, spool, domain list, certificate, SMTP listener(s),
-// heartbeat and forwarder, started together and stopped together.
+// heartbeat, forwarder and outbound worker, started together and stopped together.
 import { hostname } from 'node:os';
 import type { Config } from '@edgemail/shared';
 import { createAuthenticator, createDnsResolver } from './auth/index.js';
@@ -20,6 +20,21 @@ import { domainsFile, readNodeState, spoolDir } from './state/index.js';
 import { createListenerTls, type ListenerTls } from './tls/listener-tls.js';
 import { NODE_VERSION } from './version.js';
 import type { BackoffOptions } from './backoff.js';
+import { createOutboundWorker, describeOutbound, processJob, routeSettingsFromConfig, TransportPool, type DeliveryTimeouts, type OutboundWorker } from './outbound/index.js';
+
+/** Overrides of the outbound worker's defaults (tests shorten them). */
+export interface RelayNodeOutboundOptions {
+  /** Deliveries at once; `outbound.concurrency` by default. */
+  concurrency?: number;
+  /** With nothing claimed, ask the edge again after this long, ms. Default 1000. */
+  idlePollMs?: number;
+  /** Waits after the edge failed a claim or a report. */
+  backoff?: BackoffOptions;
+  /** SMTP time limits (connect, greeting, idle), ms. */
+  timeouts?: Partial<DeliveryTimeouts>;
+  /** How long stop() lets deliveries in flight finish before interrupting them, ms. Default 30000. */
+  stopTimeoutMs?: number;
+}
 
 export interface RelayNodeOptions {
   /** Holds node.json (from `edgemail relay enroll`), domains.json and the spool. */
@@ -44,6 +59,12 @@ export interface RelayNodeOptions {
   /** How long start-up waits for the edge's certificate before presenting a stand-in pair, ms. Default 10000. */
   tlsStartupTimeoutMs?: number;
   forwarder?: { concurrency?: number; idlePollMs?: number; backoff?: BackoffOptions };
+  /**
+   * Outbound delivery (claim from the edge, deliver, report; `outbound.*`
+   * settings): on by default; `false` leaves it off (nodes that only test
+   * inbound mail).
+   */
+  outbound?: false | RelayNodeOutboundOptions;
   fetch?: typeof fetch;
 }
 
@@ -54,7 +75,11 @@ export interface RelayNode {
   readonly port: number;
   readonly tlsPort: number | null;
   readonly spoolDir: string;
-  /** Graceful stop: no new connections, sessions drained (bounded), forwarding stopped; the spool keeps the rest. */
+  /**
+   * Graceful stop: no new connections, sessions drained (bounded), forwarding
+   * stopped (the spool keeps the rest), outbound claims stopped and the
+   * deliveries in flight finished (bounded) and reported.
+   */
   stop(): Promise<void>;
   /** Settles once the node has stopped: null after stop(), the reason when it stopped itself (revoked). */
   readonly closed: Promise<Error | null>;
@@ -96,6 +121,24 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     void stop();
   };
 
+  // One resolver (`dns.servers`, answers cached) for the ingest checks and the MX lookups.
+  const resolve = createDnsResolver(config['dns.servers']);
+  const outboundSettings = routeSettingsFromConfig(config);
+  const outboundOptions = options.outbound === false ? null : options.outbound ?? {};
+  // Sessions reused per destination (as an MTA's connection cache): one per message costs a handshake each.
+  const transports = outboundOptions ? new TransportPool() : null;
+  const outbound: OutboundWorker | null = outboundOptions && createOutboundWorker({
+    claim: (max, signal) => edge.claimOutbound(max, signal),
+    report: (results, signal) => edge.reportOutbound(results, signal),
+    deliver: (job, signal) => processJob(job, { settings: outboundSettings, resolve, hostName, log, timeouts: outboundOptions.timeouts, transports: transports ?? undefined }, signal),
+    log,
+    onFatal,
+    concurrency: outboundOptions.concurrency ?? config['outbound.concurrency'],
+    idlePollMs: outboundOptions.idlePollMs,
+    backoff: outboundOptions.backoff,
+    stopTimeoutMs: outboundOptions.stopTimeoutMs,
+  });
+
   const domains = createDomainCache({ fetchDomains: (signal) => edge.domains(signal), file: domainsFile(options.stateDir), log, refreshIntervalMs: options.domainRefreshMs });
   let tls: ListenerTls | null = null;
   const forwarder = createForwarder({
@@ -113,7 +156,10 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     log,
     onFatal,
     onDomainsVersion: (version) => domains.noteVersion(version),
-    onRecovered: () => forwarder.resume(),
+    onRecovered: () => {
+      forwarder.resume();
+      outbound?.resume();
+    },
     intervalMs: options.heartbeatIntervalMs,
     report: async () => ({ version: NODE_VERSION, listeners: reports, tls: tls?.report() ?? { source: 'none', not_after: null }, spool_depth: await spool.depth() }),
   });
@@ -122,8 +168,12 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     stopping ??= (async () => {
       heartbeat.stop();
       domains.stop();
+      // Deliveries in flight finish (and are reported) while the listeners drain.
+      const outboundStopped = outbound?.stop();
       await Promise.all(listeners.map((l) => l.close(options.drainMs ?? 10_000)));
       await forwarder.stop();
+      await outboundStopped;
+      transports?.stop();
       tls?.stop();
       log.info('relay node stopped', { node: state.node_id, spool_depth: await spool.depth().catch(() => -1) });
       await spool.close().catch(() => undefined);
@@ -141,7 +191,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     const deps: InboundDeps = {
       recipientDomainAccepted: (domain) => domains.accepts(domain),
       store: createSpoolStore({ spool, hostName, log, onSpooled: () => forwarder.notify() }),
-      authenticate: createAuthenticator({ resolver: createDnsResolver(config['dns.servers']), mta: hostName }),
+      authenticate: createAuthenticator({ resolver: resolve, mta: hostName }),
       log,
       transforms: ingestTransforms(config['relay_node.inbound.bare_newlines'], config['relay_node.inbound.max_message_size']),
     };
@@ -160,10 +210,12 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     const implicit = tls && options.tlsPort !== undefined ? await open(options.tlsPort, true) : null;
     forwarder.start();
     heartbeat.start();
+    outbound?.start();
     log.info('relay node started', {
       node: state.node_id, edge: state.edge_url, inbound: `${options.host}:${inbound.port}`,
       ...(implicit ? { inbound_tls: `${options.host}:${implicit.port}` } : {}),
       tls: tls ? 'starttls' : 'off', proxy_protocol: proxyEnabled, spool_depth: await spool.depth(), domains: domains.size,
+      outbound: outbound ? describeOutbound(outboundSettings) : 'off',
     });
     return {
       nodeId: state.node_id,

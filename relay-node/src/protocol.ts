@@ -109,3 +109,104 @@ export interface ForwardAnswer {
   /** Every record already existed: a repeat of a message the edge has. */
   duplicate: boolean;
 }
+
+// Outbound delivery (docs/sending.md, "Relay protocol: outbound").
+
+/** An attachment of an outbound message, its bytes in base64. */
+export interface OutboundAttachment {
+  filename: string;
+  content_type: string;
+  content_base64: string;
+}
+
+/** What the message says (headers and body); the envelope says where it goes. Never a Bcc header. */
+export interface OutboundMessage {
+  /** `<uuid@acme.test>`. */
+  message_id: string;
+  /** RFC 3339 (the send's created_at). */
+  date: string;
+  /** `Acme <news@acme.test>`. */
+  from: string;
+  to: string[];
+  cc: string[];
+  reply_to: string[];
+  subject: string;
+  text: string | null;
+  html: string | null;
+  /** Custom headers, name → value. */
+  headers: Record<string, string>;
+  attachments: OutboundAttachment[];
+}
+
+/** The from-domain's DKIM key. */
+export interface OutboundDkim {
+  domain: string;
+  selector: string;
+  algorithm: 'rsa' | 'ed25519';
+  /** PKCS#8 PEM. */
+  private_key_pem: string;
+}
+
+/** Deliver to the recipient domain's MX hosts (or `outbound.smarthost`). */
+export interface OutboundMxRoute {
+  kind: 'mx';
+  /** The recipient's domain. */
+  domain: string;
+}
+
+/** Deliver through a configured SMTP server: the project's, or the shared pool's. */
+export interface OutboundSmtpRoute {
+  kind: 'smtp';
+  source: 'project' | 'pool';
+  host: string;
+  port: number;
+  security: 'starttls' | 'tls' | 'none';
+  username: string | null;
+  password: string | null;
+}
+
+export type OutboundRoute = OutboundMxRoute | OutboundSmtpRoute;
+
+/** One claimed recipient: `POST /relay/v1/outbound/claim` answers a list of these. */
+export interface OutboundJob {
+  /** The recipient row. */
+  email_id: string;
+  /** Number of this attempt (counted up at the claim). */
+  attempt: number;
+  /** RFC 3339: the claim is this node's until then. */
+  lease_until: string;
+  envelope: { from: string; to: string };
+  message: OutboundMessage;
+  dkim: OutboundDkim | null;
+  route: OutboundRoute;
+}
+
+export interface OutboundClaimAnswer {
+  /** Empty when nothing is due. */
+  jobs: OutboundJob[];
+}
+
+/** 2xx → sent; 4xx or no answer → deferred; 5xx → failed. */
+export type OutboundOutcome = 'sent' | 'deferred' | 'failed';
+
+/** One attempt's result, reported with `POST /relay/v1/outbound/results`. */
+export interface OutboundResult {
+  email_id: string;
+  attempt: number;
+  outcome: OutboundOutcome;
+  /** Null when no SMTP answer came. */
+  smtp_code: number | null;
+  /** The server's reply text, or why no answer came. */
+  reply: string;
+  /** `mx.example.org:25`, `capture:<path>`, or null when no server was tried. */
+  server: string | null;
+  /** RFC 3339. */
+  started_at: string;
+  duration_ms: number;
+}
+
+export interface OutboundResultsAnswer {
+  accepted: string[];
+  /** Results for leases the node no longer holds: recorded nowhere. */
+  stale: string[];
+}

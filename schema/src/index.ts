@@ -6,3 +6,4 @@ export * from './mail.js';
 export * from './events.js';
 export * from './certificates.js';
 export * from './webhooks.js';
+export * from './sending.js';

@@ -11,6 +11,19 @@ export const domains = pgTable('domains', {
   projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
   // Lower case, no trailing dot.
   name: text('name').notNull(),
+  // DKIM: the key pair mail from this domain is signed with (private half
+  // sealed, context `domains.dkim_private_key`), published under `<selector>._domainkey`.
+  dkimSelector: text('dkim_selector'),
+  // `rsa` (2048 bits) or `ed25519`.
+  dkimAlgorithm: text('dkim_algorithm'),
+  dkimPrivateKeySealed: text('dkim_private_key_sealed'),
+  // The `p=` value: base64 of the public key (SPKI DER for RSA, the raw 32 bytes for Ed25519).
+  dkimPublicKey: text('dkim_public_key'),
+  // The last verification: each record's verdict (`dkim`, `spf`, `dmarc`, `mx`) and why.
+  verification: jsonb('verification').$type<Record<string, { ok: boolean; found?: string[]; problem?: string }>>(),
+  // Set while the required records are published; cleared when a check finds them gone.
+  verifiedAt: timestamp('verified_at', { withTimezone: true }),
+  lastCheckedAt: timestamp('last_checked_at', { withTimezone: true }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
   uniqueIndex('domains_name_idx').on(t.name),

@@ -1,8 +1,9 @@
 // A relay node in the test process against a test file's real edge: started
 // with short periods so tests never wait on its 30 s timers, and what it
-// forwarded read back through the public API, as a user reads it.
+// forwarded read back through the public API, as a user reads it. Its
+// outbound worker runs too (claims every half second) unless `outbound: false`.
 import { loadConfig } from '@edgemail/shared';
-import { startRelayNode, type Log, type RelayNode, type RelayNodeOptions } from '../../relay-node/src/index.js';
+import { startRelayNode, type Log, type RelayNode, type RelayNodeOptions, type RelayNodeOutboundOptions } from '../../relay-node/src/index.js';
 import type { TestStack } from './stack.js';
 
 export interface TestNodeOptions extends Partial<Omit<RelayNodeOptions, 'config'>> {
@@ -16,11 +17,19 @@ export interface TestNodeOptions extends Partial<Omit<RelayNodeOptions, 'config'
 }
 
 /**
+ * The outbound worker's test defaults: a claim every half second when idle
+ * (well inside the chatter limit beside 300 ms heartbeats), short waits after
+ * edge failures, and a stop that gives deliveries in flight 2 s. An `outbound`
+ * object given to `startTestNode` is merged over these.
+ */
+export const TEST_OUTBOUND: RelayNodeOutboundOptions = { idlePollMs: 500, backoff: { initialMs: 100, maxMs: 1000 }, stopTimeoutMs: 2000 };
+
+/**
  * Starts an enrolled node (node.json already in `stateDir`) on a free port of 127.0.0.1.
  *
  * @example const node = await startTestNode({ stack, stateDir, dnsAddress: dns.address, log, env: { SERVICE_RELAY_NODE_INBOUND_MAX_MESSAGE_SIZE: '65536' } });
  */
-export function startTestNode({ stack, stateDir, dnsAddress, log, env = {}, ...extra }: TestNodeOptions): Promise<RelayNode> {
+export function startTestNode({ stack, stateDir, dnsAddress, log, env = {}, outbound, ...extra }: TestNodeOptions): Promise<RelayNode> {
   return startRelayNode({
     stateDir,
     config: loadConfig({ SERVICE_SERVER_PUBLIC_URL: stack.url, SERVICE_RELAY_NODE_INBOUND_RATE_PER_MINUTE: '0', SERVICE_DNS_SERVERS: dnsAddress, ...env }).config,
@@ -32,6 +41,7 @@ export function startTestNode({ stack, stateDir, dnsAddress, log, env = {}, ...e
     heartbeatIntervalMs: 300,
     tlsStartupTimeoutMs: 1000,
     forwarder: { backoff: { initialMs: 100, maxMs: 500 }, idlePollMs: 200 },
+    outbound: outbound === false ? false : { ...TEST_OUTBOUND, ...outbound },
     ...extra,
   });
 }

@@ -2,10 +2,11 @@
 // and the errors it may answer. The permission check, the OpenAPI document and
 // the audit type are all derived from it.
 import { createRoute, z, type OpenAPIHono, type RouteConfig, type RouteHandler } from '@hono/zod-openapi';
-import type { Permission, Role, SessionOnlyPermission } from '@edgemail/shared';
+import type { Config, Permission, Role, SessionOnlyPermission } from '@edgemail/shared';
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { authorize } from '../middleware/authorize.js';
+import { declareRouteBodyLimit } from '../middleware/body-limit.js';
 import { auditType } from './audit-type.js';
 import type { AppEnv } from '../env.js';
 
@@ -48,36 +49,56 @@ type Declared = Omit<RouteConfig, 'middleware'> & {
   errors?: ErrorStatus[];
   /** Overrides the audit type derived from method and path. */
   auditType?: string;
+  /** Other permissions that pass the check as well as `permission` does. */
+  alsoGrantedBy?: Permission[];
+  /** What a sandbox key is judged on instead of `permission` (the send routes: `sandbox:write`). */
+  sandboxPermission?: Permission;
+  /**
+   * The route's own body limit instead of `server.max_body_bytes` (413 beyond
+   * it), and how the 413 response describes it.
+   */
+  bodyLimit?: { maxOf: (config: Config) => number; description: string };
 };
 
 /** What the declaration adds to the OpenAPI operation, read by the docs and the registry. */
-type DeclaredExtensions = { 'x-permission': RouteAccess; 'x-role'?: Role; 'x-audit-type'?: string };
+type DeclaredExtensions = {
+  'x-permission': RouteAccess;
+  'x-role'?: Role;
+  'x-audit-type'?: string;
+  'x-also-granted-by'?: Permission[];
+  'x-sandbox-permission'?: Permission;
+};
 
 export function defineRoute<const R extends Declared>(declared: R) {
-  const { permission, role, errors = [], auditType: declaredType, ...config } = declared;
+  const { permission, role, errors = [], auditType: declaredType, alsoGrantedBy, sandboxPermission, bodyLimit, ...config } = declared;
   // The admin gate is the path's (`requirePlatformCredential` on /api/v1/admin/*): the two must agree.
   if ((permission === 'platform:admin') !== config.path.startsWith('/api/v1/admin/')) {
     throw new Error(`${config.method.toUpperCase()} ${config.path}: platform:admin is the permission of exactly the /api/v1/admin/ routes`);
   }
   const statuses: ErrorStatus[] = [400, 401, 403, 429, ...(config.request?.body ? [413 as const] : []), ...errors];
   const type = declaredType ?? auditType(config.method, config.path) ?? undefined;
+  // The global limiter (`limitBody` on /api/v1/*) runs before routing: it looks the route's own limit up.
+  if (bodyLimit) declareRouteBodyLimit(config.method, config.path, bodyLimit.maxOf);
   const route = {
     ...config,
     'x-permission': permission,
     ...(role ? { 'x-role': role } : {}),
     ...(type ? { 'x-audit-type': type } : {}),
+    ...(alsoGrantedBy?.length ? { 'x-also-granted-by': alsoGrantedBy } : {}),
+    ...(sandboxPermission ? { 'x-sandbox-permission': sandboxPermission } : {}),
     middleware: [
       createMiddleware<AppEnv>(async (c, next) => { c.set('auditType', type); await next(); }),
-      authorize(permission, role),
+      authorize(permission, role, { alsoGrantedBy, sandboxPermission }),
     ],
     responses: {
       ...config.responses,
       ...Object.fromEntries(statuses.map((s) => [s, errorResponse(s)])),
+      ...(bodyLimit ? { 413: { ...errorResponse(413), description: bodyLimit.description } } : {}),
     },
   };
   // createRoute keeps the literal type it is given; the declaration's own keys are swapped for
   // their `x-` forms, which zod-openapi's RouteConfig cannot name, hence the one cast.
-  return createRoute(route as unknown as Omit<R, 'permission' | 'role' | 'errors' | 'auditType'> & DeclaredExtensions & { middleware: MiddlewareHandler<AppEnv>[] });
+  return createRoute(route as unknown as Omit<R, 'permission' | 'role' | 'errors' | 'auditType' | 'alsoGrantedBy' | 'sandboxPermission' | 'bodyLimit'> & DeclaredExtensions & { middleware: MiddlewareHandler<AppEnv>[] });
 }
 
 /** A declared route with its handler, ready to mount; what the registry lists. */

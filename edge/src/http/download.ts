@@ -42,3 +42,16 @@ export const downloadHeaders = {
   'Content-Security-Policy': "default-src 'none'; sandbox",
   'Cache-Control': 'private, no-store',
 } as const;
+
+/** The answer to an attachment download: its stored bytes, its cleaned type and name. */
+export function attachmentResponse(meta: { content_type: string; filename: string }, object: R2ObjectBody, idx: number): Response {
+  return new Response(object.body, {
+    status: 200,
+    headers: {
+      'Content-Type': safeContentType(meta.content_type),
+      'Content-Disposition': contentDisposition(meta.filename, `attachment-${idx}`),
+      'Content-Length': String(object.size),
+      ...downloadHeaders,
+    },
+  });
+}

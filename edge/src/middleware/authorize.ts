@@ -2,7 +2,7 @@
 // resolves the project the request acts in and judges the principal there.
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { isSessionOnlyPermission, judge, roleRank, rolePermissions, type Role } from '@edgemail/shared';
+import { isSessionOnlyPermission, judge, roleRank, rolePermissions, type Permission, type Role } from '@edgemail/shared';
 import { badRequest, forbidden, notFound } from '../http/errors.js';
 import { projectExists } from '../services/projects/exists.js';
 import { PROJECT_HEADER, projectHeader } from './project-header.js';
@@ -17,22 +17,34 @@ async function platformProject(c: Context<AppEnv>): Promise<string> {
   return requested;
 }
 
+/** What a route declares beyond its one permission (defineRoute's `alsoGrantedBy` and `sandboxPermission`). */
+export interface AccessAlternatives {
+  /** Each of these passes the check as well as `access` does (`GET /api/v1/sandbox/emails`: `emails:read`). */
+  alsoGrantedBy?: readonly Permission[];
+  /** What a sandbox key is judged on instead of `access` (spec, "API key": `sandbox:write` on the send routes). */
+  sandboxPermission?: Permission;
+}
+
 /**
  * @param access the route's declared permission; `platform:admin` routes are
  *               gated by path (`requirePlatformCredential`), not here
  * @param role   the route's session role gate: a session is judged by that
  *               role alone, as the spec judges sessions by membership role
+ * @param alternatives other permissions that pass, and a sandbox key's own
  */
-export const authorize = (access: RouteAccess, role?: Role) =>
+export const authorize = (access: RouteAccess, role?: Role, alternatives: AccessAlternatives = {}) =>
   createMiddleware<AppEnv>(async (c, next) => {
     if (access === 'platform:admin') return next();
     const principal = c.get('principal');
     let projectId: string;
     let held: readonly string[] | 'role-gate-passed';
 
+    let required: RouteAccess = access;
+
     switch (principal.kind) {
       case 'key':
         if (isSessionOnlyPermission(access)) throw forbidden(`permission ${access} is not available to API keys`);
+        if (principal.sandbox && alternatives.sandboxPermission) required = alternatives.sandboxPermission;
         projectId = principal.projectId;
         held = principal.permissions;
         break;
@@ -58,10 +70,19 @@ export const authorize = (access: RouteAccess, role?: Role) =>
       }
     }
 
-    if (access !== 'authenticated' && held !== 'role-gate-passed') {
-      const grant = judge(held, access);
-      if (grant === 'missing-action') throw forbidden(`permission ${access} required`);
-      if (grant === 'no-access') throw forbidden(`no access to ${access.split(':')[0]} in this project`);
+    if (required !== 'authenticated' && held !== 'role-gate-passed') {
+      const grant = judge(held, required);
+      const others = alternatives.alsoGrantedBy ?? [];
+      if (grant !== 'granted') {
+        const otherGrants = others.map((p) => judge(held, p));
+        if (!otherGrants.includes('granted')) {
+          // Nothing on any of the resources reads as the spec's "no access"; else name every way in.
+          if (grant === 'no-access' && otherGrants.every((g) => g === 'no-access')) {
+            throw forbidden(`no access to ${required.split(':')[0]} in this project`);
+          }
+          throw forbidden(`permission ${[required, ...others].join(' or ')} required`);
+        }
+      }
     }
     c.set('projectId', projectId);
     await next();

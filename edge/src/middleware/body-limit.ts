@@ -21,12 +21,33 @@ function limiterOf(maxSize: number): MiddlewareHandler {
   return limiter;
 }
 
+/** A route of the limited surface that declared a limit of its own (`bodyLimit` in defineRoute). */
+interface RouteBodyLimit { method: string; path: RegExp; maxOf: (config: Config) => number }
+const routeLimits: RouteBodyLimit[] = [];
+
 /**
- * Refuses a body above `server.max_body_bytes` with 413. Routes that take
- * larger bodies (inbound forwarding) are mounted outside it with their own.
+ * Gives one route under `limitBody` its own limit instead of
+ * `server.max_body_bytes`; defineRoute calls it for a declared `bodyLimit`
+ * (the send routes, whose attachments are larger than any other body).
+ * `path` is the declared OpenAPI path; `{param}` matches one segment.
+ */
+export function declareRouteBodyLimit(method: string, path: string, maxOf: (config: Config) => number): void {
+  const pattern = path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+');
+  routeLimits.push({ method: method.toUpperCase(), path: new RegExp(`^${pattern}$`), maxOf });
+}
+
+/**
+ * Refuses a body above `server.max_body_bytes` with 413, or above the
+ * route's own declared limit (`declareRouteBodyLimit`). Routes that take
+ * larger bodies outside the API (inbound forwarding) are mounted outside it
+ * with their own.
  */
 export const limitBody = () =>
-  createMiddleware<AppEnv>(async (c, next) => limiterOf(c.get('config')['server.max_body_bytes'])(c, next));
+  createMiddleware<AppEnv>(async (c, next) => {
+    const config = c.get('config');
+    const own = routeLimits.length ? routeLimits.find((r) => r.method === c.req.method && r.path.test(c.req.path)) : undefined;
+    return limiterOf(own ? own.maxOf(config) : config['server.max_body_bytes'])(c, next);
+  });
 
 /**
  * A route's own limit, read from the settings: the relay routes mount this

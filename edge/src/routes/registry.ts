@@ -19,6 +19,7 @@ import * as createDomain from './api/domains/create.js';
 import * as listDomains from './api/domains/list.js';
 import * as getDomain from './api/domains/get.js';
 import * as deleteDomain from './api/domains/delete.js';
+import * as verifyDomain from './api/domains/verify.js';
 import * as createSuppression from './api/suppressions/create.js';
 import * as listSuppressions from './api/suppressions/list.js';
 import * as deleteSuppression from './api/suppressions/delete.js';
@@ -37,6 +38,22 @@ import * as deleteWebhook from './api/webhooks/delete.js';
 import * as rotateWebhookSecret from './api/webhooks/rotate-secret.js';
 import * as listWebhookDeliveries from './api/webhooks/deliveries.js';
 import * as redeliverWebhookDelivery from './api/webhooks/redeliver.js';
+import * as sendEmail from './api/emails/send.js';
+import * as sendEmailBatch from './api/emails/batch.js';
+import * as listEmails from './api/emails/list.js';
+import * as getEmail from './api/emails/get.js';
+import * as emailAttachment from './api/emails/attachment.js';
+import * as getUsage from './api/usage/get.js';
+import * as listSandboxEmails from './api/sandbox/list.js';
+import * as getSandboxEmail from './api/sandbox/get.js';
+import * as createSmtpServer from './api/smtp-servers/create.js';
+import * as listSmtpServers from './api/smtp-servers/list.js';
+import * as deleteSmtpServer from './api/smtp-servers/delete.js';
+import * as testSmtpServer from './api/smtp-servers/test.js';
+import * as createPoolSmtpServer from './admin/smtp-pool/create.js';
+import * as listPoolSmtpServers from './admin/smtp-pool/list.js';
+import * as deletePoolSmtpServer from './admin/smtp-pool/delete.js';
+import * as testPoolSmtpServer from './admin/smtp-pool/test.js';
 
 // One `mountable` call per module, so each route's handler is checked against its own declaration.
 export const apiRoutes: MountableRoute[] = [
@@ -45,6 +62,7 @@ export const apiRoutes: MountableRoute[] = [
   mountable(createPlan), mountable(createUser), mountable(listUsers), mountable(createProject),
   mountable(createCredential), mountable(listCredentials), mountable(revokeCredential),
   mountable(createDomain), mountable(listDomains), mountable(getDomain), mountable(deleteDomain),
+  mountable(verifyDomain),
   mountable(createSuppression), mountable(listSuppressions), mountable(deleteSuppression),
   // `stats` before `{id}`: the router tries routes in this order, and `stats` is no UUID.
   mountable(listInboundEmails), mountable(inboundEmailStats), mountable(getInboundEmail), mountable(deleteInboundEmail),
@@ -52,6 +70,10 @@ export const apiRoutes: MountableRoute[] = [
   mountable(listRelayNodes), mountable(revokeRelayNode),
   mountable(createWebhook), mountable(listWebhooks), mountable(deleteWebhook), mountable(rotateWebhookSecret),
   mountable(listWebhookDeliveries), mountable(redeliverWebhookDelivery),
+  mountable(sendEmail), mountable(sendEmailBatch), mountable(listEmails), mountable(getEmail), mountable(emailAttachment),
+  mountable(getUsage), mountable(listSandboxEmails), mountable(getSandboxEmail),
+  mountable(createSmtpServer), mountable(listSmtpServers), mountable(deleteSmtpServer), mountable(testSmtpServer),
+  mountable(createPoolSmtpServer), mountable(listPoolSmtpServers), mountable(deletePoolSmtpServer), mountable(testPoolSmtpServer),
 ];
 
 /** Console routes (`/app/api`) arrive with the sign-in issue. */
@@ -64,9 +86,12 @@ import * as relayDomains from './relay/domains/list.js';
 import * as relayCertificate from './relay/certificate/get.js';
 import * as relayOfferSelfSigned from './relay/certificate/offer-self-signed.js';
 import * as relayInbound from './relay/inbound/forward.js';
+import * as relayOutboundClaim from './relay/outbound/claim.js';
+import * as relayOutboundResults from './relay/outbound/results.js';
 import { mountableRelay, type MountableRelayRoute } from '../http/define-relay-route.js';
 
 export const relayRoutes: MountableRelayRoute[] = [
   mountableRelay(enrollRelayNode), mountableRelay(relayHeartbeat), mountableRelay(relayDomains),
   mountableRelay(relayCertificate), mountableRelay(relayOfferSelfSigned), mountableRelay(relayInbound),
+  mountableRelay(relayOutboundClaim), mountableRelay(relayOutboundResults),
 ];

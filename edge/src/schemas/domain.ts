@@ -1,11 +1,41 @@
 import { z } from '@hono/zod-openapi';
 import { normalizeDomainName } from './domain-name.js';
 import { Timestamp } from './common.js';
+import { DKIM_ALGORITHMS } from '../crypto/dkim-keys.js';
+
+export const DOMAIN_STATUSES = ['pending', 'verified', 'failed'] as const;
+
+export const DnsRecordSchema = z.object({
+  type: z.enum(['TXT', 'MX']),
+  name: z.string().openapi({ example: 'em202611._domainkey.acme.example', description: 'Fully qualified, without the trailing dot' }),
+  value: z.string().openapi({
+    example: 'v=DKIM1; k=rsa; p=MIIBIjANBgkqh…',
+    description: 'What to publish. TXT values longer than 255 characters (RSA keys) are split into several strings by most DNS interfaces; that is fine. MX: `<priority> <host>`.',
+  }),
+  purpose: z.enum(['dkim', 'spf', 'dmarc', 'mx']).openapi({
+    description: '`dkim`: the signing key; `spf`: which hosts may send for the domain; `dmarc`: a suggested policy (`p=none`, reports nothing); `mx`: receiving through the relay nodes.',
+  }),
+  required: z.boolean().openapi({ description: 'Whether the domain needs it to be verified (and so to send): DKIM and SPF.' }),
+  status: z.enum(['pending', 'ok', 'missing', 'mismatch']).openapi({
+    description: '`pending`: not checked yet; `ok`; `missing`: nothing of the kind at the name; `mismatch`: something else is there (another DKIM key, two SPF or DMARC records, MX pointing elsewhere).',
+  }),
+  found: z.array(z.string()).optional().openapi({ description: 'What the last check found at the name (TXT strings joined), when it found something relevant.' }),
+}).openapi('DomainDnsRecord');
 
 export const DomainSchema = z.object({
   id: z.uuid(),
   project_id: z.uuid(),
   name: z.string().openapi({ example: 'acme.example' }),
+  status: z.enum(DOMAIN_STATUSES).openapi({
+    description: '`pending` until the required records are found; `verified` while they are; `failed` when a later check (`POST …/verify` or the periodic one every 6 hours) found them gone. Only a verified domain may send.',
+  }),
+  verified_at: Timestamp.nullable().openapi({ description: 'Since when the required records have been found, without interruption; null unless `verified`.' }),
+  last_checked_at: Timestamp.nullable(),
+  dkim: z.object({
+    selector: z.string().openapi({ example: 'em202611' }),
+    algorithm: z.enum(DKIM_ALGORITHMS),
+  }).nullable().openapi({ description: 'The signing key (its private half is never shown). Null for a domain registered before sending existed, until its first verify makes one.' }),
+  dns_records: z.array(DnsRecordSchema),
   created_at: Timestamp,
 }).openapi('Domain');
 
@@ -25,6 +55,12 @@ export const CreateDomainSchema = z.object({
       example: 'acme.example',
       description: 'A DNS name of at least two labels; stored lower case without a trailing dot; internationalised names in punycode',
     }),
+  dkim_algorithm: z.enum(DKIM_ALGORITHMS, { error: (issue) => `unknown DKIM algorithm ${JSON.stringify(issue.input)}: use rsa or ed25519` })
+    .default('rsa')
+    .openapi({
+      description: '`rsa` (2048 bits, `rsa-sha256`; every receiver checks it) or `ed25519` (`ed25519-sha256`, RFC 8463; smaller, not yet checked by every receiver).',
+    }),
 }).strict().openapi('CreateDomain');
 
 export type DomainRecord = z.infer<typeof DomainSchema>;
+export type DnsRecordView = z.infer<typeof DnsRecordSchema>;

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { integerQuery, Timestamp, Uuid } from './common.js';
+import { CursorTimestamp, keysetCursor, keysetQuery, queryParam } from './keyset.js';
 
 export const INBOUND_STATUSES = ['received', 'rejected', 'failed'] as const;
 export const INBOUND_LIMIT_DEFAULT = 50;
@@ -18,13 +19,6 @@ export const InboundAuthSchema = z.object({
   aligned: z.boolean().openapi({ description: 'The field to act on: DMARC identifier alignment holds' }),
   client_ip: z.string().openapi({ example: '203.0.113.9' }),
 }).openapi('InboundAuth');
-
-/** A timestamp that may carry microseconds, so that it can be sent back as `before` exactly. */
-const CursorTimestamp = z.string().openapi({
-  format: 'date-time',
-  example: '2026-11-26T02:00:00.000Z',
-  description: 'Milliseconds, or microseconds when the stored value has them; send it back unchanged as `before`',
-});
 
 export const InboundEmailSchema = z.object({
   id: z.uuid(),
@@ -47,23 +41,11 @@ export const InboundEmailSchema = z.object({
   created_at: Timestamp,
 }).openapi('InboundEmail');
 
-export const InboundCursorSchema = z.object({
-  before: CursorTimestamp,
-  before_id: z.uuid(),
-}).openapi('InboundCursor');
+export const InboundCursorSchema = keysetCursor('InboundCursor');
 
-const queryParam = (name: string) => ({ param: { name, in: 'query' as const } });
 
-export const ListInboundQuery = z.object({
+export const ListInboundQuery = keysetQuery('received_at', { max: INBOUND_LIMIT_MAX, fallback: INBOUND_LIMIT_DEFAULT }, {
   status: z.enum(INBOUND_STATUSES, { error: 'must be received, rejected or failed' }).optional().openapi(queryParam('status')),
-  limit: integerQuery('limit', 1, INBOUND_LIMIT_MAX, INBOUND_LIMIT_DEFAULT),
-  before: z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' }).optional()
-    .openapi({ ...queryParam('before'), description: '`received_at` of the last row seen; send with `before_id`' }),
-  before_id: Uuid.optional().openapi({ ...queryParam('before_id'), description: 'id of that row; send with `before`' }),
-}).superRefine((q, ctx) => {
-  // Either alone would skip or repeat rows that share a received_at across the page boundary.
-  if (q.before_id !== undefined && q.before === undefined) ctx.addIssue({ code: 'custom', path: ['before'], message: 'required with before_id' });
-  if (q.before !== undefined && q.before_id === undefined) ctx.addIssue({ code: 'custom', path: ['before_id'], message: 'required with before' });
 });
 
 export type InboundEmailRecord = z.infer<typeof InboundEmailSchema>;

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from '@edgemail/shared';
 import { IdParams, integerQuery, Timestamp, Uuid } from './common.js';
+import { CursorTimestamp, keysetCursor, keysetQuery, queryParam } from './keyset.js';
 import { normalizeDomainName } from './domain-name.js';
 import { normalizeAddress } from './email-address.js';
 
@@ -110,13 +111,6 @@ export const WebhookAttemptSchema = z.object({
   response_excerpt: z.string().openapi({ description: 'The first bytes of the receiver\'s answer' }),
 }).openapi('WebhookAttempt');
 
-/** A timestamp that may carry microseconds, so that it can be sent back as `before` exactly. */
-const CursorTimestamp = z.string().openapi({
-  format: 'date-time',
-  example: '2026-11-26T02:00:00.000Z',
-  description: 'Milliseconds, or microseconds when the stored value has them; send it back unchanged as `before`',
-});
-
 export const WebhookDeliverySchema = z.object({
   id: z.uuid(),
   webhook_id: z.uuid(),
@@ -134,23 +128,11 @@ export const WebhookDeliverySchema = z.object({
   attempt_log: z.array(WebhookAttemptSchema).openapi({ description: 'Every attempt, first first' }),
 }).openapi('WebhookDelivery');
 
-export const WebhookDeliveryCursorSchema = z.object({
-  before: CursorTimestamp,
-  before_id: z.uuid(),
-}).openapi('WebhookDeliveryCursor');
+export const WebhookDeliveryCursorSchema = keysetCursor('WebhookDeliveryCursor');
 
-const queryParam = (name: string) => ({ param: { name, in: 'query' as const } });
 
-export const ListDeliveriesQuery = z.object({
+export const ListDeliveriesQuery = keysetQuery('created_at', { max: DELIVERIES_LIMIT_MAX, fallback: DELIVERIES_LIMIT_DEFAULT }, {
   status: z.enum(DELIVERY_STATUSES, { error: 'must be pending, succeeded or failed' }).optional().openapi(queryParam('status')),
-  limit: integerQuery('limit', 1, DELIVERIES_LIMIT_MAX, DELIVERIES_LIMIT_DEFAULT),
-  before: z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' }).optional()
-    .openapi({ ...queryParam('before'), description: '`created_at` of the last row seen; send with `before_id`' }),
-  before_id: Uuid.optional().openapi({ ...queryParam('before_id'), description: 'id of that row; send with `before`' }),
-}).superRefine((q, ctx) => {
-  // Either alone would skip or repeat rows that share a created_at across the page boundary.
-  if (q.before_id !== undefined && q.before === undefined) ctx.addIssue({ code: 'custom', path: ['before'], message: 'required with before_id' });
-  if (q.before !== undefined && q.before_id === undefined) ctx.addIssue({ code: 'custom', path: ['before_id'], message: 'required with before' });
 });
 
 export const DeliveryParams = IdParams.extend({

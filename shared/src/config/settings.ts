@@ -79,6 +79,18 @@ export const settings = {
   'webhook.timeout': duration(10_000, 'Time limit of one delivery request.'),
   'webhook.allow_private_targets': boolean(false, 'Allow webhook URLs resolving to loopback, RFC 1918 or other reserved space.'),
 
+  'smtp_servers.allow_private_targets': boolean(false, 'Allow a project\'s SMTP servers (where relay nodes deliver its mail, and the test route connects) on loopback, RFC 1918 or other reserved space; refused at create otherwise. The shared pool is the operator\'s and is not checked.'),
+  'send.max_attachment_bytes': integer(10_485_760, 'Largest total size (bytes, decoded) of the attachments of one message on the send routes; more is refused with 400 naming `attachments`.', z.number().int().min(0)),
+
+  'outbound.lease': duration(300_000, 'How long a recipient a relay node claimed stays its own; a node that reports nothing by then loses it back to the queue.'),
+  'outbound.retry_delay': duration(60_000, 'First wait after a 4xx (deferred) delivery; it doubles on each deferral, up to an hour.'),
+  'outbound.max_age': duration(172_800_000, 'How long a deferred recipient is retried from when it was sent; then it fails as expired.'),
+  'outbound.concurrency': integer(10, 'Deliveries a relay node makes at once.', z.number().int().min(1).max(500)),
+  'outbound.require_tls': boolean(false, 'Refuse to deliver (defer) to a recipient MX that does not offer STARTTLS; by default TLS is used when offered.'),
+  'outbound.smarthost': string('', 'Relay node: `host:port` every message is relayed through instead of the recipient\'s MX (project and shared-pool SMTP servers still come first). Empty delivers to MX.'),
+  'outbound.capture_dir': string('', 'Relay node: deliver nothing; write each message as an .eml file into this directory instead. `pnpm dev` sets it (no Internet).'),
+  'outbound.mx_port': integer(25, 'Relay node, tests only: the port of recipient MX hosts. Production is always 25.', z.number().int().min(1).max(65535)),
+
   'acme.enabled': boolean(false, 'Obtain listener certificates over ACME for `acme.hosts`.'),
   'acme.hosts': list([], 'Host names ACME may obtain certificates for.'),
 

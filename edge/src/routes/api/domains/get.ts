@@ -10,6 +10,7 @@ export const route = defineRoute({
   path: '/api/v1/domains/{id}',
   permission: 'domains:read',
   summary: 'Get a domain',
+  description: 'With its verification status and the DNS records to publish, each with the verdict of the last check.',
   tags: ['Domains'],
   request: { params: IdParams },
   errors: [404],
@@ -19,4 +20,4 @@ export const route = defineRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json({ domain: await getDomain(c.get('db'), c.get('projectId')!, c.req.valid('param').id) }, 200);
+  c.json({ domain: await getDomain(c.get('db'), c.get('config'), c.get('projectId')!, c.req.valid('param').id) }, 200);

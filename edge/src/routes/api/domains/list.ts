@@ -17,4 +17,4 @@ export const route = defineRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json({ domains: await listDomains(c.get('db'), c.get('projectId')!) }, 200);
+  c.json({ domains: await listDomains(c.get('db'), c.get('config'), c.get('projectId')!) }, 200);

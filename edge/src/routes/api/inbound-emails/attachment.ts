@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { contentDisposition, downloadHeaders, safeContentType } from '../../../http/download.js';
+import { attachmentResponse } from '../../../http/download.js';
 import { Uuid } from '../../../schemas/common.js';
 import { openAttachment } from '../../../services/inbound-emails/attachment.js';
 import type { AppEnv } from '../../../env.js';
@@ -33,13 +33,5 @@ export const route = defineRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { uuid, idx } = c.req.valid('param');
   const { meta, object } = await openAttachment(c.get('db'), c.env.MAIL_STORE, c.get('projectId')!, uuid, idx);
-  return new Response(object.body, {
-    status: 200,
-    headers: {
-      'Content-Type': safeContentType(meta.content_type),
-      'Content-Disposition': contentDisposition(meta.filename, `attachment-${idx}`),
-      'Content-Length': String(object.size),
-      ...downloadHeaders,
-    },
-  });
+  return attachmentResponse(meta, object, idx);
 };

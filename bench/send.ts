@@ -1,0 +1,229 @@
+// `pnpm bench send`: the two halves of sending.
+// 1. The send API: accepted sends/s and latency of `POST /api/v1/emails/send`
+//    against `GET /health` in the same run (autocannon, interleaved rounds).
+// 2. Delivery: a queue of messages delivered by one and then two relay nodes
+//    (child processes) to Postfix's smtp-sink, against Postfix relaying the
+//    same number of messages from its own queue to the same sink.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import pg from 'pg';
+import { repoRoot } from '../edge/local/edge-worker.js';
+import type { Stack } from '../edge/local/stack.js';
+import { startDnsServer } from '../relay-node/test-support/dns-server.js';
+import { numberFlags } from './args.js';
+import { assertAll200, loadTarget, toRun } from './support/load.js';
+import { findPostfix, freePort, runSmtpSource, startPostfix, startSmtpSink, type PostfixTools } from './support/postfix.js';
+import { startRelayNodeProcess } from './support/relay-node-process.js';
+import { bootstrap, withStack } from './support/stack.js';
+import type { RunResult, Target } from './support/types.js';
+
+const DEFAULTS = { duration: 10, connections: 32, rounds: 2, warmup: 2, messages: 2000, concurrency: 20 };
+const API_GOAL = 0.3;
+const DELIVERY_GOAL = 0.5;
+const FROM_DOMAIN = 'bench-send.test';
+const SINK_DOMAIN = 'sink.test';
+
+const SETTINGS = { SERVICE_RATELIMIT_API_PER_MINUTE: '1000000000', SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: '1000000000' };
+
+interface ApiFigures { name: string; requestsPerSecond: number; p50Ms: number; p99Ms: number; runs: RunResult[] }
+interface DeliveryFigures { name: string; messages: number; seconds: number; perSecond: number; note?: string }
+
+export async function runSendBench(argv: string[]): Promise<void> {
+  const flags = numberFlags(argv, DEFAULTS);
+  const startedAt = new Date();
+  const loadBefore = os.loadavg();
+  const postfix = findPostfix();
+  console.error(`bench send: API ${flags.rounds} rounds × ${flags.duration}s, ${flags.connections} connections; delivery of ${flags.messages} messages`);
+
+  const { api, delivery } = await withStack(SETTINGS, async (stack) => {
+    const tenant = await bootstrap(stack);
+    const key = await mintKey(stack, tenant.platformToken, tenant.projectId, ['emails:write', 'emails:read', 'domains:write', 'relay:write']);
+    await verifiedDomain(stack, key);
+    const api = await measureApi(stack, key, flags);
+    // The API half's sends are queued too: out of the way of the delivery half.
+    await new Promise((r) => setTimeout(r, 1000));
+    await clearEmails(stack);
+    const delivery = 'missing' in postfix
+      ? { skipped: `delivery half skipped: ${postfix.missing}` }
+      : await measureDelivery(stack, key, postfix, flags);
+    return { api, delivery };
+  });
+
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  console.log('');
+  console.log('| API target | req/s | p50 ms | p99 ms | req/s per round |');
+  console.log('|---|---|---|---|---|');
+  for (const t of api) console.log(`| ${t.name} | ${t.requestsPerSecond.toFixed(0)} | ${t.p50Ms.toFixed(1)} | ${t.p99Ms.toFixed(1)} | ${t.runs.map((r) => r.requestsPerSecond.toFixed(0)).join(', ')} |`);
+  const apiRatio = api[1]!.requestsPerSecond / api[0]!.requestsPerSecond;
+  console.log(`send / health throughput: ${pct(apiRatio)}; goal >= ${API_GOAL * 100}%: ${apiRatio >= API_GOAL ? 'PASS' : 'BELOW'}`);
+  let deliveryRatios: Record<string, number> = {};
+  if ('skipped' in delivery) {
+    console.log(delivery.skipped);
+  } else {
+    console.log('');
+    console.log('| delivery to smtp-sink | messages | seconds | msg/s |');
+    console.log('|---|---|---|---|');
+    for (const d of delivery) console.log(`| ${d.name} | ${d.messages} | ${d.seconds.toFixed(2)} | ${d.perSecond.toFixed(0)} |`);
+    const reference = delivery.find((d) => d.name.startsWith('Postfix'))!;
+    deliveryRatios = Object.fromEntries(delivery.filter((d) => d !== reference).map((d) => [d.name, d.perSecond / reference.perSecond]));
+    for (const [name, ratio] of Object.entries(deliveryRatios)) {
+      console.log(`${name} / Postfix: ${pct(ratio)}; goal >= ${DELIVERY_GOAL * 100}%: ${ratio >= DELIVERY_GOAL ? 'PASS' : 'BELOW'}`);
+    }
+  }
+  const loadAfter = os.loadavg();
+  console.log(`machine: ${os.cpus().length} cpus, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after`);
+  const file = `${repoRoot}bench/results/send-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`;
+  mkdirSync(`${repoRoot}bench/results`, { recursive: true });
+  writeFileSync(file, `${JSON.stringify({ benchmark: 'send', startedAt: startedAt.toISOString(), options: flags, api, apiRatio, delivery, deliveryRatios }, null, 2)}\n`);
+  console.log(`results: ${file.slice(repoRoot.length)}`);
+}
+
+// ---------------------------------------------------------------- the send API
+
+async function measureApi(stack: Stack, key: string, flags: typeof DEFAULTS): Promise<ApiFigures[]> {
+  const targets: Target[] = [
+    { name: 'GET /health', path: '/health', requireAll200: true },
+    {
+      name: 'POST /api/v1/emails/send', path: '/api/v1/emails/send', method: 'POST', requireAll200: true,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ from: `Bench <news@${FROM_DOMAIN}>`, to: [`ann@${SINK_DOMAIN}`], subject: 'Bench', html: '<p>Hello from the bench.</p>', text: 'Hello from the bench.' }),
+    },
+  ];
+  for (const t of targets) {
+    console.error(`  warm-up ${t.name} (${flags.warmup}s)`);
+    await loadTarget(stack, t, flags.warmup, flags.connections);
+  }
+  const runs = new Map<Target, RunResult[]>(targets.map((t) => [t, []]));
+  for (let round = 1; round <= flags.rounds; round++) {
+    for (const t of targets) {
+      const run = toRun(round, await loadTarget(stack, t, flags.duration, flags.connections));
+      console.error(`  round ${round} ${t.name}: ${run.requestsPerSecond.toFixed(0)} req/s, p99 ${run.p99Ms} ms`);
+      await assertAll200(stack, t, run);
+      runs.get(t)!.push(run);
+    }
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return targets.map((t) => {
+    const r = runs.get(t)!;
+    return { name: t.name, requestsPerSecond: mean(r.map((x) => x.requestsPerSecond)), p50Ms: mean(r.map((x) => x.p50Ms)), p99Ms: mean(r.map((x) => x.p99Ms)), runs: r };
+  });
+}
+
+// ---------------------------------------------------------------- delivery
+
+async function measureDelivery(stack: Stack, key: string, tools: PostfixTools, flags: typeof DEFAULTS): Promise<DeliveryFigures[]> {
+  const sink = await startSmtpSink(tools, await freePort());
+  const dns = await startDnsServer({ [SINK_DOMAIN]: { MX: [{ preference: 10, exchange: `mx.${SINK_DOMAIN}` }] }, [`mx.${SINK_DOMAIN}`]: { A: ['127.0.0.1'] } });
+  const nodeSettings = {
+    ...SETTINGS, SERVICE_DNS_SERVERS: dns.address, SERVICE_OUTBOUND_MX_PORT: String(sink.port),
+    SERVICE_OUTBOUND_CONCURRENCY: String(flags.concurrency), SERVICE_RELAY_NODE_INBOUND_RATE_PER_MINUTE: '0',
+  };
+  const results: DeliveryFigures[] = [];
+  try {
+    for (const nodes of [1, 2]) {
+      console.error(`  queueing ${flags.messages} messages, then delivering with ${nodes} relay node(s)…`);
+      const tag = `delivery-${nodes}`;
+      await queueMessages(stack, key, flags.messages, tag);
+      results.push(await deliverWithNodes(stack, key, nodes, nodeSettings, flags.messages, tag));
+      await clearEmails(stack);
+    }
+    console.error(`  Postfix: queueing ${flags.messages} messages (held), then relaying them to the same sink…`);
+    results.push(await postfixRelay(tools, sink.port, flags.messages));
+  } finally {
+    await dns.close();
+    await sink.stop();
+  }
+  return results;
+}
+
+/** Queues `count` single-recipient messages through the batch route (100 a request). */
+async function queueMessages(stack: Stack, key: string, count: number, tag: string): Promise<void> {
+  for (let sent = 0; sent < count; sent += 100) {
+    const n = Math.min(100, count - sent);
+    const messages = Array.from({ length: n }, (_, i) => ({
+      from: `Bench <news@${FROM_DOMAIN}>`, to: [`user${sent + i}@${SINK_DOMAIN}`], subject: `Bench ${sent + i}`,
+      text: 'x'.repeat(2000), html: `<p>${'x'.repeat(2000)}</p>`, tags: [tag],
+    }));
+    await call(stack, 'POST', '/api/v1/emails/batch', key, { messages });
+  }
+}
+
+async function deliverWithNodes(stack: Stack, key: string, count: number, settings: Record<string, string>, messages: number, tag: string): Promise<DeliveryFigures> {
+  const stateDirs = Array.from({ length: count }, () => mkdtempSync(`${os.tmpdir()}/bench-send-node-`));
+  const nodes: { stop(): Promise<void> }[] = [];
+  try {
+    const started = performance.now();
+    const processes = await Promise.all(stateDirs.map((dir) => startRelayNodeProcess(stack.url, key, dir, settings)));
+    for (const n of processes) if (!('error' in n)) nodes.push(n);
+    const failed = processes.find((n) => 'error' in n);
+    if (failed && 'error' in failed) throw new Error(`a relay node did not start: ${failed.error}`);
+    const deadline = Date.now() + 300_000;
+    let sent = 0;
+    while (sent < messages && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      sent = await countSent(stack, tag);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    return { name: `edgemail, ${count} relay node${count > 1 ? 's' : ''}`, messages: sent, seconds, perSecond: sent / seconds, ...(sent < messages ? { note: 'time bound reached' } : {}) };
+  } finally {
+    await Promise.allSettled(nodes.map((n) => n.stop()));
+    for (const d of stateDirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+async function postfixRelay(tools: PostfixTools, sinkPort: number, messages: number): Promise<DeliveryFigures> {
+  const postfix = await startPostfix(tools, await freePort(), { domain: SINK_DOMAIN, port: sinkPort });
+  try {
+    const source = await runSmtpSource(tools, { port: postfix.port, sessions: 10, messages, reuse: true, size: 4096, from: `news@${FROM_DOMAIN}`, to: `user@${SINK_DOMAIN}`, timeLimitMs: 300_000 });
+    if (source.error) throw new Error(`smtp-source into Postfix failed: ${source.error}`);
+    const deadline = Date.now() + 60_000;
+    while (postfix.queued() < messages && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const started = performance.now();
+    await postfix.release();
+    if (!(await postfix.drain(300_000))) throw new Error('Postfix did not empty its queue within 300 s');
+    const seconds = (performance.now() - started) / 1000;
+    return { name: 'Postfix (queue → smtp-sink)', messages, seconds, perSecond: messages / seconds };
+  } finally {
+    await postfix.stop();
+  }
+}
+
+// ---------------------------------------------------------------- set-up
+
+async function verifiedDomain(stack: Stack, key: string): Promise<void> {
+  await call(stack, 'POST', '/api/v1/domains', key, { name: FROM_DOMAIN });
+  // The bench is about sending: the domain's DNS records are taken as published.
+  await sql(stack, (c) => c.query('UPDATE domains SET verified_at = now(), last_checked_at = now() WHERE name = $1', [FROM_DOMAIN]));
+}
+
+/** Recipients of the messages tagged `tag` that were delivered. */
+const countSent = (stack: Stack, tag: string) => sql(stack, async (c) => Number((await c.query(
+  `SELECT count(*) FROM emails e JOIN outbound_messages m ON m.id = e.message_id WHERE e.status = 'sent' AND $1 = ANY(m.tags)`, [tag],
+)).rows[0].count));
+
+const clearEmails = (stack: Stack) => sql(stack, (c) => c.query('DELETE FROM outbound_messages'));
+
+async function sql<T>(stack: Stack, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: stack.databaseUrl });
+  await client.connect();
+  try { return await fn(client); } finally { await client.end(); }
+}
+
+async function mintKey(stack: Stack, platformToken: string, projectId: string, permissions: string[]): Promise<string> {
+  const res = await fetch(`${stack.url}/api/v1/api-keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${platformToken}`, 'X-Service-Project-Id': projectId, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench-send', permissions }),
+  });
+  if (res.status !== 201) throw new Error(`key creation answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
+}
+
+async function call(stack: Stack, method: string, path: string, token: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(`${stack.url}${path}`, {
+    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : undefined;
+}

@@ -1,0 +1,23 @@
+import { z, type RouteHandler } from '@hono/zod-openapi';
+import { defineRoute } from '../../../http/define-route.js';
+import { IdParams } from '../../../schemas/common.js';
+import { EmailDetailSchema } from '../../../schemas/email.js';
+import { getEmail } from '../../../services/emails/get.js';
+import type { AppEnv } from '../../../env.js';
+
+export const route = defineRoute({
+  method: 'get',
+  path: '/api/v1/emails/{id}',
+  permission: 'emails:read',
+  summary: 'Get one recipient\'s email',
+  description: 'The log record with the message\'s content (`text`, `html`, `reply_to`, attachment metadata, the `Message-ID` header) and every delivery attempt (`delivery_attempts`: outcome, SMTP code and reply, server, node, start and duration).',
+  tags: ['Emails'],
+  request: { params: IdParams },
+  errors: [404],
+  responses: {
+    200: { description: 'The record', content: { 'application/json': { schema: z.object({ email: EmailDetailSchema }) } } },
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
+  c.json({ email: await getEmail(c.get('db'), c.get('projectId')!, c.req.valid('param').id) }, 200);

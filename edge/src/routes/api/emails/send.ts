@@ -1,0 +1,38 @@
+import type { RouteHandler } from '@hono/zod-openapi';
+import { defineRoute } from '../../../http/define-route.js';
+import { SendResultSchema, type SendResult } from '../../../schemas/email.js';
+import { IdempotencyHeaders, MAX_RECIPIENTS, SendMessageSchema } from '../../../schemas/send.js';
+import { sendMessages } from '../../../services/emails/send.js';
+import { replayHeaders, sendBodyLimit, sendContext } from './send-context.js';
+import type { AppEnv } from '../../../env.js';
+
+export const route = defineRoute({
+  method: 'post',
+  path: '/api/v1/emails/send',
+  permission: 'emails:write',
+  sandboxPermission: 'sandbox:write',
+  auditType: 'email.send',
+  bodyLimit: sendBodyLimit,
+  summary: 'Send an email',
+  description: [
+    `One message to 1 to ${MAX_RECIPIENTS} recipients (\`to\`, \`cc\` and \`bcc\` together); each recipient becomes one row of the email log, in the order to, cc, bcc, an address named twice once.`,
+    'The from domain must be a verified domain of the project. A suppressed recipient gets a row with status `suppressed` and is not counted against the plan\'s limits; the others are `queued` for the relay nodes, or `captured` when a sandbox key sends (a sandbox key needs `sandbox:write` instead of `emails:write`).',
+    'Over the plan\'s hourly or daily limit nothing is written and the answer is 429 `hourly email limit reached (<n> per hour on plan <plan>)` (or the daily twin).',
+    'CR or LF in the subject, an address, a header name or value, or a filename is 400 naming the field. See docs/sending.md.',
+  ].join(' '),
+  tags: ['Emails'],
+  request: {
+    headers: IdempotencyHeaders,
+    body: { required: true, content: { 'application/json': { schema: SendMessageSchema } } },
+  },
+  errors: [409],
+  responses: {
+    201: { description: 'Accepted (or the first answer again, with `Idempotent-Replayed: true`)', content: { 'application/json': { schema: SendResultSchema } } },
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const ctx = await sendContext(c, 'emails.send', c.req.valid('header')['idempotency-key']);
+  const answer = await sendMessages<SendResult>(ctx, [{ input: c.req.valid('json'), field: (name) => name }], ([result]) => result!);
+  return c.json(answer.body, 201, replayHeaders(answer.replayed));
+};

@@ -1,0 +1,24 @@
+import { z, type RouteHandler } from '@hono/zod-openapi';
+import { defineRoute } from '../../../http/define-route.js';
+import { IdParams } from '../../../schemas/common.js';
+import { EmailDetailSchema } from '../../../schemas/email.js';
+import { getEmail } from '../../../services/emails/get.js';
+import type { AppEnv } from '../../../env.js';
+
+export const route = defineRoute({
+  method: 'get',
+  path: '/api/v1/sandbox/emails/{id}',
+  permission: 'sandbox:write',
+  alsoGrantedBy: ['emails:read'],
+  summary: 'Read one captured email',
+  description: 'As `GET /api/v1/emails/{id}`, for sandbox sends only (another email is 404): the captured message\'s content and headers. Needs `sandbox:write` or `emails:read`.',
+  tags: ['Sandbox'],
+  request: { params: IdParams },
+  errors: [404],
+  responses: {
+    200: { description: 'The record', content: { 'application/json': { schema: z.object({ email: EmailDetailSchema }) } } },
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
+  c.json({ email: await getEmail(c.get('db'), c.get('projectId')!, c.req.valid('param').id, { sandboxOnly: true }) }, 200);

@@ -1,0 +1,23 @@
+import type { RouteHandler } from '@hono/zod-openapi';
+import { defineRoute } from '../../../http/define-route.js';
+import { ListEmailsQuery } from '../../../schemas/email.js';
+import { listEmails } from '../../../services/emails/list.js';
+import { ListResponse, listQuery, PAGING } from '../emails/list-query.js';
+import type { AppEnv } from '../../../env.js';
+
+export const route = defineRoute({
+  method: 'get',
+  path: '/api/v1/sandbox/emails',
+  permission: 'sandbox:write',
+  alsoGrantedBy: ['emails:read'],
+  summary: 'List mail captured in the sandbox',
+  description: `What sandbox keys sent: the email log's records of their sends only (status \`captured\`, or \`suppressed\`), never delivered. Needs \`sandbox:write\` or \`emails:read\`. ${PAGING}`,
+  tags: ['Sandbox'],
+  request: { query: ListEmailsQuery },
+  responses: {
+    200: { description: 'A page of captured mail', content: { 'application/json': { schema: ListResponse } } },
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
+  c.json(await listEmails(c.get('db'), c.get('projectId')!, { ...listQuery(c.req.query('offset'), c.req.valid('query')), sandboxOnly: true }), 200);

@@ -1,0 +1,38 @@
+import type { RouteHandler } from '@hono/zod-openapi';
+import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
+import { ClaimAnswerSchema, ClaimSchema } from '../../../schemas/relay-outbound.js';
+import { claimDue } from '../../../services/outbound/claim.js';
+import { buildJobs } from '../../../services/outbound/jobs.js';
+import { failClaimed, releaseClaimed } from '../../../services/outbound/unclaim.js';
+import { handOverOutbox } from '../../../services/webhooks/hand-over.js';
+import type { AppEnv } from '../../../env.js';
+
+export const route = defineRelayRoute({
+  method: 'post',
+  path: '/relay/v1/outbound/claim',
+  credential: 'node',
+  limiter: 'relay_node_chatter',
+  bodyLimit: () => CHATTER_BODY_BYTES,
+  summary: 'Claim due outbound recipients',
+  description: 'Leases up to `max` due recipients to the node (`FOR UPDATE SKIP LOCKED`: concurrent claims never take one recipient twice) until `lease_until` (`outbound.lease`), counting up their `attempts`, and answers one job per recipient: the message, its attachments in base64, the from-domain\'s DKIM key and the route (the project\'s SMTP server, else the shared pool, else the recipient\'s MX). Due: `queued` and due, or `sending` with its lease run out. A node that is not installation-wide claims only its own project\'s mail. An answer carries at most about 24 MiB of content (the first job whatever its size). A recipient whose message cannot be DKIM-signed or whose attachment is gone is failed (`email.failed`) instead of handed out.',
+  tags: ['Relay'],
+  request: { body: { required: true, content: { 'application/json': { schema: ClaimSchema } } } },
+  responses: {
+    200: { description: 'The jobs (empty when nothing is due)', content: { 'application/json': { schema: ClaimAnswerSchema } } },
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const db = c.get('db');
+  const config = c.get('config');
+  const node = c.get('relayNode');
+  const { rows, pool } = await claimDue(db, config, node, c.req.valid('json').max);
+  if (!rows.length) return c.json({ jobs: [] }, 200);
+
+  const { jobs, failures, released } = await buildJobs(config, c.env.MAIL_STORE, rows, pool);
+  for (const r of released) console.warn(`outbound ${r.id}: returned to the queue, no job this time: ${r.problem}`);
+  for (const f of failures) console.warn(`outbound ${f.id}: failed at the claim: ${f.problem}`);
+  const [events] = await Promise.all([failClaimed(db, node.id, failures), releaseClaimed(db, config, node.id, released.map((r) => r.id))]);
+  for (const [projectId, ids] of events) c.executionCtx.waitUntil(handOverOutbox(c.env, projectId, ids));
+  return c.json({ jobs }, 200);
+};

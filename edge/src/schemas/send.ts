@@ -1,0 +1,215 @@
+// The body of the send routes: one message (`POST /api/v1/emails/send`) or up
+// to 100 (`POST /api/v1/emails/batch`). Everything that reaches a header of
+// the composed message is checked for CR and LF here, so no field can add a
+// header of its own (header injection); the problem names the field.
+import { z } from '@hono/zod-openapi';
+import { safeContentType } from '../http/download.js';
+import { normalizeAddress } from './email-address.js';
+
+export const MAX_RECIPIENTS = 50;
+export const MAX_BATCH_MESSAGES = 100;
+export const MAX_TAGS = 10;
+export const MAX_CUSTOM_HEADERS = 50;
+export const MAX_ATTACHMENTS = 100;
+export const MAX_REPLY_TO = 10;
+
+const CR_OR_LF = 'must not contain CR or LF';
+const hasCrOrLf = (s: string) => /[\r\n]/.test(s);
+// eslint-disable-next-line no-control-regex
+const hasControl = (s: string) => /[\x00-\x1f\x7f]/.test(s);
+
+/**
+ * Headers the service writes itself; a custom header may not name one
+ * (case-insensitive), nor anything under `Content-`.
+ */
+export const RESERVED_HEADERS = [
+  'from', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'reply-to', 'mime-version',
+  'dkim-signature', 'received', 'return-path',
+] as const;
+const isReservedHeader = (name: string) => {
+  const lower = name.toLowerCase();
+  return (RESERVED_HEADERS as readonly string[]).includes(lower) || lower.startsWith('content-');
+};
+// RFC 5322 field-name: printable US-ASCII except the colon.
+const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+
+/** One address as given (`Ann <ann@example.org>` or bare) and what it comes down to. */
+export interface Mailbox {
+  /** As given, trimmed: what the header shows. */
+  display: string;
+  /** The bare address: the local part as given, the domain lower case. Envelope and email log. */
+  address: string;
+  /** The bare address, lower case: how suppressions and duplicates are compared. */
+  key: string;
+}
+
+/**
+ * `Name <local@domain>` or `local@domain`, or the problem with it.
+ * @example parseMailbox('Ann <Ann@Example.org>') // { display: 'Ann <Ann@Example.org>', address: 'Ann@example.org', key: 'ann@example.org' }
+ */
+export function parseMailbox(input: string): Mailbox | { problem: string } {
+  if (hasCrOrLf(input)) return { problem: CR_OR_LF };
+  if (hasControl(input)) return { problem: 'must not contain control characters' };
+  const normalized = normalizeAddress(input);
+  if ('problem' in normalized) return normalized;
+  const display = input.trim();
+  const bracketed = /<([^<>]*)>$/.exec(display);
+  const bare = (bracketed ? bracketed[1]! : display).trim();
+  const at = normalized.address.lastIndexOf('@');
+  const address = `${bare.slice(0, bare.lastIndexOf('@'))}@${normalized.address.slice(at + 1)}`;
+  return { display, address, key: normalized.address };
+}
+
+const MailboxSchema = z.string()
+  .max(1000, 'must be at most 1000 characters')
+  .transform((input, ctx): Mailbox => {
+    const parsed = parseMailbox(input);
+    if ('problem' in parsed) {
+      ctx.addIssue({ code: 'custom', message: parsed.problem });
+      return z.NEVER;
+    }
+    return parsed;
+  })
+  .openapi({ type: 'string', example: 'Acme <news@acme.test>', description: 'An address, bare or as `Name <address>`' });
+
+/** A line of a header: no CR or LF, then the length rule. */
+const headerText = (max: number) => z.string()
+  .refine((s) => !hasCrOrLf(s), CR_OR_LF)
+  .refine((s) => !/[\x00\x7f]/.test(s), 'must not contain control characters')
+  .refine((s) => s.length <= max, `must be at most ${max} characters`);
+
+const BASE64 = /^[A-Za-z0-9+/\t\n\f\r ]*={0,2}[\t\n\f\r ]*$/;
+
+/** Characters of base64 that carry bits: not whitespace, not padding. */
+function base64DataChars(content: string): number {
+  let chars = 0;
+  for (let i = 0; i < content.length; i++) {
+    const code = content.charCodeAt(i);
+    if (code !== 0x3d && code !== 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d && code !== 0x0c) chars++;
+  }
+  return chars;
+}
+
+/** Forgiving base64 (WHATWG): the standard alphabet, optional padding, ASCII whitespace anywhere. */
+export const isBase64 = (content: string) => BASE64.test(content) && base64DataChars(content) % 4 !== 1;
+
+/** The decoded size of (forgiving) base64. */
+export const base64DecodedSize = (content: string) => Math.floor((base64DataChars(content) * 6) / 8);
+
+const EXTENSION_TYPES: Record<string, string> = {
+  pdf: 'application/pdf', zip: 'application/zip', json: 'application/json', xml: 'application/xml',
+  txt: 'text/plain', csv: 'text/csv', html: 'text/html', htm: 'text/html', ics: 'text/calendar',
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', svg: 'image/svg+xml', webp: 'image/webp',
+};
+
+/** `content_type` when given, else a guess from the filename's extension, else `application/octet-stream`. */
+export function attachmentContentType(filename: string, given?: string): string {
+  if (given) return given;
+  const ext = /\.([A-Za-z0-9]+)$/.exec(filename)?.[1]?.toLowerCase();
+  return (ext && EXTENSION_TYPES[ext]) || 'application/octet-stream';
+}
+
+const AttachmentSchema = z.object({
+  filename: z.string()
+    .refine((s) => !hasCrOrLf(s), CR_OR_LF)
+    .refine((s) => !hasControl(s), 'must not contain control characters')
+    .refine((s) => s.trim().length > 0, 'must not be empty')
+    .refine((s) => s.length <= 255, 'must be at most 255 characters')
+    .openapi({ example: 'invoice.pdf' }),
+  content: z.string()
+    .refine(isBase64, 'must be base64')
+    .openapi({ description: 'The bytes, base64 (standard alphabet; padding and line breaks allowed)', example: 'JVBERi0xLjQK' }),
+  content_type: z.string()
+    .refine((s) => !hasCrOrLf(s), CR_OR_LF)
+    .refine((s) => safeContentType(s) === s.trim() && s.trim() !== '', 'must be a media type (type/subtype)')
+    .optional()
+    .openapi({ description: 'Guessed from the filename\'s extension when omitted, else `application/octet-stream`', example: 'application/pdf' }),
+}).strict().openapi('SendAttachment');
+
+const HeadersSchema = z.record(z.string(), headerText(2000))
+  .superRefine((headers, ctx) => {
+    const names = Object.keys(headers);
+    if (names.length > MAX_CUSTOM_HEADERS) ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_CUSTOM_HEADERS} headers` });
+    const seen = new Set<string>();
+    for (const name of names) {
+      // A name that could break the header line names the object, not itself.
+      if (hasCrOrLf(name)) ctx.addIssue({ code: 'custom', message: `header name ${JSON.stringify(name)} must not contain CR or LF` });
+      else if (!FIELD_NAME.test(name) || name.length > 100) {
+        ctx.addIssue({ code: 'custom', message: `header name ${JSON.stringify(name)} is not an RFC 5322 field name (1 to 100 printable ASCII characters, no space or colon)` });
+      } else if (isReservedHeader(name)) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'is set by the service and cannot be a custom header' });
+      } else if (seen.has(name.toLowerCase())) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'is given twice (header names are case-insensitive)' });
+      }
+      seen.add(name.toLowerCase());
+    }
+  })
+  .openapi({
+    description: `Custom headers, name → value (at most ${MAX_CUSTOM_HEADERS}); kept in the email log. A name the service sets itself (${RESERVED_HEADERS.join(', ')}, Content-*) is refused.`,
+    example: { 'X-Order-Id': 'A-1042' },
+  });
+
+export const SendMessageSchema = z.object({
+  from: MailboxSchema.openapi({ type: 'string', example: 'Acme <news@acme.test>', description: 'An address of a verified domain of the project, bare or as `Name <address>`' }),
+  to: z.array(MailboxSchema).min(1, 'must have at least one recipient').max(MAX_RECIPIENTS, `must have at most ${MAX_RECIPIENTS} recipients`)
+    .openapi({ example: ['ann@example.org'] }),
+  cc: z.array(MailboxSchema).max(MAX_RECIPIENTS, `must have at most ${MAX_RECIPIENTS} recipients`).optional(),
+  bcc: z.array(MailboxSchema).max(MAX_RECIPIENTS, `must have at most ${MAX_RECIPIENTS} recipients`).optional()
+    .openapi({ description: 'Recipients no header shows' }),
+  reply_to: z.union([z.string(), z.array(z.string())])
+    .transform((given, ctx): Mailbox[] => {
+      // One address names the field itself, a list its entries (`reply_to`, `reply_to.1`).
+      const list = Array.isArray(given) ? given : [given];
+      if (list.length > MAX_REPLY_TO) ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_REPLY_TO} addresses` });
+      return list.flatMap((input, i) => {
+        const parsed = parseMailbox(input);
+        if (!('problem' in parsed)) return [parsed];
+        ctx.addIssue({ code: 'custom', path: Array.isArray(given) ? [i] : [], message: parsed.problem });
+        return [];
+      });
+    })
+    .optional()
+    .openapi({ description: `One address or a list (at most ${MAX_REPLY_TO}), bare or as \`Name <address>\`` }),
+  subject: z.string()
+    .refine((s) => !hasCrOrLf(s), CR_OR_LF)
+    .refine((s) => !/[\x00\x7f]/.test(s), 'must not contain control characters')
+    .refine((s) => s.trim().length > 0, 'must not be empty')
+    .refine((s) => s.length <= 998, 'must be at most 998 characters')
+    .openapi({ example: 'Your order has shipped' }),
+  html: z.string().optional().openapi({ example: '<p>It is on its way.</p>' }),
+  text: z.string().optional().openapi({ example: 'It is on its way.' }),
+  headers: HeadersSchema.optional(),
+  attachments: z.array(AttachmentSchema).max(MAX_ATTACHMENTS, `must have at most ${MAX_ATTACHMENTS} attachments`).optional()
+    .openapi({ description: 'Their decoded sizes together at most `send.max_attachment_bytes` (10 MiB by default)' }),
+  tags: z.array(z.string()
+    .refine((s) => !hasControl(s), 'must not contain control characters')
+    .refine((s) => s.trim().length > 0, 'must not be empty')
+    .refine((s) => s.length <= 100, 'must be at most 100 characters'))
+    .max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`).optional()
+    .openapi({ description: `At most ${MAX_TAGS}; the email log filters by tag`, example: ['shipping'] }),
+}).strict().superRefine((m, ctx) => {
+  const total = m.to.length + (m.cc?.length ?? 0) + (m.bcc?.length ?? 0);
+  if (total > MAX_RECIPIENTS) {
+    ctx.addIssue({ code: 'custom', path: ['to'], message: `must have at most ${MAX_RECIPIENTS} recipients, cc and bcc included (has ${total})` });
+  }
+  if (!m.html && !m.text) ctx.addIssue({ code: 'custom', path: ['html'], message: 'html or text is required' });
+}).openapi('SendEmail');
+
+export const SendBatchSchema = z.object({
+  messages: z.array(SendMessageSchema)
+    .min(1, 'must have at least one message')
+    .max(MAX_BATCH_MESSAGES, `must have at most ${MAX_BATCH_MESSAGES} messages`),
+}).strict().openapi('SendBatch');
+
+export const IdempotencyHeaders = z.object({
+  'idempotency-key': z.string()
+    .regex(/^[\x20-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters')
+    .optional()
+    .openapi({
+      param: { name: 'idempotency-key', in: 'header' },
+      description: 'Makes a retry safe: for 24 hours the same key with the same body answers the first answer again (same ids, nothing written); with another body 409.',
+      example: 'order-1042-shipped',
+    }),
+});
+
+export type SendMessageInput = z.infer<typeof SendMessageSchema>;

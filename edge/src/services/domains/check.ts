@@ -1,0 +1,66 @@
+// One check of a domain's DNS records, shared by `POST /domains/{id}/verify`
+// and the periodic re-verification: ask the resolver for every record, judge
+// each, and store the verdicts in one UPDATE. A resolver that cannot answer
+// changes nothing.
+import { and, eq, sql, type AnyColumn } from 'drizzle-orm';
+import { domains } from '@edgemail/schema';
+import type { Config } from '@edgemail/shared';
+import type { AnyDb } from '../../db/any-db.js';
+import { resolveDns } from '../../net/doh.js';
+import { expectedRecords, firstRequiredProblem, judge, publicHost, type Verification } from './dns-records.js';
+import { newDomainKey } from './keys.js';
+import { domainColumns, type DomainRow } from './present.js';
+
+export type CheckSettings = Pick<Config, 'dns.doh_url' | 'server.public_url' | 'database.crypto.encryption_key'>;
+
+export type CheckOutcome =
+  /** The stored result; null when the domain was deleted meanwhile. */
+  | { ok: true; row: DomainRow | null }
+  /** The resolver did not answer one of the questions: nothing was stored. */
+  | { ok: false; problem: string };
+
+/**
+ * Checks `row`'s records now (no cached answers) and stores the verdicts,
+ * `last_checked_at`, and `verified_at` (kept while every required record
+ * passes, set when they first all do, cleared when one fails). A domain made
+ * before sending existed gets its DKIM key here, in the same UPDATE.
+ */
+export async function checkDomain(db: AnyDb, settings: CheckSettings, row: DomainRow): Promise<CheckOutcome> {
+  const key = row.dkimPublicKey ? null : await newDomainKey(settings['database.crypto.encryption_key']);
+  const facts = key ? { ...row, ...key } : row;
+  const expected = expectedRecords(facts, publicHost(settings));
+  const answers = await Promise.all(expected.map((r) => resolveDns(r.name, r.type, { dohUrl: settings['dns.doh_url'], cache: false })));
+  const failure = answers.find((a) => a.status === 'error');
+  if (failure?.status === 'error') return { ok: false, problem: failure.problem };
+
+  const verification: Verification = {};
+  expected.forEach((record, i) => {
+    const answer = answers[i]!;
+    verification[record.purpose] = judge(record, answer.status === 'ok' ? answer.records : []);
+  });
+  const passed = expected.every((r) => !r.required || verification[r.purpose]!.ok);
+  const previously = row.verification as Verification | null;
+  if (!passed && (row.verifiedAt || previously?.failed)) {
+    // Lost since it was verified: `failed` (not `pending`) until it passes again.
+    verification.failed = { ok: false, problem: firstRequiredProblem(facts, verification)! };
+  }
+
+  // A concurrent first check may have stored a key already: the first one stays.
+  const keep = (column: AnyColumn, value: string) =>
+    sql`CASE WHEN ${domains.dkimPrivateKeySealed} IS NULL THEN ${value} ELSE ${column} END`;
+  const [stored] = await db.update(domains)
+    .set({
+      ...(key ? {
+        dkimSelector: keep(domains.dkimSelector, key.dkimSelector),
+        dkimAlgorithm: keep(domains.dkimAlgorithm, key.dkimAlgorithm),
+        dkimPublicKey: keep(domains.dkimPublicKey, key.dkimPublicKey),
+        dkimPrivateKeySealed: keep(domains.dkimPrivateKeySealed, key.dkimPrivateKeySealed),
+      } : {}),
+      verification,
+      verifiedAt: passed ? sql`coalesce(${domains.verifiedAt}, now())` : null,
+      lastCheckedAt: sql`now()`,
+    })
+    .where(and(eq(domains.projectId, row.projectId), eq(domains.id, row.id)))
+    .returning(domainColumns);
+  return { ok: true, row: stored ?? null };
+}

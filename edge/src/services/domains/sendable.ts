@@ -1,0 +1,93 @@
+// What the send route and the relay claim route ask of a from-domain.
+import { and, eq } from 'drizzle-orm';
+import { domains } from '@edgemail/schema';
+import type { Config } from '@edgemail/shared';
+import type { AnyDb } from '../../db/any-db.js';
+import type { DkimAlgorithm } from '../../crypto/dkim-keys.js';
+import { unseal } from '../../crypto/seal.js';
+import { firstRequiredProblem, type Verification } from './dns-records.js';
+import { DKIM_SEAL_CONTEXT } from './keys.js';
+
+export interface SendingDomain {
+  id: string;
+  name: string;
+  selector: string;
+  algorithm: DkimAlgorithm;
+  /** `domains.dkim_private_key_sealed`; open it with `dkimForJob`. */
+  privateKeySealed: string;
+}
+
+export type SendingDomainVerdict = { ok: true; domain: SendingDomain } | { ok: false; problem: string };
+
+/**
+ * The domain of a from address (`news@acme.test` or `Acme <news@acme.test>`),
+ * lower case without a trailing dot; null when there is no `@` with text on
+ * both sides.
+ */
+export function domainOfAddress(from: string): string | null {
+  const angle = /<([^<>]*)>\s*$/.exec(from);
+  const address = (angle ? angle[1]! : from).trim();
+  const at = address.lastIndexOf('@');
+  if (at < 1 || at === address.length - 1) return null;
+  return address.slice(at + 1).toLowerCase().replace(/\.$/, '');
+}
+
+/**
+ * Whether the project may send from `fromAddress`: its domain (exactly: a
+ * subdomain is a domain of its own) must be one of the project's domains and
+ * verified. The problem texts are the 400 messages of the send route.
+ *
+ * @example
+ * const from = await sendingDomain(db, projectId, 'Acme <news@acme.test>');
+ * if (!from.ok) throw badRequest(from.problem, { from: from.problem });
+ */
+export async function sendingDomain(db: AnyDb, projectId: string, fromAddress: string): Promise<SendingDomainVerdict> {
+  const name = domainOfAddress(fromAddress);
+  if (!name) return { ok: false, problem: `from address ${JSON.stringify(fromAddress)} has no domain` };
+  const [row] = await db.select({
+    id: domains.id, name: domains.name, dkimSelector: domains.dkimSelector, dkimAlgorithm: domains.dkimAlgorithm,
+    dkimPublicKey: domains.dkimPublicKey, dkimPrivateKeySealed: domains.dkimPrivateKeySealed,
+    verification: domains.verification, verifiedAt: domains.verifiedAt,
+  }).from(domains).where(and(eq(domains.projectId, projectId), eq(domains.name, name)));
+  if (!row) return { ok: false, problem: `from domain ${name} is not a domain of this project` };
+
+  const { dkimSelector: selector, dkimAlgorithm: algorithm, dkimPrivateKeySealed: privateKeySealed } = row;
+  if (row.verifiedAt && selector && algorithm && privateKeySealed) {
+    return { ok: true, domain: { id: row.id, name: row.name, selector, algorithm: algorithm as DkimAlgorithm, privateKeySealed } };
+  }
+  const verification = row.verification as Verification | null;
+  if (verification?.failed) {
+    const problem = firstRequiredProblem(row, verification) ?? verification.failed.problem;
+    return { ok: false, problem: `from domain ${name} failed verification: ${problem}` };
+  }
+  return { ok: false, problem: `from domain ${name} is not verified: publish its DNS records and POST /api/v1/domains/${row.id}/verify` };
+}
+
+export interface JobDkim {
+  domain: string;
+  selector: string;
+  algorithm: DkimAlgorithm;
+  /** PKCS#8 PEM, opened from the sealed column: for the claiming relay node only. */
+  private_key_pem: string;
+}
+
+/**
+ * The `dkim` of a relay job (docs/sending.md, "Relay protocol: outbound"):
+ * the domain's key, unsealed. Null for a domain without a key. Throws
+ * SealError when the key cannot be opened (another encryption key): mail is
+ * never sent unsigned by accident.
+ *
+ * @param row the domain's columns, as a join from `outbound_messages.domain_id` selects them
+ */
+export async function dkimForJob(
+  settings: Pick<Config, 'database.crypto.encryption_key'>,
+  row: Pick<typeof domains.$inferSelect, 'name' | 'dkimSelector' | 'dkimAlgorithm' | 'dkimPrivateKeySealed'>,
+): Promise<JobDkim | null> {
+  if (!row.dkimSelector || !row.dkimAlgorithm || !row.dkimPrivateKeySealed) return null;
+  return {
+    domain: row.name,
+    selector: row.dkimSelector,
+    algorithm: row.dkimAlgorithm as DkimAlgorithm,
+    private_key_pem: await unseal(row.dkimPrivateKeySealed, settings['database.crypto.encryption_key'], DKIM_SEAL_CONTEXT),
+  };
+}

@@ -1,0 +1,11 @@
+// Outbound delivery on the relay node (docs/sending.md): claim, compose and
+// sign, route, deliver or capture, report.
+export { captureMessage } from './capture.js';
+export { classifySendError, outcomeOfCode, replyCode, type AttemptOutcome } from './classify.js';
+export { composeMessage, composeSignedMessage, dkimSignMessage, DkimSignError, SIGNED_HEADERS } from './compose.js';
+export { DEFAULT_DELIVERY_TIMEOUTS, deliverMessage, type DeliverOptions, type DeliveryOutcome, type DeliveryTimeouts } from './deliver.js';
+export { processJob, type ProcessJobDeps } from './process-job.js';
+export { MAX_TARGETS, parseHostPort, planDelivery, type DeliveryPlan, type RouteSettings, type SmtpPlan, type SmtpTarget } from './route.js';
+export { describeOutbound, routeSettingsFromConfig } from './settings.js';
+export { createOutboundWorker, MAX_CLAIM, MAX_REPORT, type OutboundWorker, type OutboundWorkerOptions } from './worker.js';
+export * from './transport-pool.js';

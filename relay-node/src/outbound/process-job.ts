@@ -1,0 +1,85 @@
+// One claimed job from start to Result: compose and sign, choose the route,
+// deliver (or capture), and say how it went in the protocol's terms.
+import type { DNSResolver } from 'mailauth';
+import type { OutboundJob, OutboundResult } from '../protocol.js';
+import type { Log } from '../smtp/types.js';
+import { captureMessage } from './capture.js';
+import { composeSignedMessage } from './compose.js';
+import { deliverMessage, type DeliveryOutcome, type DeliveryTimeouts } from './deliver.js';
+import { planDelivery, type RouteSettings } from './route.js';
+import type { TransportPool } from './transport-pool.js';
+
+export interface ProcessJobDeps {
+  settings: RouteSettings;
+  /** The node's resolver (`dns.servers`), for MX and address lookups. */
+  resolve: DNSResolver;
+  /** The EHLO name. */
+  hostName: string;
+  log: Log;
+  timeouts?: Partial<DeliveryTimeouts>;
+  /** Extra trusted certificates for configured SMTP servers (tests). */
+  extraCa?: string[];
+  /** Sessions reused per destination; one session per message without it. */
+  transports?: TransportPool;
+  /** The clock, for tests. */
+  now?: () => Date;
+}
+
+/** Stop trying further hosts this long before the lease runs out, so the result still counts. */
+const LEASE_MARGIN_MS = 10_000;
+
+/**
+ * Delivers one job and answers its Result. Never throws: a failure of the
+ * node itself (a key mailauth refuses, a capture directory it cannot write)
+ * is a `deferred` result naming it, so the recipient is tried again later.
+ *
+ * @example const result = await processJob(job, { settings, resolve, hostName, log }, signal);
+ */
+export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?: AbortSignal): Promise<OutboundResult> {
+  const now = deps.now ?? (() => new Date());
+  const started = now();
+  const finish = (o: Omit<DeliveryOutcome, 'tried'>): OutboundResult => ({
+    email_id: job.email_id,
+    attempt: job.attempt,
+    outcome: o.outcome,
+    smtp_code: o.smtp_code,
+    reply: o.reply,
+    server: o.server,
+    started_at: started.toISOString(),
+    duration_ms: Math.max(0, now().getTime() - started.getTime()),
+  });
+  let bytes: Buffer;
+  try {
+    bytes = await composeSignedMessage(job, { signTime: started });
+  } catch (err) {
+    deps.log.error('outbound message could not be composed or signed', { email_id: job.email_id, error: String(err) });
+    return finish({ outcome: 'deferred', smtp_code: null, reply: `relay node could not compose the message: ${messageOf(err)}`, server: null });
+  }
+  try {
+    const plan = await planDelivery(job, deps.settings, deps.resolve);
+    if (plan.kind === 'refused') return finish({ outcome: plan.outcome, smtp_code: null, reply: plan.reply, server: null });
+    if (plan.kind === 'capture') {
+      const path = await captureMessage(plan.dir, job.email_id, bytes);
+      deps.log.info('outbound message captured', { email_id: job.email_id, to: job.envelope.to, file: path });
+      return finish({ outcome: 'sent', smtp_code: 250, reply: `250 captured to ${path}`, server: `capture:${path}` });
+    }
+    const leaseEnd = Date.parse(job.lease_until);
+    const outcome = await deliverMessage(plan, job.envelope, bytes, {
+      name: deps.hostName,
+      timeouts: deps.timeouts,
+      extraCa: deps.extraCa,
+      transports: deps.transports,
+      signal,
+      deadline: Number.isFinite(leaseEnd) ? leaseEnd - LEASE_MARGIN_MS : undefined,
+    });
+    if (outcome.tried.length > 1) deps.log.info('outbound delivery tried several hosts', { email_id: job.email_id, via: plan.via, tried: outcome.tried });
+    return finish(outcome);
+  } catch (err) {
+    deps.log.error('outbound delivery failed inside the relay node', { email_id: job.email_id, error: String(err) });
+    return finish({ outcome: 'deferred', smtp_code: null, reply: `relay node error: ${messageOf(err)}`, server: null });
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

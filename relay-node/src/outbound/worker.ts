@@ -1,0 +1,300 @@
+// The outbound loop: claim due recipients from the edge while there are free
+// delivery slots, deliver each, report the results in batches. The edge's
+// lease is the safety net: whatever this node never reports returns to the
+// queue when its lease runs out.
+import { setMaxListeners } from 'node:events';
+import { Backoff, sleep, type BackoffOptions } from '../backoff.js';
+import { EdgeRateLimitedError, EdgeRefusedError, isFatalEdgeError } from '../edge-errors.js';
+import type { OutboundClaimAnswer, OutboundJob, OutboundResult, OutboundResultsAnswer } from '../protocol.js';
+import type { Log } from '../smtp/types.js';
+
+export interface OutboundWorkerOptions {
+  /** `edge.claimOutbound`. */
+  claim: (max: number, signal: AbortSignal) => Promise<OutboundClaimAnswer>;
+  /** `edge.reportOutbound`. */
+  report: (results: OutboundResult[], signal: AbortSignal) => Promise<OutboundResultsAnswer>;
+  /** Delivers one job (`processJob`); should not throw (a throw is reported as deferred). */
+  deliver: (job: OutboundJob, signal: AbortSignal) => Promise<OutboundResult>;
+  log: Log;
+  /** Told when the edge revokes the node or refuses its credential; the worker has stopped claiming by then. */
+  onFatal: (err: Error) => void;
+  /** Deliveries in flight at most (`outbound.concurrency`). */
+  concurrency: number;
+  /** With nothing claimed, ask again after this long, ms. Default 1000. */
+  idlePollMs?: number;
+  /** Waits after the edge failed (claims and reports): 1 s doubling to 5 min by default. */
+  backoff?: BackoffOptions;
+  /** How long stop() lets deliveries in flight finish before interrupting them (then reported deferred), ms. Default 30000. */
+  stopTimeoutMs?: number;
+  /** How long stop() keeps trying to report the last results, ms. Default 10000. */
+  stopReportTimeoutMs?: number;
+}
+
+export interface OutboundWorker {
+  /** Starts claiming. */
+  start(): void;
+  /**
+   * The edge answers again (a heartbeat got through): end a wait after a
+   * failed claim now rather than at the end of its backoff. A wait a 429
+   * asked for is kept.
+   */
+  resume(): void;
+  /**
+   * Stops claiming, lets the deliveries in flight finish (up to
+   * `stopTimeoutMs`, then interrupts them: they are reported deferred),
+   * reports what is left (up to `stopReportTimeoutMs`), and resolves.
+   */
+  stop(): Promise<void>;
+  /** Deliveries in flight now. */
+  readonly inFlight: number;
+  /** Results waiting to be reported. */
+  readonly unreported: number;
+}
+
+/** The protocol's bounds: `max` 1..100 per claim, 1..100 results per report. */
+export const MAX_CLAIM = 100;
+export const MAX_REPORT = 100;
+
+/**
+ * @example
+ * const worker = createOutboundWorker({
+ *   claim: (max, s) => edge.claimOutbound(max, s), report: (r, s) => edge.reportOutbound(r, s),
+ *   deliver: (job, s) => processJob(job, deps, s), log, onFatal, concurrency: config['outbound.concurrency'],
+ * });
+ * worker.start(); // … await worker.stop();
+ */
+export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWorker {
+  const { log } = options;
+  const concurrency = Math.max(1, options.concurrency);
+  const idlePollMs = options.idlePollMs ?? 1000;
+  const claimBackoff = new Backoff(options.backoff);
+  const reportBackoff = new Backoff(options.backoff);
+  const claimAbort = new AbortController();
+  const deliveryAbort = new AbortController();
+  // Every delivery in flight (up to `concurrency`) listens on this one signal.
+  setMaxListeners(0, deliveryAbort.signal);
+  const reportAbort = new AbortController();
+  const inFlight = new Map<number, Promise<void>>();
+  const pending: OutboundResult[] = [];
+  let nextKey = 0;
+  let stopping = false;
+  let fatal = false;
+  let claimFailures = 0;
+  let claimPausedUntil = 0;
+  let claimRateLimited = false;
+  let reportPausedUntil = 0;
+  let reportRateLimited = false;
+  let loop: Promise<void> | null = null;
+  let flushing: Promise<void> | null = null;
+  let stopped: Promise<void> | null = null;
+  /** Ends the loop's current wait; `slotWanted` says whether a finished delivery should. */
+  let wake: (() => void) | null = null;
+  let slotWanted = false;
+  /** Ends the reporter's wait after a failed report. */
+  let reportWake: (() => void) | null = null;
+
+  const idle = async (ms: number, forSlot: boolean) => {
+    if (stopping) return;
+    slotWanted = forSlot;
+    const waitAbort = new AbortController();
+    wake = () => waitAbort.abort();
+    await sleep(ms, AbortSignal.any([waitAbort.signal, claimAbort.signal]));
+    wake = null;
+    slotWanted = false;
+  };
+
+  const goFatal = (err: Error) => {
+    if (fatal) return;
+    fatal = true;
+    stopping = true;
+    claimAbort.abort();
+    wake?.();
+    options.onFatal(err);
+  };
+
+  const launch = (job: OutboundJob) => {
+    const key = nextKey++;
+    const delivery = (async () => {
+      let result: OutboundResult;
+      try {
+        result = await options.deliver(job, deliveryAbort.signal);
+      } catch (err) {
+        log.error('outbound delivery threw', { email_id: job.email_id, error: String(err) });
+        result = {
+          email_id: job.email_id, attempt: job.attempt, outcome: 'deferred', smtp_code: null,
+          reply: `relay node error: ${err instanceof Error ? err.message : String(err)}`, server: null,
+          started_at: new Date().toISOString(), duration_ms: 0,
+        };
+      }
+      const fields = { email_id: job.email_id, attempt: job.attempt, to: job.envelope.to, outcome: result.outcome, smtp_code: result.smtp_code, server: result.server, reply: result.reply, duration_ms: result.duration_ms };
+      if (result.outcome === 'sent') log.info('outbound message delivered', fields);
+      else log.warn(`outbound message ${result.outcome}`, fields);
+      pending.push(result);
+      flush();
+    })().finally(() => {
+      inFlight.delete(key);
+      if (slotWanted) wake?.();
+    });
+    inFlight.set(key, delivery);
+  };
+
+  /** Reports everything pending, a batch at a time; one drain in flight at most. */
+  const flush = () => {
+    if (flushing || !pending.length) return;
+    flushing = drainReports().finally(() => {
+      flushing = null;
+      if (pending.length && !reportAbort.signal.aborted && !fatal) flush();
+    });
+  };
+
+  const drainReports = async () => {
+    while (pending.length && !fatal) {
+      const wait = reportPausedUntil - Date.now();
+      if (wait > 0) {
+        const waitAbort = new AbortController();
+        reportWake = () => waitAbort.abort();
+        await sleep(wait, AbortSignal.any([waitAbort.signal, reportAbort.signal]));
+        reportWake = null;
+        if (reportAbort.signal.aborted) return;
+      }
+      // Results that completed while the last batch was on its way go together.
+      const batch = pending.splice(0, MAX_REPORT);
+      try {
+        const answer = await options.report(batch, reportAbort.signal);
+        reportBackoff.reset();
+        for (const id of answer.stale ?? []) {
+          const result = batch.find((r) => r.email_id === id);
+          log.warn('the edge called an outbound result stale (the lease had passed to another attempt); dropped', { email_id: id, outcome: result?.outcome, attempt: result?.attempt });
+        }
+      } catch (err) {
+        if (isFatalEdgeError(err)) {
+          goFatal(err);
+          return;
+        }
+        if (err instanceof EdgeRefusedError) {
+          // The same body will be refused again; the leases run out and the recipients are tried again.
+          log.error('the edge refused outbound results; dropped', { count: batch.length, email_ids: batch.map((r) => r.email_id), error: err.message });
+          continue;
+        }
+        pending.unshift(...batch);
+        if (reportAbort.signal.aborted) return;
+        reportRateLimited = err instanceof EdgeRateLimitedError;
+        const delay = err instanceof EdgeRateLimitedError && err.retryAfterMs !== null ? err.retryAfterMs : reportBackoff.next();
+        reportPausedUntil = Date.now() + delay;
+        log.warn('outbound results not reported; will retry', { count: pending.length, wait_ms: delay, error: String(err) });
+      }
+    }
+  };
+
+  const claimBatch = Math.max(1, Math.floor(concurrency / 2));
+  const run = async () => {
+    while (!stopping) {
+      const now = Date.now();
+      if (claimPausedUntil > now) {
+        await idle(claimPausedUntil - now, false);
+        continue;
+      }
+      const free = concurrency - inFlight.size;
+      // With deliveries still running, wait until half the slots are free: each
+      // claim then brings several jobs, not one per finished delivery (a claim
+      // is a database round trip at the edge).
+      if (free <= 0 || (inFlight.size > 0 && free < claimBatch)) {
+        await idle(idlePollMs, true);
+        continue;
+      }
+      const max = Math.min(free, MAX_CLAIM);
+      let jobs: OutboundJob[];
+      try {
+        jobs = (await options.claim(max, claimAbort.signal)).jobs ?? [];
+        claimBackoff.reset();
+        if (claimFailures) log.info('the edge answers outbound claims again', { failures: claimFailures });
+        claimFailures = 0;
+      } catch (err) {
+        if (stopping) break;
+        if (isFatalEdgeError(err)) {
+          goFatal(err);
+          break;
+        }
+        claimRateLimited = err instanceof EdgeRateLimitedError;
+        const delay = err instanceof EdgeRateLimitedError && err.retryAfterMs !== null ? err.retryAfterMs : claimBackoff.next();
+        claimPausedUntil = Date.now() + delay;
+        claimFailures++;
+        // The first failure of a streak, then every tenth: an edge without the route yet would fill the log otherwise.
+        if (claimFailures === 1 || claimFailures % 10 === 0) {
+          log.warn('outbound claim failed; waiting', { failures: claimFailures, wait_ms: delay, error: String(err) });
+        }
+        continue;
+      }
+      for (const job of jobs.slice(0, max)) launch(job);
+      // Fewer than asked for: nothing else is due now.
+      if (jobs.length < max) await idle(idlePollMs, false);
+    }
+  };
+
+  const waitForDeliveries = async (ms: number): Promise<boolean> => {
+    if (!inFlight.size) return true;
+    const timer = new AbortController();
+    const done = Promise.allSettled([...inFlight.values()]).then(() => true);
+    const settled = await Promise.race([done, sleep(ms, timer.signal).then(() => false)]);
+    timer.abort();
+    return settled;
+  };
+
+  return {
+    get inFlight() {
+      return inFlight.size;
+    },
+    get unreported() {
+      return pending.length;
+    },
+    start() {
+      loop ??= run().catch((err: unknown) => log.error('outbound worker stopped on an unexpected error', { error: String(err) }));
+    },
+    resume() {
+      if (stopping) return;
+      if (!claimRateLimited && claimPausedUntil > Date.now()) {
+        claimPausedUntil = 0;
+        wake?.();
+      }
+      if (!reportRateLimited && reportPausedUntil > Date.now()) {
+        reportPausedUntil = 0;
+        reportWake?.();
+      }
+    },
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        claimAbort.abort();
+        wake?.();
+        await loop;
+        const stopTimeoutMs = options.stopTimeoutMs ?? 30_000;
+        if (inFlight.size) {
+          log.info('outbound: letting deliveries in flight finish', { count: inFlight.size, up_to_ms: stopTimeoutMs });
+          if (!(await waitForDeliveries(stopTimeoutMs))) {
+            log.warn('outbound: interrupting deliveries still in flight; they are reported deferred', { count: inFlight.size });
+            deliveryAbort.abort();
+            await Promise.allSettled([...inFlight.values()]);
+          }
+        }
+        if (fatal) return;
+        const deadline = setTimeout(() => reportAbort.abort(), options.stopReportTimeoutMs ?? 10_000);
+        try {
+          // One more try now rather than at the end of a backoff.
+          reportPausedUntil = 0;
+          reportWake?.();
+          while (pending.length || flushing) {
+            flush();
+            await flushing;
+            if (reportAbort.signal.aborted || fatal) break;
+          }
+        } finally {
+          clearTimeout(deadline);
+        }
+        if (pending.length) {
+          log.warn('outbound results not reported before stopping; their leases run out and the recipients are tried again', { count: pending.length, email_ids: pending.map((r) => r.email_id) });
+        }
+      })();
+      return stopped;
+    },
+  };
+}

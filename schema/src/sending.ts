@@ -1,0 +1,122 @@
+// Outbound mail: what a project sent (one message, one row per recipient),
+// each attempt a relay node made, the SMTP servers it relays through, and the
+// idempotency keys of the send routes.
+import { sql } from 'drizzle-orm';
+import { bigserial, boolean, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { projects } from './tenancy.js';
+import { domains } from './mail.js';
+import { relayNodes } from './relay.js';
+
+export interface OutboundAttachment { filename: string; content_type: string; size: number; r2_key: string }
+
+/** One accepted send: the content, shared by its recipients' rows. */
+export const outboundMessages = pgTable('outbound_messages', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  domainId: uuid('domain_id').references(() => domains.id, { onDelete: 'set null' }),
+  // The RFC 5322 Message-ID, `<uuid@from-domain>`.
+  messageId: text('message_id').notNull(),
+  from: text('from').notNull(),
+  to: text('to').array().notNull().default(sql`'{}'::text[]`),
+  cc: text('cc').array().notNull().default(sql`'{}'::text[]`),
+  bcc: text('bcc').array().notNull().default(sql`'{}'::text[]`),
+  replyTo: text('reply_to').array().notNull().default(sql`'{}'::text[]`),
+  subject: text('subject').notNull(),
+  html: text('html'),
+  text: text('text'),
+  // Custom headers as given (name → value), readable later in the log.
+  headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
+  attachments: jsonb('attachments').$type<OutboundAttachment[]>().notNull().default([]),
+  tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+  // Sent with a sandbox key: captured, never delivered.
+  sandbox: boolean('sandbox').notNull().default(false),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [
+  index('outbound_messages_project_id_created_at_idx').on(t.projectId, t.createdAt),
+]);
+
+export const emailStatus = pgEnum('email_status', ['queued', 'sending', 'sent', 'failed', 'suppressed', 'captured']);
+
+/** One recipient of one message: the unit of plan limits, delivery and the email log. */
+export const emails = pgTable('emails', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  messageId: uuid('message_id').notNull().references(() => outboundMessages.id, { onDelete: 'cascade' }),
+  // The bare address, as given (lower-cased domain).
+  recipient: text('recipient').notNull(),
+  // `to`, `cc` or `bcc`.
+  kind: text('kind').notNull(),
+  status: emailStatus('status').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  // While queued: when a node may claim it. While sending: when the lease ends.
+  nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+  leaseNodeId: uuid('lease_node_id').references(() => relayNodes.id, { onDelete: 'set null' }),
+  // The node that delivered it (or made the last attempt).
+  nodeId: uuid('node_id').references(() => relayNodes.id, { onDelete: 'set null' }),
+  // The receiving server's last reply, or why it failed.
+  errorMessage: text('error_message'),
+  smtpReply: text('smtp_reply'),
+  sentAt: timestamp('sent_at', { withTimezone: true }),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [
+  // Plan limits: the project's rows of the trailing hour and day.
+  index('emails_project_id_created_at_idx').on(t.projectId, t.createdAt.desc(), t.id.desc()),
+  index('emails_project_id_status_created_at_idx').on(t.projectId, t.status, t.createdAt.desc(), t.id.desc()),
+  index('emails_project_id_recipient_idx').on(t.projectId, t.recipient),
+  index('emails_message_id_idx').on(t.messageId),
+  // The claim's question: what is due for delivery.
+  index('emails_due_idx').on(t.nextAttemptAt).where(sql`${t.status} in ('queued', 'sending')`),
+]);
+
+/** Every delivery attempt a relay node reported. */
+export const emailAttempts = pgTable('email_attempts', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  emailId: uuid('email_id').notNull().references(() => emails.id, { onDelete: 'cascade' }),
+  attempt: integer('attempt').notNull(),
+  nodeId: uuid('node_id').references(() => relayNodes.id, { onDelete: 'set null' }),
+  // `sent`, `deferred` (4xx, retried) or `failed` (5xx).
+  outcome: text('outcome').notNull(),
+  smtpCode: integer('smtp_code'),
+  reply: text('reply').notNull().default(''),
+  // The server it spoke to (MX host, SMTP server or pool entry).
+  server: text('server'),
+  startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+  durationMs: integer('duration_ms').notNull(),
+}, (t) => [
+  uniqueIndex('email_attempts_email_id_attempt_idx').on(t.emailId, t.attempt),
+]);
+
+/**
+ * SMTP servers mail is relayed through: a project's own (project_id set), or
+ * the platform's shared pool (project_id null, managed on the admin surface).
+ */
+export const smtpServers = pgTable('smtp_servers', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  projectId: uuid('project_id').references(() => projects.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  host: text('host').notNull(),
+  port: integer('port').notNull(),
+  // `starttls`, `tls` (implicit) or `none`.
+  security: text('security').notNull(),
+  username: text('username'),
+  // AES-GCM under database.crypto.encryption_key (context `smtp_servers.password`); never returned.
+  passwordSealed: text('password_sealed'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [
+  index('smtp_servers_project_id_idx').on(t.projectId),
+]);
+
+/** `Idempotency-Key` of the send routes, kept 24 hours: the first answer is replayed. */
+export const idempotencyKeys = pgTable('idempotency_keys', {
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  key: text('key').notNull(),
+  route: text('route').notNull(),
+  // sha256 of the request body: the same key with another body is 409.
+  requestHash: text('request_hash').notNull(),
+  responseStatus: integer('response_status').notNull(),
+  responseBody: jsonb('response_body').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.projectId, t.key] }),
+  index('idempotency_keys_created_at_idx').on(t.createdAt),
+]);
