@@ -9,8 +9,8 @@ import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import type { SendMessageInput } from '../../schemas/send.js';
-import { sendingDomain } from '../domains/sendable.js';
-import { findAnswer, forgetExpired, keyIsFree, recordAnswer, replayOrConflict, storedBody, type IdempotentRequest } from '../idempotency/keys.js';
+import { domainOfAddress, judgeSendingDomain, sendingDomainsQuery } from '../domains/sendable.js';
+import { findAnswerQuery, forgetExpired, keyIsFree, recordAnswer, replayOrConflict, storedAnswer, storedBody, type IdempotentRequest } from '../idempotency/keys.js';
 import { limitReached, sendLock, usedIn, withinLimits, type PlanUsageRow } from './limits.js';
 import { answerOf, attachmentBytes, countable, emailRows, messageRow, planMessage, recipientsOf, type MessagePlan } from './plan.js';
 
@@ -52,15 +52,19 @@ export async function sendMessages<T>(ctx: SendContext, items: SendItem[], shape
 
   const fromKeys = [...new Set(items.map((i) => i.input.from.key))];
   const recipientKeys = [...new Set(items.flatMap((i) => recipientsOf(i.input).map((r) => r.mailbox.key)))];
-  const [stored, domainVerdicts, suppressedRows] = await Promise.all([
-    ctx.idempotency ? findAnswer(db, projectId, ctx.idempotency.key) : null,
-    Promise.all(fromKeys.map(async (key) => [key, await sendingDomain(db, projectId, key)] as const)),
+  // Every read before the write in one round trip: the from-domains, the suppressed recipients, a stored answer.
+  const domainNames = [...new Set(fromKeys.map(domainOfAddress).filter((n): n is string => n !== null))];
+  const [domainRows, suppressedRows, storedRows] = await db.batch([
+    sendingDomainsQuery(db, projectId, domainNames),
     db.select({ address: suppressions.address }).from(suppressions)
       .where(and(eq(suppressions.projectId, projectId), inArray(suppressions.address, recipientKeys))),
+    findAnswerQuery(db, projectId, ctx.idempotency?.key ?? null),
   ]);
+  const stored = storedAnswer(storedRows[0]);
   if (stored && ctx.idempotency) return { body: replayOrConflict(stored, ctx.idempotency).body as T, replayed: true };
 
-  const verdicts = new Map(domainVerdicts);
+  const rowByName = new Map(domainRows.map((r) => [r.name, r]));
+  const verdicts = new Map(fromKeys.map((key) => [key, judgeSendingDomain(key, rowByName.get(domainOfAddress(key) ?? ''))] as const));
   const fromDomains = items.map(({ input, field }) => {
     const verdict = verdicts.get(input.from.key)!;
     if (!verdict.ok) throw fieldProblem(field('from'), verdict.problem);

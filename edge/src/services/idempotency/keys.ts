@@ -25,15 +25,21 @@ export interface StoredAnswer { route: string; requestHash: string; status: numb
 /** sha256 (hex) of the raw request body, as received. */
 export const requestHash = (rawBody: string) => sha256Hex(rawBody);
 
-/** The key's unexpired record in the project, if any. */
-export async function findAnswer(db: Db, projectId: string, key: string): Promise<StoredAnswer | null> {
-  const [row] = await db.select({
-    route: idempotencyKeys.route, requestHash: idempotencyKeys.requestHash,
-    status: idempotencyKeys.responseStatus, body: idempotencyKeys.responseBody,
-  }).from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.projectId, projectId), eq(idempotencyKeys.key, key), gt(idempotencyKeys.createdAt, sql`now() - ${IDEMPOTENCY_TTL}`)));
+/**
+ * The key's unexpired record in the project (no row without a key), as a
+ * query a caller can run inside a `db.batch`; read the row with `storedAnswer`.
+ */
+export const findAnswerQuery = (db: Db, projectId: string, key: string | null) => db.select({
+  route: idempotencyKeys.route, requestHash: idempotencyKeys.requestHash,
+  status: idempotencyKeys.responseStatus, body: idempotencyKeys.responseBody,
+}).from(idempotencyKeys)
+  .where(and(eq(idempotencyKeys.projectId, projectId), eq(idempotencyKeys.key, key ?? ''), sql`${key !== null}`, gt(idempotencyKeys.createdAt, sql`now() - ${IDEMPOTENCY_TTL}`)));
+
+/** The stored answer of a `findAnswerQuery` row. */
+export function storedAnswer(row: Awaited<ReturnType<typeof findAnswerQuery>>[number] | undefined): StoredAnswer | null {
   return row ? { ...row, body: storedBody(row.body) } : null;
 }
+
 
 /**
  * The first answer is kept as its JSON text (a jsonb string): jsonb would
