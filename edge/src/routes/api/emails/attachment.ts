@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
 import { attachmentResponse } from '../../../http/download.js';
-import { Uuid } from '../../../schemas/common.js';
+import { AttachmentDownload, AttachmentIndex, Uuid } from '../../../schemas/common.js';
 import { openOutboundAttachment } from '../../../services/emails/attachment.js';
 import type { AppEnv } from '../../../env.js';
 
@@ -15,18 +15,12 @@ export const route = defineRoute({
   request: {
     params: z.object({
       id: Uuid.openapi({ param: { name: 'id', in: 'path' }, example: '0b9b7c1e-4a8a-4c55-9d9f-1c3f1e0d2a11' }),
-      idx: z.string()
-        .regex(/^\d+$/, 'must be a non-negative integer')
-        .transform(Number)
-        .openapi({ param: { name: 'idx', in: 'path' }, type: 'integer', minimum: 0 }),
+      idx: AttachmentIndex,
     }),
   },
   errors: [404],
   responses: {
-    200: {
-      description: 'The attachment\'s bytes',
-      content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary', description: 'Served with the attachment\'s own Content-Type' }) } },
-    },
+    200: AttachmentDownload,
   },
 });
 
