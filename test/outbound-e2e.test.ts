@@ -159,7 +159,8 @@ const log = collectingLog(logs);
 async function startNode(name: 'a' | 'b'): Promise<RelayNode> {
   const node = await startTestNode({
     stack, stateDir: dirs[name]!, dnsAddress: dns.address, log, hostName: `relay-${name}.acme.test`,
-    env: { SERVICE_OUTBOUND_MX_PORT: String(rx.port), SERVICE_RELAY_NODE_INBOUND_TLS_ENABLED: 'false' },
+    // The project's own SMTP server of the last test listens on loopback.
+    env: { SERVICE_OUTBOUND_MX_PORT: String(rx.port), SERVICE_RELAY_NODE_INBOUND_TLS_ENABLED: 'false', SERVICE_SMTP_SERVERS_ALLOW_PRIVATE_TARGETS: 'true' },
     outbound: OUTBOUND,
   });
   running.set(name, node);

@@ -1,5 +1,5 @@
-import { describe, expect, test } from 'vitest';
-import { addressBucket, ipMatcher, isIp, isIpOrCidr } from './ip.js';
+import { describe, expect, it, test } from 'vitest';
+import { addressBucket, ipMatcher, isIp, isIpOrCidr, nonPublicRange } from './ip.js';
 
 describe('ipMatcher', () => {
   const match = ipMatcher(['203.0.113.0/24', '198.51.100.7', '2001:db8::/32', '::1']);
@@ -35,4 +35,17 @@ describe('addressBucket', () => {
     ['::ffff:198.51.100.4', '198.51.100.4'],
     ['unknown', 'unknown'],
   ])('%s → %s', (ip, expected) => expect(addressBucket(ip)).toBe(expected));
+});
+
+describe('nonPublicRange', () => {
+  it('names the range of resolved addresses as they come from DNS', () => {
+    expect(nonPublicRange('8.8.8.8')).toBeNull();
+    expect(nonPublicRange('2a00:1450:4001::200e')).toBeNull();
+    expect(nonPublicRange('10.1.2.3')).toBe('private');
+    expect(nonPublicRange('::ffff:10.0.0.1')).toBe('ipv4-mapped');
+    expect(nonPublicRange('64:ff9b::a00:1')).toBe('nat64');
+    expect(nonPublicRange('198.18.0.1')).toBe('reserved');
+    expect(nonPublicRange('240.0.0.1')).toBe('reserved');
+    expect(nonPublicRange('not an address')).toBe('unreadable');
+  });
 });

@@ -69,3 +69,31 @@ export function addressBucket(ip: string): string {
   const parts = (addr as ipaddr.IPv6).parts.slice(0, 4);
   return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
 }
+
+/**
+ * The ipaddr.js range of an address that is not public unicast, in words;
+ * null for a public one. IPv4-mapped IPv6 is refused whatever it maps to:
+ * it is a way of writing an IPv4 address that some stacks route to IPv4.
+ */
+export function nonPublicRange(address: string): string | null {
+  const ip = parseIp(address);
+  if (!ip) return 'unreadable';
+  // parseIp unwraps `::ffff:a.b.c.d` to IPv4; a colon in the text gives it away.
+  if (ip.kind() === 'ipv4' && address.includes(':')) return RANGE_WORDS.ipv4Mapped!;
+  const range = ip.range();
+  if (range !== 'unicast') return RANGE_WORDS[range] ?? range.replace(/([A-Z])/g, ' $1').toLowerCase();
+  // ipaddr.js calls everything it has no name for unicast, ::7f00:1 (IPv4-
+  // compatible, deprecated) included; public IPv6 is allocated from 2000::/3 only.
+  if (ip.kind() === 'ipv6' && ((ip as { parts: number[] }).parts[0]! & 0xe000) !== 0x2000) return 'reserved';
+  return null;
+}
+
+const RANGE_WORDS: Record<string, string> = {
+  linkLocal: 'link-local',
+  carrierGradeNat: 'cgnat',
+  uniqueLocal: 'unique local',
+  ipv4Mapped: 'ipv4-mapped',
+  rfc6052: 'nat64',
+  rfc6145: 'ipv4-translated',
+  deprecatedSiteLocal: 'site-local',
+};

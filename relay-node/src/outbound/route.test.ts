@@ -38,6 +38,8 @@ beforeAll(async () => {
     'null-mx.test': { MX: [{ preference: 0, exchange: '.' }] },
     'implicit.test': { A: ['127.0.0.3'] },
     'no-address.test': { TXT: ['v=spf1 -all'] },
+    'public-smtp.test': { A: ['93.184.216.34'] },
+    'mixed-smtp.test': { A: ['93.184.216.34', '192.168.7.7'] },
     'ghost-mx.test': { MX: [{ preference: 10, exchange: 'ghost.nowhere.test' }] },
   });
   deps = {
@@ -149,15 +151,37 @@ describe('smarthost', () => {
     expect(parseHostPort('2001:db8::1', 25)).toEqual({ host: '2001:db8::1', port: 25 });
   });
 
-  test('a configured SMTP server (route smtp) is used as given, before any smarthost', async () => {
-    const plan = await planDelivery(
-      { route: { kind: 'smtp', source: 'project', host: 'smtp.example.net', port: 587, security: 'starttls', username: 'u', password: 'p' } },
-      { ...deps.settings, smarthost: '127.0.0.3:2525' },
-      deps.resolve,
-    );
+  const serverRoute = (source: 'project' | 'pool', host: string) =>
+    ({ route: { kind: 'smtp' as const, source, host, port: 587, security: 'starttls' as const, username: 'u', password: 'p' } });
+
+  test('a shared pool server (route smtp) is used as given, before any smarthost', async () => {
+    const plan = await planDelivery(serverRoute('pool', 'smtp.example.net'), { ...deps.settings, smarthost: '127.0.0.3:2525' }, deps.resolve);
     expect(plan).toMatchObject({
       kind: 'smtp', targets: [{ host: 'smtp.example.net', address: null, port: 587 }], secure: false, starttls: 'required',
-      verifyCertificate: true, auth: { user: 'u', pass: 'p' }, via: 'project',
+      verifyCertificate: true, auth: { user: 'u', pass: 'p' }, via: 'pool',
     });
+  });
+
+  test('a project\'s server is resolved here and pinned to its public addresses, the host kept as TLS name', async () => {
+    const plan = await planDelivery(serverRoute('project', 'public-smtp.test'), deps.settings, deps.resolve);
+    expect(plan).toMatchObject({ kind: 'smtp', targets: [{ host: 'public-smtp.test', address: '93.184.216.34', port: 587 }], via: 'project' });
+  });
+
+  test.each([
+    ['one.dest.test', 'SMTP server one.dest.test is at 127.0.0.1, a private address (loopback); refused unless smtp_servers.allow_private_targets is set'],
+    ['10.20.30.40', 'SMTP server 10.20.30.40 is at 10.20.30.40, a private address (private); refused unless smtp_servers.allow_private_targets is set'],
+    ['mixed-smtp.test', 'SMTP server mixed-smtp.test is at 192.168.7.7, a private address (private); refused unless smtp_servers.allow_private_targets is set'],
+  ])('a project\'s server at a private address (%s) fails: DNS may have moved it since the edge checked', async (host, reply) => {
+    expect(await planDelivery(serverRoute('project', host), deps.settings, deps.resolve)).toEqual({ kind: 'refused', outcome: 'failed', reply });
+  });
+
+  test('with smtp_servers.allow_private_targets a project\'s private server is used as given', async () => {
+    const plan = await planDelivery(serverRoute('project', 'one.dest.test'), { ...deps.settings, allowPrivateProjectServers: true }, deps.resolve);
+    expect(plan).toMatchObject({ kind: 'smtp', targets: [{ host: 'one.dest.test', address: null, port: 587 }] });
+  });
+
+  test('a project\'s server whose name does not resolve is deferred', async () => {
+    expect(await planDelivery(serverRoute('project', 'gone-smtp.test'), deps.settings, deps.resolve))
+      .toEqual({ kind: 'refused', outcome: 'deferred', reply: 'SMTP server gone-smtp.test has no address record' });
   });
 });

@@ -3,6 +3,7 @@
 // MX hosts looked up through the node's resolver (`dns.servers`).
 import { isIP } from 'node:net';
 import type { DNSResolver } from 'mailauth';
+import { nonPublicRange } from '@edgemail/shared';
 import type { OutboundJob, OutboundOutcome, OutboundRoute } from '../protocol.js';
 
 /** The `outbound.*` settings that decide a route. */
@@ -18,6 +19,12 @@ export interface RouteSettings {
   mxPort: number;
   /** `outbound.require_tls`: MX (and smarthost) deliveries defer rather than go without STARTTLS. */
   requireTls: boolean;
+  /**
+   * `smtp_servers.allow_private_targets`: a project's own SMTP server may be on
+   * loopback, RFC 1918 or other reserved space. Off, such a server is refused
+   * here too (the edge refuses it at create; DNS may have changed since).
+   */
+  allowPrivateProjectServers?: boolean;
 }
 
 /** One host to try: `host` names it (log, `server`, TLS SNI); `address` is where to connect when already resolved. */
@@ -74,9 +81,13 @@ export async function planDelivery(job: Pick<OutboundJob, 'route'>, settings: Ro
   const route: OutboundRoute = job.route;
   if (route.kind === 'smtp') {
     const verified = route.security !== 'none';
+    const targets = route.source === 'project' && !settings.allowPrivateProjectServers
+      ? await publicTargets(route.host, route.port, resolve)
+      : [{ host: route.host, address: null, port: route.port }];
+    if (!Array.isArray(targets)) return targets;
     return {
       kind: 'smtp',
-      targets: [{ host: route.host, address: null, port: route.port }],
+      targets,
       secure: route.security === 'tls',
       starttls: route.security === 'starttls' ? 'required' : route.security === 'none' ? 'never' : 'opportunistic',
       requiredBy: route.security === 'starttls' ? 'the SMTP server settings' : null,
@@ -99,6 +110,27 @@ export async function planDelivery(job: Pick<OutboundJob, 'route'>, settings: Ro
   const found = await mxTargets(route.domain, settings.mxPort, resolve);
   if (found.kind === 'refused') return found;
   return { kind: 'smtp', targets: found.targets, ...mxTls, via: 'mx' };
+}
+
+/**
+ * A project's SMTP server, resolved here and pinned to its addresses, every
+ * one of which must be public: the tenant names the host, the node connects
+ * from the operator's network. The host stays the TLS name.
+ */
+async function publicTargets(host: string, port: number, resolve: DNSResolver): Promise<SmtpTarget[] | RefusedPlan> {
+  const addresses = await hostAddresses(host, resolve);
+  if (addresses.kind === 'error') return { kind: 'refused', outcome: 'deferred', reply: `address lookup for SMTP server ${host} failed: ${addresses.code}` };
+  if (!addresses.list.length) return { kind: 'refused', outcome: 'deferred', reply: `SMTP server ${host} has no address record` };
+  for (const address of addresses.list) {
+    const range = nonPublicRange(address);
+    if (range) {
+      return {
+        kind: 'refused', outcome: 'failed',
+        reply: `SMTP server ${host} is at ${address}, a private address (${range}); refused unless smtp_servers.allow_private_targets is set`,
+      };
+    }
+  }
+  return addresses.list.slice(0, MAX_TARGETS).map((address) => ({ host, address, port }));
 }
 
 interface MxRecord {

@@ -12,6 +12,7 @@ export function routeSettingsFromConfig(config: Config): RouteSettings {
     // Production is always 25; `outbound.mx_port` exists for tests only.
     mxPort: config['outbound.mx_port'],
     requireTls: config['outbound.require_tls'],
+    allowPrivateProjectServers: config['smtp_servers.allow_private_targets'],
   };
 }
 

@@ -79,7 +79,7 @@ export const settings = {
   'webhook.timeout': duration(10_000, 'Time limit of one delivery request.'),
   'webhook.allow_private_targets': boolean(false, 'Allow webhook URLs resolving to loopback, RFC 1918 or other reserved space.'),
 
-  'smtp_servers.allow_private_targets': boolean(false, 'Allow a project\'s SMTP servers (where relay nodes deliver its mail, and the test route connects) on loopback, RFC 1918 or other reserved space; refused at create otherwise. The shared pool is the operator\'s and is not checked.'),
+  'smtp_servers.allow_private_targets': boolean(false, 'Allow a project\'s SMTP servers (where relay nodes deliver its mail, and the test route connects) on loopback, RFC 1918 or other reserved space; refused at create, by the test route and by relay nodes before delivering otherwise. The shared pool is the operator\'s and is not checked.'),
   'send.max_attachment_bytes': integer(10_485_760, 'Largest total size (bytes, decoded) of the attachments of one message on the send routes; more is refused with 400 naming `attachments`.', z.number().int().min(0)),
 
   'outbound.lease': duration(300_000, 'How long a recipient a relay node claimed stays its own; a node that reports nothing by then loses it back to the queue.'),
