@@ -56,11 +56,12 @@ test('MX route: the signed bytes go to <capture_dir>/<email_id>.eml, reported se
   expect(said).toEqual([{ level: 'info', message: 'outbound message captured', fields: { email_id: job.email_id, to: 'ann@dest.test', file: path } }]);
 });
 
-test('an smtp route is captured too: nothing leaves the node', async () => {
+test('a configured SMTP server still gets its mail: capture stands in for MX delivery only', async () => {
   const job = makeJob('ann@example.org', { route: { kind: 'smtp', source: 'pool', host: '127.0.0.1', port: receiver.port, security: 'none', username: null, password: null } });
   const result = await processJob(job, deps);
-  expect(result.server).toBe(`capture:${join(dir, 'outbound-capture', `${job.email_id}.eml`)}`);
-  expect(receiver.connections).toBe(0);
+  expect(result).toMatchObject({ outcome: 'sent', server: `127.0.0.1:${receiver.port}` });
+  expect(receiver.connections).toBe(1);
+  await expect(readFile(join(dir, 'outbound-capture', `${job.email_id}.eml`))).rejects.toThrow(/ENOENT/);
 });
 
 test('written atomically: a repeat replaces the file whole, no temp file stays', async () => {

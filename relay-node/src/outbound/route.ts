@@ -8,7 +8,7 @@ import type { OutboundJob, OutboundOutcome, OutboundRoute } from '../protocol.js
 
 /** The `outbound.*` settings that decide a route. */
 export interface RouteSettings {
-  /** `outbound.capture_dir`: when set, nothing leaves the node; the message is written there. */
+  /** `outbound.capture_dir`: when set, MX-routed mail does not leave the node; the message is written there. */
   captureDir: string;
   /** `outbound.smarthost`: `host:port` that takes MX-routed mail instead of the recipient's MX. */
   smarthost: string;
@@ -77,8 +77,9 @@ export const MAX_TARGETS = 10;
  * @example const plan = await planDelivery(job, settings, createDnsResolver(config['dns.servers']));
  */
 export async function planDelivery(job: Pick<OutboundJob, 'route'>, settings: RouteSettings, resolve: DNSResolver): Promise<DeliveryPlan> {
-  if (settings.captureDir) return { kind: 'capture', dir: settings.captureDir };
   const route: OutboundRoute = job.route;
+  // Capture stands in for the Internet (MX and smarthost), not for a server the project or operator configured.
+  if (settings.captureDir && route.kind === 'mx') return { kind: 'capture', dir: settings.captureDir };
   if (route.kind === 'smtp') {
     const verified = route.security !== 'none';
     const targets = route.source === 'project' && !settings.allowPrivateProjectServers

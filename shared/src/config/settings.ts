@@ -88,7 +88,7 @@ export const settings = {
   'outbound.concurrency': integer(10, 'Deliveries a relay node makes at once.', z.number().int().min(1).max(500)),
   'outbound.require_tls': boolean(false, 'Refuse to deliver (defer) to a recipient MX that does not offer STARTTLS; by default TLS is used when offered.'),
   'outbound.smarthost': string('', 'Relay node: `host:port` every message is relayed through instead of the recipient\'s MX (project and shared-pool SMTP servers still come first). Empty delivers to MX.'),
-  'outbound.capture_dir': string('', 'Relay node: deliver nothing; write each message as an .eml file into this directory instead. `pnpm dev` sets it (no Internet).'),
+  'outbound.capture_dir': string('', 'Relay node: send nothing to recipients\' MX (or the smarthost); write each such message as an .eml file into this directory instead. A project\'s or the shared pool\'s SMTP server still gets its mail. `pnpm dev` sets it (no Internet).'),
   'outbound.mx_port': integer(25, 'Relay node, tests only: the port of recipient MX hosts. Production is always 25.', z.number().int().min(1).max(65535)),
 
   'acme.enabled': boolean(false, 'Obtain listener certificates over ACME for `acme.hosts`.'),
