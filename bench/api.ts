@@ -5,10 +5,8 @@
 // costs. A second Worker on the same database runs with the rate limiter off,
 // so the limiter's cost is measured in the same rounds. The machine is shared,
 // so the figures that matter are the ratios.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import { repoRoot, startEdgeWorker } from '../edge/local/edge-worker.js';
+import { startEdgeWorker } from '../edge/local/edge-worker.js';
+import { finishRun, startRun } from './support/results.js';
 import { numberFlags } from './args.js';
 import { benchSettings, bootstrap, cleanups, withStack } from './support/stack.js';
 import { assertAll200, loadTarget, summarise, toRun } from './support/load.js';
@@ -52,8 +50,7 @@ export const apiTargets = (tenant: Tenant, variants: Record<string, string>): Ta
 
 export async function runApiBench(argv: string[]): Promise<void> {
   const load = numberFlags(argv, DEFAULTS);
-  const startedAt = new Date();
-  const loadBefore = os.loadavg();
+  const clock = startRun();
   console.error(
     `bench api: ${load.connections} connections, ${load.rounds} rounds × ${load.duration}s per target ` +
     `(+${load.warmup}s warm-up), ${load.sequential} sequential requests for the transaction count`,
@@ -86,23 +83,12 @@ export async function runApiBench(argv: string[]): Promise<void> {
     `is the database round trips per request: ~2 expected (key look-up, list query), plus at most one ` +
     `last-used write per key per minute.`,
   );
-  const loadAfter = os.loadavg();
-  console.log(`machine: ${os.cpus().length} cpus, load average ${fmtLoad(loadBefore)} before, ${fmtLoad(loadAfter)} after`);
-
-  const file = `${repoRoot}bench/results/api-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`;
-  mkdirSync(`${repoRoot}bench/results`, { recursive: true });
-  writeFileSync(file, `${JSON.stringify({
-    benchmark: 'api',
-    startedAt: startedAt.toISOString(),
-    finishedAt: new Date().toISOString(),
-    git: gitInfo(),
-    machine: { cpus: os.cpus().length, node: process.version, loadavgBefore: loadBefore, loadavgAfter: loadAfter },
+  finishRun('api', clock, {
     options: load,
     goal: { ratio: GOAL_RATIO, authenticatedOverHealth: ratio, pass },
     limiterGoal: { ratio: LIMITER_GOAL_RATIO, limiterOnOverOff: limiterRatio, pass: limiterPass },
     measurements: [main],
-  }, null, 2)}\n`);
-  console.log(`results: ${file.slice(repoRoot.length)}`);
+  });
 }
 
 /**
@@ -187,14 +173,3 @@ function printTable(targets: TargetResult[]): void {
   for (const r of rows) console.log(line(r));
 }
 
-const fmtLoad = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
-
-function gitInfo(): { commit: string; dirty: boolean } | null {
-  try {
-    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: repoRoot, encoding: 'utf8' }).trim() !== '';
-    return { commit, dirty };
-  } catch {
-    return null;
-  }
-}

@@ -9,11 +9,8 @@
 // local stack's relay node forwarding to the edge, counted in Postgres) and,
 // as a diagnostic, the node's ingest path alone (listener → verdicts → fsynced
 // spool). The machine is shared, so the figures that matter are the ratios.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import { repoRoot } from '../edge/local/edge-worker.js';
 import { startDnsServer } from '../relay-node/test-support/dns-server.js';
+import { finishRun, startRun } from './support/results.js';
 import { numberFlags } from './args.js';
 import { findPostfix, freePort, POSTFIX_INSTALL, runSmtpSource, startPostfix, startSmtpSink } from './support/postfix.js';
 import { edgemailSettings, withEdgemailInbound, withGreetingDelay } from './support/smtp-edgemail.js';
@@ -96,8 +93,7 @@ export async function runInboundBench(argv: string[]): Promise<void> {
   const quick = argv.includes('--quick');
   const opts = numberFlags(argv.filter((a) => a !== '--quick'), quick ? QUICK : DEFAULTS);
   opts.messages = Math.round(opts.messages);
-  const startedAt = new Date();
-  const loadBefore = os.loadavg();
+  const clock = startRun();
   console.error(
     `bench inbound: ${opts.messages} messages of ${SIZE / 1024} kB per run, ${CLIENTS.join(' and ')} clients, ` +
     `${PATTERNS.map((p) => p.name).join(' and ')}, runs bounded to ${opts.seconds}s${quick ? ' (--quick)' : ''}`,
@@ -242,38 +238,16 @@ export async function runInboundBench(argv: string[]): Promise<void> {
     );
   }
   if (edgemail?.skipped.length) console.log(`settings not declared in this checkout (left out): ${edgemail.skipped.join(', ')}`);
-  const loadAfter = os.loadavg();
-  console.log(`machine: ${os.cpus().length} cpus, load average ${fmtLoad(loadBefore)} before, ${fmtLoad(loadAfter)} after`);
-
-  const file = `${repoRoot}bench/results/inbound-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`;
-  mkdirSync(`${repoRoot}bench/results`, { recursive: true });
-  writeFileSync(file, `${JSON.stringify({
-    benchmark: 'inbound',
-    startedAt: startedAt.toISOString(),
-    finishedAt: new Date().toISOString(),
-    git: gitInfo(),
-    machine: { cpus: os.cpus().length, node: process.version, loadavgBefore: loadBefore, loadavgAfter: loadAfter },
+  finishRun('inbound', clock, {
     options: { ...opts, quick, size: SIZE, clients: CLIENTS, patterns: PATTERNS, greetingDelaysMs: GREETING_DELAYS_MS },
     goal: { ratio: GOAL_RATIO, p99Ms: GOAL_P99_MS, verdicts },
     edgemail,
     rows,
     notes,
-  }, null, 2)}\n`);
-  console.log(`results: ${file.slice(repoRoot.length)}`);
+  });
 }
 
 type Load = (port: number, to: string, clients: number, perConnection: number, messages: number) => Promise<SmtpLoadResult>;
 
 // ---------------------------------------------------------------- output
 
-const fmtLoad = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
-
-function gitInfo(): { commit: string; dirty: boolean } | null {
-  try {
-    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: repoRoot, encoding: 'utf8' }).trim() !== '';
-    return { commit, dirty };
-  } catch {
-    return null;
-  }
-}

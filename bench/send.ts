@@ -4,13 +4,13 @@
 // 2. Delivery: a queue of messages delivered by one and then two relay nodes
 //    (child processes) to Postfix's smtp-sink, against Postfix relaying the
 //    same number of messages from its own queue to the same sink.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
-import { repoRoot } from '../edge/local/edge-worker.js';
 import type { Stack } from '../edge/local/stack.js';
 import { startDnsServer } from '../relay-node/test-support/dns-server.js';
 import { numberFlags } from './args.js';
+import { finishRun, startRun } from './support/results.js';
 import { assertAll200, loadTarget, toRun } from './support/load.js';
 import { findPostfix, freePort, runSmtpSource, startPostfix, startSmtpSink, type PostfixTools } from './support/postfix.js';
 import { startRelayNodeProcess } from './support/relay-node-process.js';
@@ -30,8 +30,7 @@ interface DeliveryFigures { name: string; messages: number; seconds: number; per
 
 export async function runSendBench(argv: string[]): Promise<void> {
   const flags = numberFlags(argv, DEFAULTS);
-  const startedAt = new Date();
-  const loadBefore = os.loadavg();
+  const clock = startRun();
   const postfix = findPostfix();
   console.error(`bench send: API ${flags.rounds} rounds × ${flags.duration}s, ${flags.connections} connections; delivery of ${flags.messages} messages`);
 
@@ -70,12 +69,7 @@ export async function runSendBench(argv: string[]): Promise<void> {
       console.log(`${name} / Postfix: ${pct(ratio)}; goal >= ${DELIVERY_GOAL * 100}%: ${ratio >= DELIVERY_GOAL ? 'PASS' : 'BELOW'}`);
     }
   }
-  const loadAfter = os.loadavg();
-  console.log(`machine: ${os.cpus().length} cpus, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after`);
-  const file = `${repoRoot}bench/results/send-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`;
-  mkdirSync(`${repoRoot}bench/results`, { recursive: true });
-  writeFileSync(file, `${JSON.stringify({ benchmark: 'send', startedAt: startedAt.toISOString(), options: flags, api, apiRatio, delivery, deliveryRatios }, null, 2)}\n`);
-  console.log(`results: ${file.slice(repoRoot.length)}`);
+  finishRun('send', clock, { options: flags, api, apiRatio, delivery, deliveryRatios });
 }
 
 // ---------------------------------------------------------------- the send API

@@ -5,12 +5,10 @@
 // to the WebhookDispatcher). Latency is from the event's commit (the envelope's
 // `timestamp`, the outbox row's `created_at`) to the receiver reading the request.
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import pg from 'pg';
-import { repoRoot } from '../edge/local/edge-worker.js';
 import type { Stack } from '../edge/local/stack.js';
 import { numberFlags } from './args.js';
+import { finishRun, startRun } from './support/results.js';
 import { bootstrap, cleanups, withStack } from './support/stack.js';
 import type { WebhookLoadReport, WebhookLoadStart, WebhookLoadFigures } from './support/webhook-load-child.js';
 
@@ -28,8 +26,7 @@ type ScenarioResult = Scenario & WebhookLoadFigures;
 
 export async function runWebhooksBench(argv: string[]): Promise<void> {
   const flags = numberFlags(argv, DEFAULTS);
-  const startedAt = new Date();
-  const loadBefore = os.loadavg();
+  const clock = startRun();
   const scenarios: Scenario[] = [
     { webhooks: 1, rate: flags.rate, seconds: flags.seconds },
     { webhooks: flags['wide-webhooks'], rate: flags['wide-rate'], seconds: flags.seconds },
@@ -57,13 +54,7 @@ export async function runWebhooksBench(argv: string[]): Promise<void> {
   console.log(`event → receiver p99 / event-writing request p99 (baseline, same run): ${(main.latency.p99 / main.write.p99).toFixed(2)}×`);
   console.log(`goal: p99 event → receiver under ${GOAL_P99_MS} ms at ${main.rate} events/s with 1 webhook: ${pass ? 'PASS' : 'BELOW'} (${main.latency.p99.toFixed(0)} ms)`);
   console.log(`signatures verified at the receiver: ${results.reduce((n, r) => n + r.signaturesChecked, 0)} (each delivery's HMAC recomputed with node:crypto)`);
-  const loadAfter = os.loadavg();
-  console.log(`machine: ${os.cpus().length} cpus, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after`);
-
-  const file = `${repoRoot}bench/results/webhooks-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`;
-  mkdirSync(`${repoRoot}bench/results`, { recursive: true });
-  writeFileSync(file, `${JSON.stringify({ benchmark: 'webhooks', startedAt: startedAt.toISOString(), options: flags, goal: { p99Ms: GOAL_P99_MS, pass }, results }, null, 2)}\n`);
-  console.log(`results: ${file.slice(repoRoot.length)}`);
+  finishRun('webhooks', clock, { options: flags, goal: { p99Ms: GOAL_P99_MS, pass }, results });
 }
 
 async function runScenario(stack: Stack, key: string, inboundId: string, scenario: Scenario): Promise<ScenarioResult> {

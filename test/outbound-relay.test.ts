@@ -251,6 +251,11 @@ describe('POST /relay/v1/outbound/claim', () => {
 
   test('route: the project\'s SMTP server, else the shared pool, else MX; passwords unsealed for the job', async () => {
     const key = env.stack.encryptionKey;
+    // The shared pool is the operator's: only an installation-wide node is handed its servers.
+    const wide = await enroll(env.stack, env.keys.admin, 'mx-wide');
+    await makeInstallationWide(env.stack, wide.id);
+    /** The wide node's job for the message just sent (it may see other projects' mail too). */
+    const jobFor = async (sent: { emails: { id: string }[] }) => (await jobsOf(wide)).filter((j) => j.email_id === sent.emails[0]!.id);
     const pool = await env.stack.sql.query(
       `INSERT INTO smtp_servers (project_id, name, host, port, security, username, password_sealed) VALUES (NULL, 'pool-1', 'pool.example.net', 2525, 'tls', 'pooluser', $1) RETURNING id`,
       [await seal('pool-secret', key, 'smtp_servers.password')]);
@@ -258,21 +263,22 @@ describe('POST /relay/v1/outbound/claim', () => {
     const foreign = await env.stack.sql.query(
       `INSERT INTO smtp_servers (project_id, name, host, port, security) VALUES ($1, 'theirs', 'smtp.globex.test', 587, 'starttls') RETURNING id`, [env.other.project.id]);
     try {
-      await send();
-      const [viaPool] = await jobsOf(node);
+      const [viaPool] = await jobFor(await send());
       expect(viaPool.route).toEqual({ kind: 'smtp', source: 'pool', host: 'pool.example.net', port: 2525, security: 'tls', username: 'pooluser', password: 'pool-secret' });
+      // A node the project enrolled itself never sees the pool's credentials: its mail goes by MX.
+      await send();
+      expect((await jobsOf(node))[0].route).toEqual({ kind: 'mx', domain: 'example.org' });
 
       const own = await env.stack.sql.query(
         `INSERT INTO smtp_servers (project_id, name, host, port, security, username, password_sealed) VALUES ($1, 'ours', 'smtp.acme.test', 587, 'starttls', 'acme', $2) RETURNING id`,
         [env.tenant.project.id, await seal('acme-secret', key, 'smtp_servers.password')]);
-      await send();
-      const [viaProject] = await jobsOf(node);
+      const [viaProject] = await jobFor(await send());
       expect(viaProject.route).toEqual({ kind: 'smtp', source: 'project', host: 'smtp.acme.test', port: 587, security: 'starttls', username: 'acme', password: 'acme-secret' });
 
       // A password that does not open (sealed under another key) fails the recipient, naming the server.
       await env.stack.sql.query('UPDATE smtp_servers SET password_sealed = $1 WHERE id = $2', [await seal('x', Buffer.alloc(32, 7).toString('base64'), 'smtp_servers.password'), own.rows[0].id]);
       const broken = await send();
-      expect(await jobsOf(node)).toEqual([]);
+      expect(await jobFor(broken)).toEqual([]);
       expect((await row(broken.emails[0]!.id)).error_message).toMatch(/^the password of SMTP server ours \(smtp\.acme\.test:587\) cannot be opened: /);
       await env.stack.sql.query('DELETE FROM smtp_servers WHERE id = $1', [own.rows[0].id]);
     } finally {

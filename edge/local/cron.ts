@@ -26,17 +26,23 @@ export function startLocalCron(workerUrl: string, log: (line: string) => void): 
   const crons = wranglerCrons();
   for (const c of crons) firesAt(c, new Date()); // refuse an unsupported expression at start-up
   let timer: NodeJS.Timeout;
+  let lastMinute = -1;
   const tick = () => {
     const now = new Date();
-    for (const cron of crons.filter((c) => firesAt(c, now))) {
-      fetch(`${workerUrl}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(cron)}`)
-        .then((res) => { if (!res.ok) log(`cron "${cron}": the Worker answered ${res.status}`); })
-        .catch((e: unknown) => log(`cron "${cron}" failed: ${e instanceof Error ? e.message : String(e)}`));
+    // A timer may fire a few ms early, still in the minute already run: never run one twice.
+    const minute = Math.floor(now.getTime() / 60_000);
+    if (minute !== lastMinute) {
+      lastMinute = minute;
+      for (const cron of crons.filter((c) => firesAt(c, now))) {
+        fetch(`${workerUrl}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(cron)}`)
+          .then((res) => { if (!res.ok) log(`cron "${cron}": the Worker answered ${res.status}`); })
+          .catch((e: unknown) => log(`cron "${cron}" failed: ${e instanceof Error ? e.message : String(e)}`));
+      }
     }
     schedule();
   };
   const schedule = () => {
-    timer = setTimeout(tick, 60_000 - (Date.now() % 60_000));
+    timer = setTimeout(tick, 60_000 - (Date.now() % 60_000) + 50);
     timer.unref();
   };
   schedule();

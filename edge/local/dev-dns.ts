@@ -8,6 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { foreignReason } from './loopback-guard.js';
 import { expectedRecords, publicHost } from '../src/services/domains/dns-records.js';
 
 export interface DevDns {
@@ -17,7 +18,6 @@ export interface DevDns {
 }
 
 const TYPE_CODES = { TXT: 16, MX: 15 } as const;
-const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 
 /** A TXT value as resolvers give it: quoted strings of at most 255 characters. */
 const quotedTxt = (value: string) => (value.match(/.{1,255}/g) ?? ['']).map((part) => `"${part.replace(/["\\]/g, '\\$&')}"`).join(' ');
@@ -57,8 +57,8 @@ export async function startDevDns(opts: { databaseUrl: string; publicUrl: string
   let port = 0;
   const server: Server = createServer((req, res) => {
     const refuse = (status: number, why: string) => { opts.log?.(`dev-dns: refused ${why}`); res.writeHead(status).end(); };
-    if (req.headers.origin !== undefined) return refuse(403, `a request with Origin ${req.headers.origin}`);
-    if (!LOOPBACK_HOSTS.map((h) => `${h}:${port}`).includes(req.headers.host ?? '')) return refuse(403, `Host ${req.headers.host}`);
+    const foreign = foreignReason(req, port);
+    if (foreign) return refuse(403, foreign);
     const url = new URL(req.url ?? '/', 'http://local');
     const name = (url.searchParams.get('name') ?? '').toLowerCase().replace(/\.$/, '');
     const type = (url.searchParams.get('type') ?? '').toUpperCase();

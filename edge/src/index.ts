@@ -3,7 +3,7 @@ import { buildApp } from './app.js';
 import { connect } from './db/client.js';
 import { settingsOf } from './middleware/context.js';
 import { purgeAuditEvents } from './services/audit/purge.js';
-import { sweepWebhooks } from './services/webhooks/sweep.js';
+import { purgeOutbox, sweepWebhooks } from './services/webhooks/sweep.js';
 import { reverifyDomains } from './services/domains/reverify.js';
 import { purgeIdempotencyKeys } from './services/idempotency/purge.js';
 import type { Bindings } from './env.js';
@@ -24,7 +24,7 @@ export default {
 
   /**
    * Cron triggers (wrangler.toml): every minute the webhook sweep and domain
-   * re-verification; hourly audit retention and expired idempotency keys.
+   * re-verification; hourly audit retention, expired idempotency keys and old outbox rows.
    */
   async scheduled(controller, env, ctx) {
     const { config } = settingsOf(env);
@@ -45,6 +45,9 @@ export default {
     );
     ctx.waitUntil(purgeIdempotencyKeys(db).then((n) => {
       if (n) console.log(`idempotency keys: deleted ${n} older than 24 hours`);
+    }));
+    ctx.waitUntil(purgeOutbox(db).then((n) => {
+      if (n) console.log(`outbox: deleted ${n} handed-over rows older than 7 days`);
     }));
   },
 } satisfies ExportedHandler<Bindings>;

@@ -5,7 +5,8 @@ import { CursorTimestamp, keysetCursor, keysetQuery, queryParam } from './keyset
 import { normalizeDomainName } from './domain-name.js';
 import { normalizeAddress } from './email-address.js';
 
-export const WEBHOOK_URL_MAX = 2048;
+// The spec's limit: one constant for the schema and the target checks.
+import { WEBHOOK_URL_MAX_LENGTH as WEBHOOK_URL_MAX } from '../services/webhooks/targets.js';
 export const WEBHOOK_EVENTS_MAX = 10;
 export const WEBHOOK_FILTERS_MAX = 20;
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;

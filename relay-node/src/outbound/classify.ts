@@ -92,6 +92,10 @@ export function classifySendError(err: unknown, context: ClassifyContext): Attem
       tryNextHost: SETUP_TIMEOUTS.has(e.timeoutType ?? ''),
     };
   }
+  if (e.code === 'EENVELOPE' && e.command === 'API') {
+    // nodemailer refused the addresses before any connection (CR, LF, angle brackets): never deliverable.
+    return { outcome: 'failed', smtp_code: null, reply: `invalid envelope: ${message}`, tryNextHost: false };
+  }
   if (e.code === 'EMESSAGE' && e.command === 'MAIL FROM') {
     // nodemailer checked the server's advertised SIZE: this server will never take the message.
     return { outcome: 'failed', smtp_code: null, reply: `${context.host} does not take a message this large (${message})`, tryNextHost: false };

@@ -241,3 +241,16 @@ describe('sessions reused per destination', () => {
     }
   });
 });
+
+describe('the lease bounds the whole attempt', () => {
+  test('a server that holds the session past the lease\'s end (less its margin) is cut off and deferred', async () => {
+    const silent = await startSilentServer();
+    started.push(silent);
+    const job = mxJob();
+    // A fifth of what is left is kept before the lease's end: this leaves the attempt about 800 ms.
+    job.lease_until = new Date(Date.now() + 1_000).toISOString();
+    const result = await processJob(job, mxDeps(silent.port, {}, { connectionMs: 30_000, greetingMs: 60_000, socketMs: 120_000 }));
+    expect(result).toMatchObject({ outcome: 'deferred', smtp_code: null });
+    expect(result.reply).toMatch(/^delivery cut off \d+ ms before the lease's end \(/);
+  });
+});

@@ -25,7 +25,7 @@ export interface ProcessJobDeps {
   now?: () => Date;
 }
 
-/** Stop trying further hosts this long before the lease runs out, so the result still counts. */
+/** Stop (trying further hosts, and the attempt itself) this long before the lease runs out, so the result still counts; at most a fifth of what is left. */
 const LEASE_MARGIN_MS = 10_000;
 
 /**
@@ -64,14 +64,24 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
       return finish({ outcome: 'sent', smtp_code: 250, reply: `250 captured to ${path}`, server: `capture:${path}` });
     }
     const leaseEnd = Date.parse(job.lease_until);
+    // The margin shrinks with a short lease (tests use seconds), so an attempt always gets most of it.
+    const margin = Math.round(Math.min(LEASE_MARGIN_MS, Math.max(0, leaseEnd - Date.now()) / 5));
+    const deadline = Number.isFinite(leaseEnd) ? leaseEnd - margin : undefined;
+    // The whole attempt ends before the lease does: the per-step SMTP timeouts add up to
+    // minutes, and a delivery still running when another node takes the lease would send twice.
+    const leaseSignal = deadline === undefined ? undefined : AbortSignal.timeout(Math.max(0, deadline - Date.now()));
+    const signals = [signal, leaseSignal].filter((s): s is AbortSignal => s !== undefined);
     const outcome = await deliverMessage(plan, job.envelope, bytes, {
       name: deps.hostName,
       timeouts: deps.timeouts,
       extraCa: deps.extraCa,
       transports: deps.transports,
-      signal,
-      deadline: Number.isFinite(leaseEnd) ? leaseEnd - LEASE_MARGIN_MS : undefined,
+      signal: signals.length ? AbortSignal.any(signals) : undefined,
+      deadline,
     });
+    if (leaseSignal?.aborted && !signal?.aborted) {
+      return finish({ ...outcome, outcome: 'deferred', smtp_code: null, reply: `delivery cut off ${margin} ms before the lease's end (${outcome.reply}); tried again later` });
+    }
     if (outcome.tried.length > 1) deps.log.info('outbound delivery tried several hosts', { email_id: job.email_id, via: plan.via, tried: outcome.tried });
     return finish(outcome);
   } catch (err) {

@@ -18,7 +18,8 @@ function randomId(length: number): string {
   return Array.from(bytes, (b) => ALPHABET[b % ALPHABET.length]).join('');
 }
 
-function base64url(bytes: Uint8Array): string {
+/** Unpadded base64url (RFC 4648 section 5): tokens and secrets. */
+export function base64url(bytes: Uint8Array): string {
   let s = '';
   for (const b of bytes) s += String.fromCharCode(b);
   return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');

@@ -112,6 +112,9 @@ export async function claimDue(db: Db, settings: Pick<Config, 'outbound.lease'>,
     from claimed c
     join ${outboundMessages} m on m.id = c.message_id
     left join ${domains} d on d.id = m.domain_id`);
+  // The shared pool's servers (and their passwords) go to the operator's installation-wide
+  // nodes only: a node a tenant enrolled delivers its project's mail by MX instead.
+  if (!node.installationWide) return { rows: (await claim).rows, pool: [] };
   const pool = db.execute<{ server: SmtpServerRow }>(sql`
     select ${serverColumns} as server from ${smtpServers} s where s.project_id is null order by s.created_at, s.id`);
   const [claimed, servers] = await db.batch([claim, pool]);

@@ -6,6 +6,10 @@ import { checkWebhookTarget } from './targets.js';
 
 /** Bytes of the receiver's answer kept in the attempt record. */
 export const RESPONSE_EXCERPT_BYTES = 1024;
+/** Characters of an attempt's error kept: it can carry receiver-chosen text (a Location header, a socket error). */
+export const ERROR_TEXT_MAX = 512;
+
+const capped = (text: string) => (text.length > ERROR_TEXT_MAX ? `${text.slice(0, ERROR_TEXT_MAX - 1)}…` : text);
 
 export interface AttemptTarget {
   url: string;
@@ -38,7 +42,7 @@ export async function attemptDelivery(target: AttemptTarget, body: string, opts:
   const startedAt = new Date();
   const started = performance.now();
   const outcome = (o: Omit<AttemptOutcome, 'startedAt' | 'durationMs'>): AttemptOutcome =>
-    ({ ...o, startedAt, durationMs: Math.round(performance.now() - started) });
+    ({ ...o, error: o.error === null ? null : capped(o.error), startedAt, durationMs: Math.round(performance.now() - started) });
 
   // Checked again before every request: DNS may have changed since the webhook was created.
   if (!opts.allowPrivateTargets) {

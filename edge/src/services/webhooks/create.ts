@@ -5,7 +5,7 @@ import { ApiError, badRequest } from '../../http/errors.js';
 import type { CreateWebhookInput } from '../../schemas/webhook.js';
 import { presentWebhook, webhookColumns } from './present.js';
 import { newWebhookSecret } from './secret.js';
-import { checkWebhookTarget, checkWebhookUrlSyntax } from './targets.js';
+import { checkWebhookTarget } from './targets.js';
 
 type WebhookSettings = Pick<Config, 'database.crypto.encryption_key' | 'dns.doh_url' | 'webhook.allow_private_targets'>;
 
@@ -19,8 +19,7 @@ const urlRefused = (problem: string) => badRequest(`invalid request body: url: $
  */
 async function checkUrl(url: string, settings: WebhookSettings): Promise<void> {
   const allowPrivate = settings['webhook.allow_private_targets'];
-  const syntax = checkWebhookUrlSyntax(url, allowPrivate);
-  if (!syntax.ok) throw urlRefused(syntax.problem);
+  // Syntax first, then (for a name) its addresses: one call does both.
   const target = await checkWebhookTarget(url, { dohUrl: settings['dns.doh_url'], allowPrivate });
   if (!target.ok) throw target.transient ? new ApiError(503, `could not check url: ${target.problem}`) : urlRefused(target.problem);
 }

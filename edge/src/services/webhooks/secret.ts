@@ -1,16 +1,11 @@
 // Webhook signing secrets: generated here, sealed (never hashed: the
 // dispatcher must read them back to sign), shown once by create and rotate.
+import { base64url } from '@edgemail/shared';
 import { seal, unseal } from '../../crypto/seal.js';
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** The seal context of `webhooks.secret_sealed`: a value sealed for another column does not open as a secret. */
 export const WEBHOOK_SECRET_CONTEXT = 'webhooks.secret';
-
-function base64url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
 
 /** A fresh secret with its sealed form; the plaintext goes to the caller once and nowhere else. */
 export async function newWebhookSecret(encryptionKey: string): Promise<{ secret: string; sealed: string }> {
