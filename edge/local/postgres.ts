@@ -43,7 +43,7 @@ export interface PostgresOptions {
 }
 
 const SERVER_FLAGS = [
-  '-c', 'max_connections=200', '-c', 'synchronous_commit=off',
+  '-c', 'max_connections=200',
   // Loopback TCP only: no Unix socket in /tmp for other local users to find.
   '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
 ];

@@ -22,6 +22,8 @@ const dnsServer = z.string().refine(isDnsServer, 'expected an IP address, option
 
 type ListenerSettings<N extends string> =
   & Record<`${N}.rate_per_minute` | `${N}.greeting_delay`, Setting<number>>
+  & Record<`${N}.max_sessions` | `${N}.max_sessions_per_ip` | `${N}.max_session_duration` | `${N}.idle_timeout`, Setting<number>>
+  & Record<`${N}.max_messages_per_session` | `${N}.max_noop_rset_per_session`, Setting<number>>
   & Record<`${N}.proxy_protocol.enabled` | `${N}.tls.enabled`, Setting<boolean>>
   & Record<`${N}.proxy_protocol.trusted`, Setting<string[]>>;
 
@@ -35,16 +37,25 @@ const listener = <N extends string>(name: N, ratePerMinute: number): ListenerSet
   // which bounds one-message-per-connection clients; 0 until the inbound
   // benchmark picks the default on measured numbers.
   [`${name}.greeting_delay`]: duration(0, `Pause before the 220 greeting on the ${name} listener; a client that talks during it is refused as talking too soon. 0 greets at once.`),
+  // Bounds on what one client (or all of them) can hold open: without them a
+  // single address exhausts the node's file descriptors with idle sessions.
+  [`${name}.max_sessions`]: integer(500, `Open SMTP sessions the ${name} listener holds at once, from all clients; one more is answered \`421 4.7.0\` and closed. 0 disables.`),
+  [`${name}.max_sessions_per_ip`]: integer(20, `Open SMTP sessions one client IP may hold at once on the ${name} listener; one more is answered \`421 4.7.0\` and closed. 0 disables.`),
+  [`${name}.max_session_duration`]: duration(600_000, `Longest an SMTP session on the ${name} listener may last; past it the session is ended with \`421 4.4.2\` (a message being received is not cut off before its data ends). 0 disables.`),
+  [`${name}.idle_timeout`]: duration(300_000, `Time the ${name} listener waits for the client's next command or data (RFC 5321 4.5.3.2 asks for at least 5 minutes) before ending the session.`),
+  [`${name}.max_messages_per_session`]: integer(100, `Messages one SMTP session on the ${name} listener may send; MAIL FROM beyond it is answered \`421 4.7.0\` and the session closed. 0 disables.`),
+  [`${name}.max_noop_rset_per_session`]: integer(50, `NOOP and RSET commands (counted together) one SMTP session on the ${name} listener may send; one more is answered \`421 4.7.0\` and the session closed. 0 disables.`),
 }) as ListenerSettings<N>;
 
 type MxSettings<N extends string> =
-  & Record<`${N}.max_message_size` | `${N}.max_header_size`, Setting<number>>
+  & Record<`${N}.max_message_size` | `${N}.max_header_size` | `${N}.mail_auth_timeout`, Setting<number>>
   & Record<`${N}.bare_newlines`, Setting<'normalize' | 'reject'>>;
 
 /** What an MX-facing listener accepts as message data, under its own prefix. */
 const mx = <N extends string>(name: N): MxSettings<N> => ({
   [`${name}.max_message_size`]: integer(26_214_400, `Largest message (bytes) the ${name} listener accepts: advertised in EHLO SIZE, refused at MAIL FROM SIZE= and after the data with 552 5.3.4.`, z.number().int().min(1)),
   [`${name}.max_header_size`]: integer(262_144, `Largest message header block (bytes) the ${name} listener accepts; larger is refused with 552 5.3.4.`, z.number().int().min(1024)),
+  [`${name}.mail_auth_timeout`]: duration(10_000, `Longest the ${name} listener spends on SPF, DKIM and DMARC checks of one message (off the event loop); past it the message is stored with \`temperror\` verdicts, never dropped.`),
   [`${name}.bare_newlines`]: string('normalize', `A bare CR or LF in message data on the ${name} listener: \`normalize\` rewrites it to CRLF, \`reject\` refuses the message with 554 5.5.0.`, { schema: z.enum(['normalize', 'reject']) }) as Setting<'normalize' | 'reject'>,
 }) as MxSettings<N>;
 
@@ -77,6 +88,14 @@ export const settings = {
   'webhook.max_attempts': integer(3, 'Delivery attempts per event, including the first.', z.number().int().min(1).max(20)),
   'webhook.retry_delay': duration(10_000, 'Fixed delay between delivery attempts.'),
   'webhook.timeout': duration(10_000, 'Time limit of one delivery request.'),
+  'relay_node.spool.min_free_bytes': integer(268_435_456, 'Relay node: free space (bytes) the spool\'s file system must keep; below it new mail is answered `452 4.3.1` (at MAIL FROM and after the data) until space returns. Never 250 what cannot be fsynced.', z.number().int().min(0)),
+  'relay_node.spool.max_dead_letter_bytes': integer(1_073_741_824, 'Relay node: most bytes the spool\'s `dead/` folder (messages the edge refused for good) may hold; while it is full new mail is answered `452 4.3.1` rather than dropped. Counted in the heartbeat.', z.number().int().min(1)),
+
+  'domains.max_per_project': integer(100, 'Domains one project may register; one more is refused with 400. 0 disables the cap.'),
+  'relay_nodes.max_per_project': integer(10, 'Relay nodes one project may enrol (revoked nodes do not count); one more is refused with 400. 0 disables the cap.'),
+  'inbound.storage_quota_bytes': integer(10_737_418_240, 'Inbound mail (bytes of raw messages) one project may keep stored; over it relay nodes answer RCPT for its domains with `452 4.2.2`. 0 disables the quota.'),
+  'delivery_records_retention_days': integer(30, 'Days webhook deliveries and attempts, and outbound delivery attempts, are kept; 0 keeps them forever.'),
+
   'webhook.allow_private_targets': boolean(false, 'Allow webhook URLs resolving to loopback, RFC 1918 or other reserved space.'),
 
   'smtp_servers.allow_private_targets': boolean(false, 'Allow a project\'s SMTP servers (where relay nodes deliver its mail, and the test route connects) on loopback, RFC 1918 or other reserved space; refused at create, by the test route and by relay nodes before delivering otherwise. The shared pool is the operator\'s and is not checked.'),
@@ -89,6 +108,7 @@ export const settings = {
   'outbound.require_tls': boolean(false, 'Refuse to deliver (defer) to a recipient MX that does not offer STARTTLS; by default TLS is used when offered.'),
   'outbound.smarthost': string('', 'Relay node: `host:port` every message is relayed through instead of the recipient\'s MX (project and shared-pool SMTP servers still come first). Empty delivers to MX.'),
   'outbound.capture_dir': string('', 'Relay node: send nothing to recipients\' MX (or the smarthost); write each such message as an .eml file into this directory instead. A project\'s or the shared pool\'s SMTP server still gets its mail. `pnpm dev` sets it (no Internet).'),
+  'outbound.allow_private_mx': boolean(false, 'Relay node: deliver to recipient MX hosts (and A/AAAA fallbacks) on loopback, RFC 1918 or other reserved space. Off, such addresses are dropped, and a recipient left with none fails naming the rule. For closed networks only.'),
   'outbound.mx_port': integer(25, 'Relay node, tests only: the port of recipient MX hosts. Production is always 25.', z.number().int().min(1).max(65535)),
 
   'acme.enabled': boolean(false, 'Obtain listener certificates over ACME for `acme.hosts`.'),
