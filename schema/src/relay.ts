@@ -1,6 +1,6 @@
 // Relay nodes: the SMTP machines. Each enrols with a `relay:write` key of a
 // project (which then manages it) and gets a node credential of its own.
-import { boolean, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid, index } from 'drizzle-orm/pg-core';
+import { bigint, boolean, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid, index } from 'drizzle-orm/pg-core';
 import { projects } from './tenancy.js';
 
 export const relayNodes = pgTable('relay_nodes', {
@@ -20,6 +20,9 @@ export const relayNodes = pgTable('relay_nodes', {
   listeners: jsonb('listeners').$type<unknown[]>().notNull().default([]),
   tls: jsonb('tls').$type<Record<string, unknown>>().notNull().default({}),
   spoolDepth: integer('spool_depth').notNull().default(0),
+  // Messages in the node's `dead/` folder (the edge refused them for good) and their bytes.
+  deadLetters: integer('dead_letters').notNull().default(0),
+  deadLetterBytes: bigint('dead_letter_bytes', { mode: 'number' }).notNull().default(0),
   lastHeartbeatAt: timestamp('last_heartbeat_at', { withTimezone: true }),
   lastAddress: text('last_address'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
