@@ -109,7 +109,8 @@ async function measureDelivery(stack: Stack, key: string, tools: PostfixTools, f
   const sink = await startSmtpSink(tools, await freePort());
   const dns = await startDnsServer({ [SINK_DOMAIN]: { MX: [{ preference: 10, exchange: `mx.${SINK_DOMAIN}` }] }, [`mx.${SINK_DOMAIN}`]: { A: ['127.0.0.1'] } });
   const nodeSettings = {
-    ...SETTINGS, SERVICE_DNS_SERVERS: dns.address, SERVICE_OUTBOUND_MX_PORT: String(sink.port),
+    // The sink is the recipients' MX, on loopback: allowed for the bench (refused by default).
+    ...SETTINGS, SERVICE_DNS_SERVERS: dns.address, SERVICE_OUTBOUND_MX_PORT: String(sink.port), SERVICE_OUTBOUND_ALLOW_PRIVATE_MX: 'true',
     SERVICE_OUTBOUND_CONCURRENCY: String(flags.concurrency), SERVICE_RELAY_NODE_INBOUND_RATE_PER_MINUTE: '0',
   };
   const results: DeliveryFigures[] = [];

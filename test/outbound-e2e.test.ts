@@ -159,8 +159,11 @@ const log = collectingLog(logs);
 async function startNode(name: 'a' | 'b'): Promise<RelayNode> {
   const node = await startTestNode({
     stack, stateDir: dirs[name]!, dnsAddress: dns.address, log, hostName: `relay-${name}.acme.test`,
-    // The project's own SMTP server of the last test listens on loopback.
-    env: { SERVICE_OUTBOUND_MX_PORT: String(rx.port), SERVICE_RELAY_NODE_INBOUND_TLS_ENABLED: 'false', SERVICE_SMTP_SERVERS_ALLOW_PRIVATE_TARGETS: 'true' },
+    // The recipients' MX hosts and the project's own SMTP server of the last test listen on loopback.
+    env: {
+      SERVICE_OUTBOUND_MX_PORT: String(rx.port), SERVICE_RELAY_NODE_INBOUND_TLS_ENABLED: 'false',
+      SERVICE_SMTP_SERVERS_ALLOW_PRIVATE_TARGETS: 'true', SERVICE_OUTBOUND_ALLOW_PRIVATE_MX: 'true',
+    },
     outbound: OUTBOUND,
   });
   running.set(name, node);
@@ -418,7 +421,7 @@ describe('delivery by relay nodes', () => {
         cwd: repoRoot,
         env: {
           ...process.env, SERVICE_SERVER_PUBLIC_URL: stack.url, SERVICE_DNS_SERVERS: dns.address, SERVICE_OUTBOUND_MX_PORT: String(rx.port),
-          SERVICE_RELAY_NODE_INBOUND_TLS_ENABLED: 'false',
+          SERVICE_RELAY_NODE_INBOUND_TLS_ENABLED: 'false', SERVICE_OUTBOUND_ALLOW_PRIVATE_MX: 'true',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -29,7 +29,7 @@ beforeAll(async () => {
   });
   receiver = await startReceiver();
   deps = {
-    settings: { captureDir: '', smarthost: '', mxPort: receiver.port, requireTls: false },
+    settings: { captureDir: '', smarthost: '', mxPort: receiver.port, requireTls: false, allowPrivateMx: true },
     resolve: createDnsResolver([dns.address], { cache: false }),
     hostName: 'relay.acme.test',
     log: silent,

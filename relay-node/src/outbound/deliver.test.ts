@@ -31,8 +31,8 @@ async function receiver(options: Parameters<typeof startReceiver>[0] = {}): Prom
 /** Deps whose MX for every domain is `mx.dest.test` (127.0.0.1) on `port`. */
 function mxDeps(port: number, extra: Partial<ProcessJobDeps['settings']> = {}, timeouts?: ProcessJobDeps['timeouts']): ProcessJobDeps {
   return {
-    // The project servers of these tests listen on loopback.
-    settings: { captureDir: '', smarthost: '', mxPort: port, requireTls: false, allowPrivateProjectServers: true, ...extra },
+    // The project servers and MX hosts of these tests listen on loopback.
+    settings: { captureDir: '', smarthost: '', mxPort: port, requireTls: false, allowPrivateProjectServers: true, allowPrivateMx: true, ...extra },
     resolve: createDnsResolver([dns.address], { cache: false }),
     hostName: 'relay.acme.test',
     log: silent,

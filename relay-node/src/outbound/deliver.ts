@@ -27,7 +27,7 @@ export interface DeliverOptions {
   timeouts?: Partial<DeliveryTimeouts>;
   /** Aborting ends the session (the attempt is deferred: `delivery interrupted`). */
   signal?: AbortSignal;
-  /** Epoch ms after which no further host is tried (the lease's end). */
+  /** Epoch ms from which no host is tried, the first included (the lease's end less a margin). */
   deadline?: number;
   /** PEM certificates trusted beside the system's when verifying configured servers (tests; a private CA). */
   extraCa?: string[];
@@ -59,8 +59,9 @@ export async function deliverMessage(plan: SmtpPlan, envelope: { from: string; t
   const tried: DeliveryOutcome['tried'] = [];
   let last: AttemptOutcome | null = null;
   let server: string | null = null;
-  for (const [index, target] of plan.targets.entries()) {
-    if (index > 0 && options.deadline !== undefined && Date.now() >= options.deadline) break;
+  for (const target of plan.targets) {
+    // No host (the first included) is tried once the lease is nearly over: another node may hold it by then.
+    if (options.deadline !== undefined && Date.now() >= options.deadline) break;
     if (options.signal?.aborted) break;
     server = `${target.host}:${target.port}`;
     last = await attempt(plan, target, envelope, bytes, options, timeouts);
@@ -68,7 +69,9 @@ export async function deliverMessage(plan: SmtpPlan, envelope: { from: string; t
     if (!last.tryNextHost) break;
   }
   if (!last) {
-    const reply = options.signal?.aborted ? 'delivery interrupted: the relay node is stopping' : 'no host to deliver to';
+    const reply = options.signal?.aborted ? 'delivery interrupted: the relay node is stopping'
+      : options.deadline !== undefined && Date.now() >= options.deadline ? 'delivery not started: the lease ended first; tried again later'
+        : 'no host to deliver to';
     return { outcome: 'deferred', smtp_code: null, reply, server, tried };
   }
   return { outcome: last.outcome, smtp_code: last.smtp_code, reply: last.reply, server, tried };

@@ -7,6 +7,7 @@ import { captureMessage } from './capture.js';
 import { composeSignedMessage } from './compose.js';
 import { deliverMessage, type DeliveryOutcome, type DeliveryTimeouts } from './deliver.js';
 import { planDelivery, type RouteSettings } from './route.js';
+import { sharedPoolOutcome } from './shared-pool-outcome.js';
 import type { TransportPool } from './transport-pool.js';
 
 export interface ProcessJobDeps {
@@ -55,38 +56,53 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
     deps.log.error('outbound message could not be composed or signed', { email_id: job.email_id, error: String(err) });
     return finish({ outcome: 'deferred', smtp_code: null, reply: `relay node could not compose the message: ${messageOf(err)}`, server: null });
   }
+  const leaseEnd = Date.parse(job.lease_until);
+  // The margin shrinks with a short lease (tests use seconds), so an attempt always gets most of it.
+  const margin = Math.round(Math.min(LEASE_MARGIN_MS, Math.max(0, leaseEnd - Date.now()) / 5));
+  const deadline = Number.isFinite(leaseEnd) ? leaseEnd - margin : undefined;
+  // Planning and the whole attempt end before the lease does: the per-step SMTP timeouts add up to
+  // minutes, and a delivery still running when another node takes the lease would send twice.
+  const leaseSignal = deadline === undefined ? undefined : AbortSignal.timeout(Math.max(0, deadline - Date.now()));
+  const signals = [signal, leaseSignal].filter((s): s is AbortSignal => s !== undefined);
+  const jobSignal = signals.length ? AbortSignal.any(signals) : undefined;
   try {
-    const plan = await planDelivery(job, deps.settings, deps.resolve);
+    const plan = await planDelivery(job, deps.settings, deps.resolve, { signal: jobSignal });
     if (plan.kind === 'refused') return finish({ outcome: plan.outcome, smtp_code: null, reply: plan.reply, server: null });
     if (plan.kind === 'capture') {
       const path = await captureMessage(plan.dir, job.email_id, bytes);
       deps.log.info('outbound message captured', { email_id: job.email_id, to: job.envelope.to, file: path });
       return finish({ outcome: 'sent', smtp_code: 250, reply: `250 captured to ${path}`, server: `capture:${path}` });
     }
-    const leaseEnd = Date.parse(job.lease_until);
-    // The margin shrinks with a short lease (tests use seconds), so an attempt always gets most of it.
-    const margin = Math.round(Math.min(LEASE_MARGIN_MS, Math.max(0, leaseEnd - Date.now()) / 5));
-    const deadline = Number.isFinite(leaseEnd) ? leaseEnd - margin : undefined;
-    // The whole attempt ends before the lease does: the per-step SMTP timeouts add up to
-    // minutes, and a delivery still running when another node takes the lease would send twice.
-    const leaseSignal = deadline === undefined ? undefined : AbortSignal.timeout(Math.max(0, deadline - Date.now()));
-    const signals = [signal, leaseSignal].filter((s): s is AbortSignal => s !== undefined);
+    if (plan.dropped) {
+      deps.log.warn('outbound: MX addresses that are not public left out (outbound.allow_private_mx is off)', { email_id: job.email_id, to: job.envelope.to, dropped: plan.dropped });
+    }
+    // No delivery starts once the lease is (nearly) over: another node may hold it by then.
+    if (deadline !== undefined && Date.now() >= deadline) {
+      return finish({ outcome: 'deferred', smtp_code: null, reply: 'delivery not started: the lease ended first; tried again later', server: null });
+    }
     const outcome = await deliverMessage(plan, job.envelope, bytes, {
       name: deps.hostName,
       timeouts: deps.timeouts,
       extraCa: deps.extraCa,
       transports: deps.transports,
-      signal: signals.length ? AbortSignal.any(signals) : undefined,
+      signal: jobSignal,
       deadline,
     });
-    if (leaseSignal?.aborted && !signal?.aborted) {
-      return finish({ ...outcome, outcome: 'deferred', smtp_code: null, reply: `delivery cut off ${margin} ms before the lease's end (${outcome.reply}); tried again later` });
-    }
     if (outcome.tried.length > 1) deps.log.info('outbound delivery tried several hosts', { email_id: job.email_id, via: plan.via, tried: outcome.tried });
-    return finish(outcome);
+    let ended: Omit<DeliveryOutcome, 'tried'> = outcome;
+    if (leaseSignal?.aborted && !signal?.aborted) {
+      ended = { ...outcome, outcome: 'deferred', smtp_code: null, reply: `delivery cut off ${margin} ms before the lease's end (${outcome.reply}); tried again later` };
+    }
+    if (plan.via === 'pool') {
+      // The pool is the operator's: its host and its replies stay in this log, the tenant sees a neutral account.
+      deps.log.info('outbound delivery through the shared pool', { email_id: job.email_id, outcome: ended.outcome, server: ended.server, reply: ended.reply, tried: outcome.tried });
+      return finish(sharedPoolOutcome(ended));
+    }
+    return finish(ended);
   } catch (err) {
     deps.log.error('outbound delivery failed inside the relay node', { email_id: job.email_id, error: String(err) });
-    return finish({ outcome: 'deferred', smtp_code: null, reply: `relay node error: ${messageOf(err)}`, server: null });
+    const failed = { outcome: 'deferred' as const, smtp_code: null, reply: `relay node error: ${messageOf(err)}`, server: null };
+    return finish(job.route.kind === 'smtp' && job.route.source === 'pool' ? sharedPoolOutcome(failed) : failed);
   }
 }
 

@@ -43,7 +43,8 @@ beforeAll(async () => {
     'ghost-mx.test': { MX: [{ preference: 10, exchange: 'ghost.nowhere.test' }] },
   });
   deps = {
-    settings: { captureDir: '', smarthost: '', mxPort: one.port, requireTls: false },
+    // The MX hosts of these tests are on loopback: allowed here, refused by default (private-mx.test.ts).
+    settings: { captureDir: '', smarthost: '', mxPort: one.port, requireTls: false, allowPrivateMx: true },
     resolve: createDnsResolver([dns.address], { cache: false }),
     hostName: 'relay.acme.test',
     log,

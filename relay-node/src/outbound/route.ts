@@ -25,6 +25,21 @@ export interface RouteSettings {
    * here too (the edge refuses it at create; DNS may have changed since).
    */
   allowPrivateProjectServers?: boolean;
+  /**
+   * `outbound.allow_private_mx`: recipient MX hosts (and the A/AAAA fallback)
+   * may be on loopback, RFC 1918 or other reserved space. Off (the default),
+   * such addresses are dropped: the tenant's DNS names them, the node connects
+   * from the operator's network.
+   */
+  allowPrivateMx?: boolean;
+}
+
+/** An MX address left out because it is not public, for the node's log. */
+export interface DroppedAddress {
+  host: string;
+  address: string;
+  /** `nonPublicRange`'s words: `loopback`, `private`, `link-local`, `unique local`… */
+  range: string;
 }
 
 /** One host to try: `host` names it (log, `server`, TLS SNI); `address` is where to connect when already resolved. */
@@ -50,6 +65,8 @@ export interface SmtpPlan {
   auth: { user: string; pass: string } | null;
   /** The route, for the log. */
   via: 'mx' | 'smarthost' | 'project' | 'pool';
+  /** MX addresses left out because they are not public (for the log). */
+  dropped?: DroppedAddress[];
 }
 
 /** Write the message into `dir` instead of sending it. */
@@ -69,6 +86,21 @@ export type DeliveryPlan = SmtpPlan | CapturePlan | RefusedPlan;
 
 /** At most this many addresses are tried per job (Postfix's smtp_mx_address_limit is 5). */
 export const MAX_TARGETS = 10;
+/** At most this many MX hosts (the most preferred) are looked up per job: a tenant's domain may list hundreds. */
+export const MAX_MX_HOSTS = 10;
+/** One bound on the whole MX planning (the MX query, then every host's A/AAAA at once), besides the lease's end. */
+export const MX_PLANNING_BOUND_MS = 30_000;
+
+/** How planning is cut short. */
+export interface PlanOptions {
+  /** Aborted when the lease ends (less its margin) or the node stops: no delivery is planned, the job is deferred. */
+  signal?: AbortSignal;
+  /** `MX_PLANNING_BOUND_MS` unless a test says otherwise. */
+  boundMs?: number;
+}
+
+/** Thrown inside planning when its signal or bound fires. */
+class PlanningCutOff extends Error {}
 
 /**
  * The plan for one job. Never throws: a DNS failure becomes a refused plan
@@ -76,10 +108,24 @@ export const MAX_TARGETS = 10;
  *
  * @example const plan = await planDelivery(job, settings, createDnsResolver(config['dns.servers']));
  */
-export async function planDelivery(job: Pick<OutboundJob, 'route'>, settings: RouteSettings, resolve: DNSResolver): Promise<DeliveryPlan> {
+export async function planDelivery(job: Pick<OutboundJob, 'route'>, settings: RouteSettings, resolve: DNSResolver, options: PlanOptions = {}): Promise<DeliveryPlan> {
   const route: OutboundRoute = job.route;
   // Capture stands in for the Internet (MX and smarthost), not for a server the project or operator configured.
   if (settings.captureDir && route.kind === 'mx') return { kind: 'capture', dir: settings.captureDir };
+  const boundMs = options.boundMs ?? MX_PLANNING_BOUND_MS;
+  const bound = AbortSignal.timeout(boundMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, bound]) : bound;
+  try {
+    return await plan(route, settings, bounded(resolve, signal));
+  } catch (err) {
+    if (!(err instanceof PlanningCutOff)) throw err;
+    const why = options.signal?.aborted ? 'the lease ended or the relay node is stopping' : `it took longer than ${boundMs} ms`;
+    const what = route.kind === 'mx' ? `MX lookup for ${route.domain}` : `address lookup for SMTP server ${route.host}`;
+    return { kind: 'refused', outcome: 'deferred', reply: `${what} cut off: ${why}; tried again later` };
+  }
+}
+
+async function plan(route: OutboundRoute, settings: RouteSettings, resolve: DNSResolver): Promise<DeliveryPlan> {
   if (route.kind === 'smtp') {
     const verified = route.security !== 'none';
     const targets = route.source === 'project' && !settings.allowPrivateProjectServers
@@ -105,12 +151,25 @@ export async function planDelivery(job: Pick<OutboundJob, 'route'>, settings: Ro
     auth: null,
   };
   if (settings.smarthost) {
+    // The operator's own relay: used as configured, whatever its address.
     const { host, port } = parseHostPort(settings.smarthost, settings.mxPort);
     return { kind: 'smtp', targets: [{ host, address: null, port }], ...mxTls, via: 'smarthost' };
   }
-  const found = await mxTargets(route.domain, settings.mxPort, resolve);
+  const found = await mxTargets(route.domain, settings, resolve);
   if (found.kind === 'refused') return found;
-  return { kind: 'smtp', targets: found.targets, ...mxTls, via: 'mx' };
+  return { kind: 'smtp', targets: found.targets, ...mxTls, via: 'mx', ...(found.dropped.length ? { dropped: found.dropped } : {}) };
+}
+
+/** `resolve`, each answer raced against `signal` (the lookup itself runs out on the resolver's own timeout). */
+function bounded(resolve: DNSResolver, signal: AbortSignal): DNSResolver {
+  return (name, rrtype) => {
+    if (signal.aborted) return Promise.reject(new PlanningCutOff());
+    return new Promise((res, rej) => {
+      const cut = () => rej(new PlanningCutOff());
+      signal.addEventListener('abort', cut, { once: true });
+      resolve(name, rrtype).then(res, rej).finally(() => signal.removeEventListener('abort', cut));
+    });
+  };
 }
 
 /**
@@ -141,11 +200,16 @@ interface MxRecord {
 
 /**
  * The domain's MX hosts by preference (equal preferences in random order,
- * RFC 5321 section 5.1), each with its addresses (IPv4 first); the domain's
- * own A/AAAA when it has no MX (the "implicit MX").
+ * RFC 5321 section 5.1), the first `MAX_MX_HOSTS` of them looked up at once,
+ * each with its addresses (IPv4 first); the domain's own A/AAAA when it has
+ * no MX (the "implicit MX"). Unless `outbound.allow_private_mx`, every
+ * address that is not public is dropped; a domain left with none fails.
  */
-async function mxTargets(domain: string, port: number, resolve: DNSResolver): Promise<{ kind: 'targets'; targets: SmtpTarget[] } | RefusedPlan> {
+async function mxTargets(
+  domain: string, settings: RouteSettings, resolve: DNSResolver,
+): Promise<{ kind: 'targets'; targets: SmtpTarget[]; dropped: DroppedAddress[] } | RefusedPlan> {
   const name = domain.toLowerCase().replace(/\.$/, '');
+  const port = settings.mxPort;
   let hosts: string[];
   try {
     const records = (await resolve(name, 'MX')) as unknown as MxRecord[];
@@ -153,33 +217,62 @@ async function mxTargets(domain: string, port: number, resolve: DNSResolver): Pr
     if (records.some((r) => r.exchange === '' || r.exchange === '.')) {
       return { kind: 'refused', outcome: 'failed', reply: 'recipient domain does not accept mail (null MX)' };
     }
-    hosts = byPreference(records);
+    hosts = byPreference(records).slice(0, MAX_MX_HOSTS);
   } catch (err) {
+    if (err instanceof PlanningCutOff) throw err;
     const code = errorCode(err);
     if (code === 'ENOTFOUND') return { kind: 'refused', outcome: 'failed', reply: `recipient domain ${name} does not exist (NXDOMAIN)` };
     if (code !== 'ENODATA') return { kind: 'refused', outcome: 'deferred', reply: `MX lookup for ${name} failed: ${code ?? describe(err)}` };
     hosts = [];
   }
+  const dropped: DroppedAddress[] = [];
+  /** The public addresses of `host` (all of them with `allowPrivateMx`); the rest go to `dropped`. */
+  const keep = (host: string, list: string[]): SmtpTarget[] => list.flatMap((address) => {
+    const range = settings.allowPrivateMx ? null : nonPublicRange(address);
+    if (range) {
+      dropped.push({ host, address, range });
+      return [];
+    }
+    return [{ host, address, port }];
+  });
   if (!hosts.length) {
     // No MX: the domain's own address is its mail host (RFC 5321 section 5.1).
     const addresses = await hostAddresses(name, resolve);
     if (addresses.kind === 'error') return { kind: 'refused', outcome: 'deferred', reply: `address lookup for ${name} failed: ${addresses.code}` };
     if (!addresses.list.length) return { kind: 'refused', outcome: 'failed', reply: `recipient domain ${name} has no MX and no address record` };
-    return { kind: 'targets', targets: addresses.list.slice(0, MAX_TARGETS).map((address) => ({ host: name, address, port })) };
+    const targets = keep(name, addresses.list);
+    if (!targets.length) return privateOnly(name, dropped);
+    return { kind: 'targets', targets: targets.slice(0, MAX_TARGETS), dropped };
   }
+  // Every host at once: one slow name server no longer holds up the others.
+  const found = await Promise.all(hosts.map((host) => hostAddresses(host, resolve)));
   const targets: SmtpTarget[] = [];
   let lookupError: string | null = null;
-  for (const host of hosts) {
-    if (targets.length >= MAX_TARGETS) break;
-    const addresses = await hostAddresses(host, resolve);
-    if (addresses.kind === 'error') {
-      lookupError ??= `address lookup for MX host ${host} failed: ${addresses.code}`;
-      continue;
-    }
-    for (const address of addresses.list) targets.push({ host, address, port });
-  }
-  if (targets.length) return { kind: 'targets', targets: targets.slice(0, MAX_TARGETS) };
-  return { kind: 'refused', outcome: 'deferred', reply: lookupError ?? `no MX host of ${name} has an address (${hosts.join(', ')})` };
+  found.forEach((addresses, i) => {
+    const host = hosts[i]!;
+    if (addresses.kind === 'error') lookupError ??= `address lookup for MX host ${host} failed: ${addresses.code}`;
+    else targets.push(...keep(host, addresses.list));
+  });
+  if (targets.length) return { kind: 'targets', targets: targets.slice(0, MAX_TARGETS), dropped };
+  // A host that could not be looked up may yet turn out public: try again later.
+  if (lookupError) return { kind: 'refused', outcome: 'deferred', reply: lookupError };
+  if (dropped.length) return privateOnly(name, dropped);
+  return { kind: 'refused', outcome: 'deferred', reply: `no MX host of ${name} has an address (${hosts.join(', ')})` };
+}
+
+/**
+ * Every mail host of the domain is on a private or reserved address: failed
+ * for good (it is the recipient domain's DNS), naming the rule, never
+ * connecting there.
+ */
+function privateOnly(domain: string, dropped: DroppedAddress[]): RefusedPlan {
+  const shown = dropped.slice(0, 3).map((d) => `${d.host} is ${d.address} (${d.range})`).join(', ');
+  const more = dropped.length > 3 ? ` and ${dropped.length - 3} more` : '';
+  return {
+    kind: 'refused',
+    outcome: 'failed',
+    reply: `recipient domain ${domain} has no public mail host: ${shown}${more}; relay nodes deliver only to public addresses unless outbound.allow_private_mx is set`,
+  };
 }
 
 /** MX host names, most preferred first; ties shuffled so that equal hosts share the load. */
@@ -189,18 +282,20 @@ function byPreference(records: MxRecord[]): string[] {
   return [...new Set(keyed.map((k) => k.host))];
 }
 
-/** A and AAAA of `host` (an IP literal is its own address). No such name or record is an empty list. */
+/** A and AAAA of `host`, asked at once (an IP literal is its own address). No such name or record is an empty list. */
 async function hostAddresses(host: string, resolve: DNSResolver): Promise<{ kind: 'list'; list: string[] } | { kind: 'error'; code: string }> {
   if (isIP(host)) return { kind: 'list', list: [host] };
+  const answers = await Promise.allSettled((['A', 'AAAA'] as const).map((type) => resolve(host, type)));
   const list: string[] = [];
   let failure: string | null = null;
-  for (const type of ['A', 'AAAA'] as const) {
-    try {
-      list.push(...((await resolve(host, type)) as unknown as string[]));
-    } catch (err) {
-      const code = errorCode(err);
-      if (code !== 'ENOTFOUND' && code !== 'ENODATA') failure ??= code ?? describe(err);
+  for (const answer of answers) {
+    if (answer.status === 'fulfilled') {
+      list.push(...(answer.value as unknown as string[]));
+      continue;
     }
+    if (answer.reason instanceof PlanningCutOff) throw answer.reason;
+    const code = errorCode(answer.reason);
+    if (code !== 'ENOTFOUND' && code !== 'ENODATA') failure ??= code ?? describe(answer.reason);
   }
   // A transient failure only matters when nothing was found.
   if (!list.length && failure) return { kind: 'error', code: failure };

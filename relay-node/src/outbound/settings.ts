@@ -13,6 +13,7 @@ export function routeSettingsFromConfig(config: Config): RouteSettings {
     mxPort: config['outbound.mx_port'],
     requireTls: config['outbound.require_tls'],
     allowPrivateProjectServers: config['smtp_servers.allow_private_targets'],
+    allowPrivateMx: config['outbound.allow_private_mx'],
   };
 }
 
@@ -20,5 +21,5 @@ export function routeSettingsFromConfig(config: Config): RouteSettings {
 export function describeOutbound(settings: RouteSettings): string {
   if (settings.captureDir) return `capture:${settings.captureDir}`;
   if (settings.smarthost) return `smarthost:${settings.smarthost}`;
-  return `mx:${settings.mxPort}${settings.requireTls ? ' (STARTTLS required)' : ''}`;
+  return `mx:${settings.mxPort}${settings.requireTls ? ' (STARTTLS required)' : ''}${settings.allowPrivateMx ? ' (private MX addresses allowed)' : ''}`;
 }
