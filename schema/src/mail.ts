@@ -1,11 +1,15 @@
 // Mail a project owns: its domains, the senders it refuses, and the mail
 // that arrived for it. Raw bytes and attachments live in R2; rows hold their keys.
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { projects } from './tenancy.js';
 import { relayNodes } from './relay.js';
 
-/** A domain a project receives (and later sends) mail for; one project per domain name. */
+/**
+ * A project's registration of a domain name. Several projects may register a
+ * name; the one that proves ownership in DNS (its own DKIM key published)
+ * receives and sends its mail, the others' registrations stay unproven.
+ */
 export const domains = pgTable('domains', {
   id: uuid('id').primaryKey().defaultRandom(),
   projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
@@ -24,11 +28,30 @@ export const domains = pgTable('domains', {
   // Set while the required records are published; cleared when a check finds them gone.
   verifiedAt: timestamp('verified_at', { withTimezone: true }),
   lastCheckedAt: timestamp('last_checked_at', { withTimezone: true }),
+  // Set by the check that first found this registration's DKIM key published:
+  // from then on the name is this project's (relay nodes accept its mail,
+  // ingest stores it here). Kept when the record is lost later, until another
+  // project proves the name (docs/inbound.md, "Domain ownership").
+  ownershipProvenAt: timestamp('ownership_proven_at', { withTimezone: true }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
-  uniqueIndex('domains_name_idx').on(t.name),
+  // One proven owner per name; one registration per project and name.
+  uniqueIndex('domains_name_owner_idx').on(t.name).where(sql`${t.ownershipProvenAt} IS NOT NULL`),
+  uniqueIndex('domains_project_id_name_idx').on(t.projectId, t.name),
   index('domains_project_id_created_at_idx').on(t.projectId, t.createdAt),
 ]);
+
+/**
+ * Bytes of raw inbound mail each project keeps stored, counted by the cron
+ * every minute (a sum over inbound_emails, never on the ingest path), and
+ * whether that reaches `inbound.storage_quota_bytes`: relay nodes then answer
+ * RCPT for the project's domains with `452 4.2.2`.
+ */
+export const inboundUsage = pgTable('inbound_usage', {
+  projectId: uuid('project_id').primaryKey().references(() => projects.id, { onDelete: 'cascade' }),
+  storedBytes: bigint('stored_bytes', { mode: 'number' }).notNull(),
+  quotaReached: boolean('quota_reached').notNull(),
+});
 
 /** Senders a project refuses: mail from them is stored as `rejected`. */
 export const suppressions = pgTable('suppressions', {
