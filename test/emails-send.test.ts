@@ -85,8 +85,9 @@ describe('POST /api/v1/emails/send', () => {
     const { message_id: messageId, emails } = r.body;
     expect(Object.keys(r.body).sort()).toEqual(['emails', 'message_id']);
     const common = {
-      message_id: messageId, project_id: env.tenant.project.id, from: 'Acme News <News@Acme.TEST>',
-      to: ['Ann <Ann@Example.ORG>', 'bob@example.org'], cc: ['carol@example.org'], subject: 'Your order has shipped',
+      // The header form is composed from the parsed name and address (issue 13 item 3): the domain lower case.
+      message_id: messageId, project_id: env.tenant.project.id, from: 'Acme News <News@acme.test>',
+      to: ['Ann <Ann@example.org>', 'bob@example.org'], cc: ['carol@example.org'], subject: 'Your order has shipped',
       status: 'queued', attempts: 0, error_message: null, smtp_reply: null, node_id: null,
       tags: ['shipping', 'transactional'], headers: { 'X-Order-Id': 'A-1042', 'List-Unsubscribe': '<mailto:unsub@acme.test>' },
       sandbox: false, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), sent_at: null,
@@ -101,8 +102,8 @@ describe('POST /api/v1/emails/send', () => {
 
     const { rows: [message] } = await env.stack.sql.query('SELECT * FROM outbound_messages WHERE id = $1', [messageId]);
     expect(message).toMatchObject({
-      project_id: env.tenant.project.id, message_id: `<${messageId}@acme.test>`, from: 'Acme News <News@Acme.TEST>',
-      to: ['Ann <Ann@Example.ORG>', 'bob@example.org'], cc: ['carol@example.org'], bcc: ['dave@example.org'],
+      project_id: env.tenant.project.id, message_id: `<${messageId}@acme.test>`, from: 'Acme News <News@acme.test>',
+      to: ['Ann <Ann@example.org>', 'bob@example.org'], cc: ['carol@example.org'], bcc: ['dave@example.org'],
       reply_to: ['support@acme.test'], subject: 'Your order has shipped', html: '<p>On its way</p>', text: 'On its way',
       attachments: [], tags: ['shipping', 'transactional'], sandbox: false,
     });

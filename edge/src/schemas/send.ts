@@ -4,7 +4,7 @@
 // header of its own (header injection); the problem names the field.
 import { z } from '@hono/zod-openapi';
 import { safeContentType } from '../http/download.js';
-import { normalizeAddress } from './email-address.js';
+import { formatMailbox, normalizeAddress, parseOneMailbox } from './email-address.js';
 
 export const MAX_RECIPIENTS = 50;
 export const MAX_BATCH_MESSAGES = 100;
@@ -19,45 +19,58 @@ const hasCrOrLf = (s: string) => /[\r\n]/.test(s);
 const hasControl = (s: string) => /[\x00-\x1f\x7f]/.test(s);
 
 /**
- * Headers the service writes itself; a custom header may not name one
- * (case-insensitive), nor anything under `Content-`.
+ * Headers a custom header may not name (case-insensitive), and why: those
+ * the service writes itself (and anything under `Content-`), and those that
+ * only the servers a message passes may write (trace and authentication
+ * results), which a receiver would otherwise believe.
  */
 export const RESERVED_HEADERS = [
-  'from', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'reply-to', 'mime-version',
-  'dkim-signature', 'received', 'return-path',
+  'from', 'sender', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'reply-to', 'mime-version',
+  'dkim-signature', 'received', 'return-path', 'authentication-results',
 ] as const;
-const isReservedHeader = (name: string) => {
+const TRACE_HEADERS = new Set(['received', 'return-path', 'authentication-results']);
+
+/** Why a custom header name is refused, or null when it may be used. */
+function reservedHeaderProblem(name: string): string | null {
   const lower = name.toLowerCase();
-  return (RESERVED_HEADERS as readonly string[]).includes(lower) || lower.startsWith('content-');
-};
+  if (TRACE_HEADERS.has(lower) || lower.startsWith('resent-') || lower.startsWith('arc-')) {
+    return 'is a trace or authentication header, written only by the servers a message passes, and cannot be a custom header';
+  }
+  if (lower === 'sender') return 'is reserved: a message has one author, `from`, and cannot name another sender';
+  if ((RESERVED_HEADERS as readonly string[]).includes(lower) || lower.startsWith('content-')) return 'is set by the service and cannot be a custom header';
+  return null;
+}
+
 // RFC 5322 field-name: printable US-ASCII except the colon.
 const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
 
-/** One address as given (`Ann <ann@example.org>` or bare) and what it comes down to. */
+/** One mailbox as given (`Ann <ann@example.org>` or bare) and what it comes down to. */
 export interface Mailbox {
-  /** As given, trimmed: what the header shows. */
-  display: string;
+  /** The display name, unquoted ('' for none). */
+  name: string;
   /** The bare address: the local part as given, the domain lower case. Envelope and email log. */
   address: string;
   /** The bare address, lower case: how suppressions and duplicates are compared. */
   key: string;
+  /** The header form, composed from `name` and `address` (never the client's text): what the header and the log show. */
+  display: string;
 }
 
 /**
- * `Name <local@domain>` or `local@domain`, or the problem with it.
- * @example parseMailbox('Ann <Ann@Example.org>') // { display: 'Ann <Ann@Example.org>', address: 'Ann@example.org', key: 'ann@example.org' }
+ * Exactly one mailbox, `Name <local@domain>` or `local@domain`, or the
+ * problem with it (a list, a group, CR or LF, a bad address).
+ * @example parseMailbox('"Acme, Inc." <News@Example.ORG>') // { name: 'Acme, Inc.', address: 'News@example.org', key: 'news@example.org', display: '"Acme, Inc." <News@example.org>' }
  */
 export function parseMailbox(input: string): Mailbox | { problem: string } {
   if (hasCrOrLf(input)) return { problem: CR_OR_LF };
   if (hasControl(input)) return { problem: 'must not contain control characters' };
+  const parts = parseOneMailbox(input);
+  if ('problem' in parts) return parts;
   const normalized = normalizeAddress(input);
   if ('problem' in normalized) return normalized;
-  const display = input.trim();
-  const bracketed = /<([^<>]*)>$/.exec(display);
-  const bare = (bracketed ? bracketed[1]! : display).trim();
   const at = normalized.address.lastIndexOf('@');
-  const address = `${bare.slice(0, bare.lastIndexOf('@'))}@${normalized.address.slice(at + 1)}`;
-  return { display, address, key: normalized.address };
+  const address = `${parts.addrSpec.slice(0, parts.addrSpec.lastIndexOf('@'))}@${normalized.address.slice(at + 1)}`;
+  return { name: parts.name, address, key: normalized.address, display: formatMailbox(parts.name, address) };
 }
 
 const MailboxSchema = z.string()
@@ -70,7 +83,7 @@ const MailboxSchema = z.string()
     }
     return parsed;
   })
-  .openapi({ type: 'string', example: 'Acme <news@acme.test>', description: 'An address, bare or as `Name <address>`' });
+  .openapi({ type: 'string', example: 'Acme <news@acme.test>', description: 'Exactly one address, bare or as `Name <address>` (a list or group is refused); the header shows the name and address as the service composes them' });
 
 /** A line of a header: no CR or LF, then the length rule. */
 const headerText = (max: number) => z.string()
@@ -136,8 +149,8 @@ const HeadersSchema = z.record(z.string(), headerText(2000))
       if (hasCrOrLf(name)) ctx.addIssue({ code: 'custom', message: `header name ${JSON.stringify(name)} must not contain CR or LF` });
       else if (!FIELD_NAME.test(name) || name.length > 100) {
         ctx.addIssue({ code: 'custom', message: `header name ${JSON.stringify(name)} is not an RFC 5322 field name (1 to 100 printable ASCII characters, no space or colon)` });
-      } else if (isReservedHeader(name)) {
-        ctx.addIssue({ code: 'custom', path: [name], message: 'is set by the service and cannot be a custom header' });
+      } else if (reservedHeaderProblem(name)) {
+        ctx.addIssue({ code: 'custom', path: [name], message: reservedHeaderProblem(name)! });
       } else if (seen.has(name.toLowerCase())) {
         ctx.addIssue({ code: 'custom', path: [name], message: 'is given twice (header names are case-insensitive)' });
       }
@@ -145,12 +158,12 @@ const HeadersSchema = z.record(z.string(), headerText(2000))
     }
   })
   .openapi({
-    description: `Custom headers, name → value (at most ${MAX_CUSTOM_HEADERS}); kept in the email log. A name the service sets itself (${RESERVED_HEADERS.join(', ')}, Content-*) is refused.`,
+    description: `Custom headers, name → value (at most ${MAX_CUSTOM_HEADERS}); kept in the email log. Refused (case-insensitive): ${RESERVED_HEADERS.join(', ')}, and every name starting Content-, Resent- or ARC-.`,
     example: { 'X-Order-Id': 'A-1042' },
   });
 
 export const SendMessageSchema = z.object({
-  from: MailboxSchema.openapi({ type: 'string', example: 'Acme <news@acme.test>', description: 'An address of a verified domain of the project, bare or as `Name <address>`' }),
+  from: MailboxSchema.openapi({ type: 'string', example: 'Acme <news@acme.test>', description: 'Exactly one address of a verified domain of the project, bare or as `Name <address>`; the From header is composed from its name and address' }),
   to: z.array(MailboxSchema).min(1, 'must have at least one recipient').max(MAX_RECIPIENTS, `must have at most ${MAX_RECIPIENTS} recipients`)
     .openapi({ example: ['ann@example.org'] }),
   cc: z.array(MailboxSchema).max(MAX_RECIPIENTS, `must have at most ${MAX_RECIPIENTS} recipients`).optional(),
@@ -169,7 +182,7 @@ export const SendMessageSchema = z.object({
       });
     })
     .optional()
-    .openapi({ description: `One address or a list (at most ${MAX_REPLY_TO}), bare or as \`Name <address>\`` }),
+    .openapi({ description: `One address or an array of them (at most ${MAX_REPLY_TO}), each bare or as \`Name <address>\`; a list inside one string is refused` }),
   subject: z.string()
     .refine((s) => !hasCrOrLf(s), CR_OR_LF)
     .refine((s) => !/[\x00\x7f]/.test(s), 'must not contain control characters')

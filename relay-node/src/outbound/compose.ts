@@ -1,15 +1,48 @@
 // The bytes that leave: a claimed job's message as RFC 5322 (nodemailer's
-// MailComposer), DKIM-signed with the from-domain's key (mailauth), the
-// DKIM-Signature header first.
-import { dkimSign, type DKIMSignOptions } from 'mailauth';
+// MailComposer), every address header composed from one parsed mailbox per
+// entry, DKIM-signed with the from-domain's key (mailauth) with the headers
+// that occur once oversigned, the DKIM-Signature header first.
+import { createRequire } from 'node:module';
+import type { DKIMSignOptions } from 'mailauth';
+import addressparser from 'nodemailer/lib/addressparser';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { OutboundDkim, OutboundJob, OutboundMessage } from '../protocol.js';
 
 /**
  * Headers a signature covers when present (lower case). The custom headers of
- * the message are added to these. `h=` lists only those that are there.
+ * the message are added to these.
  */
 export const SIGNED_HEADERS = ['from', 'to', 'cc', 'subject', 'date', 'message-id', 'reply-to', 'mime-version', 'content-type'] as const;
+
+/**
+ * Oversigning (RFC 6376 8.15): these are listed in `h=` once more than they
+ * occur, so a copy added in transit (a second From above ours, a Reply-To the
+ * message never had) breaks the signature instead of riding on it. As
+ * rspamd's defaults: `ALWAYS` even when absent, `IF_PRESENT` when there.
+ */
+export const OVERSIGNED_ALWAYS = ['from', 'reply-to', 'to', 'cc', 'subject'] as const;
+export const OVERSIGNED_IF_PRESENT = ['date', 'message-id', 'mime-version', 'content-type'] as const;
+
+/** The job's message names something other than exactly one mailbox in an address entry: nothing is composed. */
+export class AddressRefusedError extends Error {
+  constructor(readonly field: string, readonly value: string) {
+    super(`${field} must be exactly one mailbox, not ${JSON.stringify(value.slice(0, 200))}`);
+    this.name = 'AddressRefusedError';
+  }
+}
+
+/**
+ * One address entry of the job as `{name, address}` for the composer, which
+ * then quotes or encodes the name itself (RFC 5322, RFC 2047). The edge sends
+ * entries it composed from one parsed mailbox; a list or group here (a row
+ * written before that rule) is refused, never passed on as text.
+ */
+export function oneMailbox(field: string, value: string): { name: string; address: string } {
+  const parsed = addressparser(value);
+  const only = parsed.length === 1 ? parsed[0]! : null;
+  if (!only || 'group' in only || !only.address || !/^[^@\s]+@[^@\s]+$/.test(only.address)) throw new AddressRefusedError(field, value);
+  return { name: only.name, address: only.address };
+}
 
 /** The signer refused the key or the message: nothing was signed, nothing must be sent unsigned. */
 export class DkimSignError extends Error {
@@ -21,18 +54,20 @@ export class DkimSignError extends Error {
 
 /**
  * The message as RFC 5322 bytes (CRLF): From, To, Cc, Reply-To, Subject,
- * Date and Message-ID from the job, text and/or html (multipart/alternative
+ * Date and Message-ID from the job (each address entry exactly one mailbox,
+ * else AddressRefusedError), text and/or html (multipart/alternative
  * when both), attachments from base64 (multipart/mixed), the custom headers.
  * There is no Bcc header, ever: blind recipients are in the envelope only.
  *
  * @example const bytes = await composeMessage(job.message);
  */
-export function composeMessage(message: OutboundMessage): Promise<Buffer> {
+export async function composeMessage(message: OutboundMessage): Promise<Buffer> {
+  const list = (field: string, values: string[]) => (values.length ? values.map((v, i) => oneMailbox(`${field}.${i}`, v)) : undefined);
   const composer = new MailComposer({
-    from: message.from,
-    to: message.to.length ? message.to : undefined,
-    cc: message.cc.length ? message.cc : undefined,
-    replyTo: message.reply_to.length ? message.reply_to : undefined,
+    from: oneMailbox('from', message.from),
+    to: list('to', message.to),
+    cc: list('cc', message.cc),
+    replyTo: list('reply_to', message.reply_to),
     subject: message.subject,
     date: new Date(message.date),
     messageId: message.message_id,
@@ -53,9 +88,62 @@ export function composeMessage(message: OutboundMessage): Promise<Buffer> {
   return composer.compile().build();
 }
 
+interface ParsedHeader { key: string; casedKey: string; line: Buffer }
+interface SignerInstance {
+  headers: { parsed: ParsedHeader[] };
+  signatureHeaders: string[];
+  errors: { err?: unknown }[];
+  messageHeaders(headers: { parsed: ParsedHeader[] }): Promise<void>;
+}
+interface SignerModule { DkimSigner: new (options: DKIMSignOptions) => SignerInstance }
+
+// mailauth 4.13 exports `dkimSign`, which writes `h=` from the headers present only; its signer
+// class (the one `dkimSign` runs) is extended below to add the oversigned names.
+const requireCjs = createRequire(import.meta.url);
+const { DkimSigner } = requireCjs('mailauth/lib/dkim/dkim-signer') as SignerModule;
+const { writeToStream } = requireCjs('mailauth/lib/tools') as { writeToStream: (stream: unknown, input: Buffer) => Promise<void> };
+
+/**
+ * The parsed headers with the oversigned names added to `h=`: the signer
+ * writes an entry's `casedKey` into `h=` and hashes its line once, so a
+ * name appended to the key of its topmost occurrence (the last the signer
+ * takes) is listed once more at no cost to the hash, as a verifier expects
+ * of a name with no occurrence left. A name that is absent goes on From's.
+ */
+export function withOversignedNames(parsed: ParsedHeader[], signed: readonly string[]): ParsedHeader[] {
+  const out = parsed.map((h) => ({ ...h }));
+  const topmost = (name: string) => out.find((h) => h.key === name);
+  const from = topmost('from');
+  if (!from) throw new Error('the message has no From header');
+  const absent: string[] = [];
+  for (const name of [...OVERSIGNED_ALWAYS, ...OVERSIGNED_IF_PRESENT]) {
+    if (!signed.includes(name)) continue;
+    const header = topmost(name);
+    if (header) header.casedKey = `${header.casedKey}: ${header.casedKey}`;
+    else if ((OVERSIGNED_ALWAYS as readonly string[]).includes(name)) absent.push(name);
+  }
+  if (absent.length) from.casedKey = [from.casedKey, ...absent.map(canonicalCase)].join(': ');
+  return out;
+}
+
+const canonicalCase = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
+
+/** mailauth's signer with `withOversignedNames` applied to the headers it read. */
+class OversigningDkimSigner extends DkimSigner {
+  constructor(options: DKIMSignOptions, private readonly signed: readonly string[]) {
+    super(options);
+  }
+
+  override async messageHeaders(headers: { parsed: ParsedHeader[] }): Promise<void> {
+    await super.messageHeaders(headers);
+    this.headers = { ...headers, parsed: withOversignedNames(headers.parsed, this.signed) };
+  }
+}
+
 /**
  * `bytes` with a DKIM-Signature by `dkim` in front: relaxed/relaxed,
- * rsa-sha256 or ed25519-sha256, over `SIGNED_HEADERS` and `extraHeaders`.
+ * rsa-sha256 or ed25519-sha256, over `SIGNED_HEADERS` and `extraHeaders`,
+ * oversigning `OVERSIGNED_ALWAYS` and `OVERSIGNED_IF_PRESENT`.
  * Throws DkimSignError when mailauth reports a problem (a bad key).
  */
 export async function dkimSignMessage(bytes: Buffer, dkim: OutboundDkim, options: { signTime: Date; extraHeaders?: string[] }): Promise<Buffer> {
@@ -76,16 +164,17 @@ export async function dkimSignMessage(bytes: Buffer, dkim: OutboundDkim, options
       canonicalization: 'relaxed/relaxed',
     }],
   } as unknown as DKIMSignOptions;
-  let result: Awaited<ReturnType<typeof dkimSign>>;
+  const signer = new OversigningDkimSigner(signOptions, headerList);
   try {
-    result = await dkimSign(bytes, signOptions);
+    await writeToStream(signer, bytes);
   } catch (err) {
     throw new DkimSignError(dkim.domain, dkim.selector, err);
   }
-  const errors = result.errors as unknown as { err?: unknown }[];
+  const errors = signer.errors;
   if (errors.length) throw new DkimSignError(dkim.domain, dkim.selector, errors[0]?.err ?? errors[0]);
-  if (!/^DKIM-Signature:/i.test(result.signatures)) throw new DkimSignError(dkim.domain, dkim.selector, 'no signature produced');
-  return Buffer.concat([Buffer.from(result.signatures), bytes]);
+  const signatures = signer.signatureHeaders.join('\r\n');
+  if (!/^DKIM-Signature:/i.test(signatures)) throw new DkimSignError(dkim.domain, dkim.selector, 'no signature produced');
+  return Buffer.concat([Buffer.from(`${signatures}\r\n`), bytes]);
 }
 
 /**
