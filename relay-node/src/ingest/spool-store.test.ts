@@ -27,6 +27,7 @@ beforeAll(async () => {
   });
   spool = await openSpool<SpooledMeta>(dir);
   inbound = await startInbound({
+    domains: ['inbox.test', 'xn--bcher-kva.test'],
     dnsServer: dns.address,
     deps: { store: createSpoolStore({ spool, hostName: 'mx.edgemail.test', log: { info() {}, warn() {}, error() {} }, onSpooled: (id) => spooled.push(id) }), transforms: ingestTransforms('normalize', 2048) },
   });
@@ -72,6 +73,14 @@ describe('the spool store behind the listener', () => {
     expect(reply).toMatch(/^250 /);
     const entry = await last();
     expect(readFileSync(join(dir, `${entry.id}.eml`), 'utf8')).toBe('Subject: lf\r\nSmuggled\r\n.\r\nMAIL FROM:<x@y>\r\n\r\n');
+  });
+
+  it('spools recipients of an internationalised domain as A-labels, however the client wrote them', async () => {
+    // smtp-server decodes both spellings to the U-label `bücher.test`; the edge registers the A-label.
+    const result = await sendMessage({ port: inbound.port, from: 'a@example.test', to: ['ann@bücher.test', 'ann@xn--bcher-kva.test', 'Bob@XN--BCHER-KVA.test'], message: 'Subject: idn\r\n\r\nx\r\n' });
+    expect(result.response).toMatch(/^250 /);
+    const entry = await last();
+    expect(entry.meta.rcpt_to).toEqual(['ann@xn--bcher-kva.test', 'Bob@xn--bcher-kva.test']);
   });
 
   it('keeps nothing of a message past the size cap (552 5.3.4 after the dot)', async () => {

@@ -2,6 +2,7 @@
 // needs to build the edge's `meta` later, even after a restart.
 import { isIPv6 } from 'node:net';
 import type { DmarcPolicy, IngestAuthentication, InboundAuth } from '../auth/verdicts.js';
+import { asciiRecipient } from '../smtp/on-rcpt-to.js';
 import type { InboundEnvelope } from '../smtp/types.js';
 
 /** `<id>.json` in the spool. Field names follow the edge's `meta` where they match. */
@@ -17,6 +18,7 @@ export interface SpooledMeta {
   helo: string;
   /** Empty for the null sender (bounces). */
   mail_from: string;
+  /** Domains as A-labels, lower case (`asciiRecipient`): the form the edge registers names in. */
   rcpt_to: string[];
   tls: { protocol: string; cipher: string } | null;
   auth: InboundAuth;
@@ -37,6 +39,9 @@ export interface SpooledMeta {
  * @example spool.write(body, envelope.authentication.then((v) => spooledMeta(envelope, v, 'mx1.example.com')))
  */
 export function spooledMeta(envelope: InboundEnvelope, verdicts: IngestAuthentication, hostName: string): SpooledMeta {
+  // Normalised here, once: the forwarder, the edge and the Received trace all read this list.
+  // One address written as U-label and as A-label in one transaction is one recipient.
+  const rcptTo = [...new Set(envelope.rcptTo.map(asciiRecipient))];
   return {
     format: 1,
     listener: 'inbound',
@@ -46,12 +51,12 @@ export function spooledMeta(envelope: InboundEnvelope, verdicts: IngestAuthentic
     client_port: envelope.clientPort,
     helo: envelope.helo,
     mail_from: envelope.mailFrom,
-    rcpt_to: envelope.rcptTo,
+    rcpt_to: rcptTo,
     tls: envelope.tls,
     auth: verdicts.auth,
     dmarc_policy: verdicts.dmarcPolicy,
     smtp_rejected: verdicts.dmarcReject,
-    trace_headers: receivedHeader(envelope, hostName) + verdicts.headers,
+    trace_headers: receivedHeader({ ...envelope, rcptTo }, hostName) + verdicts.headers,
   };
 }
 

@@ -7,6 +7,7 @@ import type { Log } from './types.js';
 
 export interface OnRcptToDeps {
   recipientDomainAccepted(domain: string): Promise<boolean>;
+  recipientDomainFull?(domain: string): boolean;
   log: Log;
 }
 
@@ -23,8 +24,22 @@ export function recipientDomain(address: string): string | null {
 }
 
 /**
+ * A recipient as it is spooled, forwarded and stored: the local part as
+ * given, the domain as `recipientDomain` gives it. smtp-server hands every
+ * address over with its domain decoded to U-labels (`xn--bcher-kva` becomes
+ * `bücher`), which no registered name matches at the edge. Address literals
+ * and domainless `postmaster` are kept as they are.
+ *
+ * @example asciiRecipient('user@Bücher.test') // 'user@xn--bcher-kva.test'
+ */
+export function asciiRecipient(address: string): string {
+  const domain = recipientDomain(address);
+  return domain ? `${address.slice(0, address.lastIndexOf('@'))}@${domain}` : address;
+}
+
+/**
  * Accepts a recipient whose domain the edge serves; others get `550 5.1.1`
- * naming the domain. When the edge cannot be asked the answer is `451 4.3.0`,
+ * naming the domain, and one whose project's storage quota is reached `452 4.2.2`. When the edge cannot be asked the answer is `451 4.3.0`,
  * so the sender retries instead of bouncing mail we may well accept.
  */
 export const onRcptTo = (deps: OnRcptToDeps): NonNullable<SMTPServerOptions['onRcptTo']> => (address, session, callback) => {
@@ -34,8 +49,12 @@ export const onRcptTo = (deps: OnRcptToDeps): NonNullable<SMTPServerOptions['onR
   }
   deps.recipientDomainAccepted(domain).then(
     (accepted) => {
-      if (accepted) return callback();
-      callback(smtpReply(550, `5.1.1 <${address.address}>: recipient domain ${domain} is not served here`));
+      if (!accepted) return callback(smtpReply(550, `5.1.1 <${address.address}>: recipient domain ${domain} is not served here`));
+      // Over quota is transient: the sender keeps the mail and retries (RFC 3463 4.2.2, mailbox full).
+      if (deps.recipientDomainFull?.(domain)) {
+        return callback(smtpReply(452, `4.2.2 <${address.address}>: mailbox full, the inbound storage quota for ${domain} is reached; try again later`));
+      }
+      callback();
     },
     (err: unknown) => {
       deps.log.error('inbound recipient check failed', { session: session.id, domain, error: String(err) });
