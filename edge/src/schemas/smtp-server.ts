@@ -98,6 +98,7 @@ export const SmtpServerSchema = z.object({
 export const SmtpProbeStepSchema = z.object({
   step: z.enum(SMTP_PROBE_STEPS),
   ok: z.boolean(),
+  address: z.string().optional().openapi({ example: '203.0.113.25', description: 'Connect step of a project\'s server (private targets not allowed): the address connected to, the one the host check resolved and allowed; the host name stays the TLS name' }),
   reply: z.string().optional().openapi({ example: '250-smtp.example.com\n250-STARTTLS\n250 AUTH PLAIN LOGIN', description: 'The server\'s reply to this step, every line, as received' }),
   error: z.string().optional().openapi({ example: 'the server answered 535, expected 235', description: 'Why the step failed' }),
   duration_ms: z.number().int(),

@@ -10,7 +10,14 @@ import {
 } from './smtp-reply.js';
 
 export interface ProbeTarget {
+  /** The server's name: what TLS verifies the certificate against (SNI). */
   host: string;
+  /**
+   * Where to connect when the host was resolved and checked already (a
+   * project's server): connecting by name would let the runtime resolve it
+   * again, and a second answer may point elsewhere (DNS rebinding).
+   */
+  address?: string | null;
   port: number;
   security: SmtpSecurity;
   username: string | null;
@@ -138,17 +145,17 @@ export async function probeSmtpServer(target: ProbeTarget, opts: ProbeOptions): 
   const redact = (text: string) => secrets.reduce((t, s) => t.split(s).join('[redacted]'), text);
   let session: Session | undefined;
 
-  /** Runs one step within the timeout and records it; false when it failed. */
-  async function step(name: StepName, work: () => Promise<string | undefined>, timeoutText: string): Promise<boolean> {
+  /** Runs one step within the timeout and records it (with `extra` fields); false when it failed. */
+  async function step(name: StepName, work: () => Promise<string | undefined>, timeoutText: string, extra: Partial<SmtpProbeStep> = {}): Promise<boolean> {
     const started = Date.now();
     try {
       const reply = await within(opts.timeoutMs, work(), timeoutText);
-      steps.push({ step: name, ok: true, ...(reply === undefined ? {} : { reply: redact(reply) }), duration_ms: Date.now() - started });
+      steps.push({ step: name, ok: true, ...extra, ...(reply === undefined ? {} : { reply: redact(reply) }), duration_ms: Date.now() - started });
       return true;
     } catch (e) {
       const reply = e instanceof StepFailure ? e.reply : undefined;
       steps.push({
-        step: name, ok: false, ...(reply === undefined ? {} : { reply: redact(reply) }),
+        step: name, ok: false, ...extra, ...(reply === undefined ? {} : { reply: redact(reply) }),
         error: redact(messageOf(e)), duration_ms: Date.now() - started,
       });
       return false;
@@ -163,26 +170,32 @@ export async function probeSmtpServer(target: ProbeTarget, opts: ProbeOptions): 
     return replyText(reply);
   }, noReply);
 
+  const pinned = target.address ?? null;
+  const where = pinned ? `${target.host} (${pinned}):${target.port}` : `${target.host}:${target.port}`;
   try {
     const connected = await step('connect', async () => {
       // Imported here so that Node (the CLI, which reads the route declarations) never loads it.
       const { connect } = await import('cloudflare:sockets');
-      const socket = connect({ hostname: target.host, port: target.port }, {
-        secureTransport: target.security === 'tls' ? 'on' : target.security === 'starttls' ? 'starttls' : 'off',
+      const implicitTls = target.security === 'tls';
+      let socket = connect({ hostname: pinned ? addressLiteral(pinned) : target.host, port: target.port }, {
+        // Implicit TLS to a pinned address: upgraded at once with the host's name, since
+        // TLS "on" would check the certificate against the address.
+        secureTransport: implicitTls ? (pinned ? 'starttls' : 'on') : target.security === 'starttls' ? 'starttls' : 'off',
         allowHalfOpen: false,
       });
+      if (implicitTls && pinned) socket = socket.startTls({ expectedServerHostname: target.host });
       session = new Session(socket);
       try {
         await session.opened();
       } catch (e) {
         // With implicit TLS, `opened` waits for the handshake too, and the runtime does not say which failed.
         if (target.security === 'tls') {
-          throw new StepFailure(`no TLS connection: nothing answered at ${target.host}:${target.port}, or the TLS handshake failed (is the certificate valid for ${target.host} and issued by a trusted CA?): ${messageOf(e)}`);
+          throw new StepFailure(`no TLS connection: nothing answered at ${where}, or the TLS handshake failed (is the certificate valid for ${target.host} and issued by a trusted CA?): ${messageOf(e)}`);
         }
         throw e;
       }
       return undefined;
-    }, `not connected within ${opts.timeoutMs} ms`);
+    }, `not connected within ${opts.timeoutMs} ms`, pinned ? { address: pinned } : {});
     if (!connected) return { ok: false, steps };
 
     const greeted = await step('greeting', async () => {
@@ -251,6 +264,11 @@ export async function probeSmtpServer(target: ProbeTarget, opts: ProbeOptions): 
   } finally {
     await session?.close();
   }
+}
+
+/** An address as `connect` takes it: IPv6 in brackets. */
+function addressLiteral(address: string): string {
+  return address.includes(':') ? `[${address}]` : address;
 }
 
 /** The password in every form the probe sends it, so that no reply or error can carry it back. */

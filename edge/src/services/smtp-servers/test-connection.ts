@@ -22,14 +22,18 @@ export async function testSmtpServer(db: Db, settings: ProbeSettings, scope: Smt
     username: smtpServers.username, passwordSealed: smtpServers.passwordSealed,
   }).from(smtpServers).where(and(inScope(scope), eq(smtpServers.id, id)));
   if (!row) throw notFound(SMTP_SERVER_NOT_FOUND);
+  let address: string | null = null;
   if (scope.kind === 'project') {
     // Checked again: DNS may have changed since the server was added.
     const verdict = await checkSmtpHost(row.host, row.port, settings);
     if (!verdict.ok) return { ok: false, steps: [{ step: 'connect', ok: false, error: `host refused: ${verdict.problem}`, duration_ms: 0 }] };
+    // Connect to an address the check saw, never to the name: the runtime would resolve it again,
+    // and a second answer could point inside (DNS rebinding). IPv4 first, as resolved.
+    address = verdict.addresses?.[0] ?? null;
   }
   const password = row.passwordSealed === null ? null : await openSmtpPassword(row.passwordSealed, settings['database.crypto.encryption_key']);
   return probeSmtpServer(
-    { host: row.host, port: row.port, security: row.security as SmtpSecurity, username: row.username, password },
+    { host: row.host, address, port: row.port, security: row.security as SmtpSecurity, username: row.username, password },
     { timeoutMs, ehloName: ehloName(settings['server.public_url']) },
   );
 }

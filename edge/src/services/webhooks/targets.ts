@@ -8,7 +8,8 @@
 import { nonPublicRange, parseIp } from '@edgemail/shared';
 import { resolveDns } from '../../net/doh.js';
 
-export type TargetVerdict = { ok: true } | { ok: false; problem: string; transient?: boolean };
+/** `addresses`: the public addresses a host name resolved to when checked (absent for a literal or when private targets are allowed), so a caller can connect to exactly those. */
+export type TargetVerdict = { ok: true; addresses?: string[] } | { ok: false; problem: string; transient?: boolean };
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
@@ -91,7 +92,7 @@ export async function checkWebhookTarget(
     if (a.status === 'error') return { ok: false, problem: `could not resolve ${host}: ${a.problem}`, transient: true };
   }
   if (!addresses.length) return refuse(`host ${host} does not resolve`);
-  return OK;
+  return { ok: true, addresses };
 }
 
 /** The URL parser's canonical IPv4 form; its `hostname` is always this for an IPv4 host. */
