@@ -3,10 +3,11 @@
 // database.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from './support/stack.js';
+import { freePort } from './support/global-setup.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const PLATFORM_TOKEN = /^mya_[a-z0-9]{8}_[A-Za-z0-9_-]{43}\n$/;
@@ -126,6 +127,47 @@ describe('the default database', () => {
       expect(run.stdout).toBe('');
     } finally {
       rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  /** A data directory as `pnpm dev` leaves it: this install's logins and the ports it recorded. */
+  const dataDirWith = (pgPort: number) => {
+    const dir = mkdtempSync(`${tmpdir()}/edgemail-cli-`);
+    const login = (user: string) => ({ user, password: 'not-this-servers-password' });
+    writeFileSync(`${dir}/pg-credentials.json`, JSON.stringify({ superuser: login('postgres'), app: login('edgemail') }), { mode: 0o600 });
+    writeFileSync(`${dir}/stack.json`, JSON.stringify({ pgPort, bridgePort: 1, workerPort: 1, inboundPort: 1, pid: 1, startedAt: new Date().toISOString() }));
+    return dir;
+  };
+
+  it('uses the port pnpm dev recorded, and says so when nothing answers there', async () => {
+    const port = await freePort();
+    const dir = dataDirWith(port);
+    try {
+      const run = await edgemail(['admin', 'create-credential', '--name', 'ops'], { EDGEMAIL_DATA_DIR: dir });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`cannot reach PostgreSQL at 127.0.0.1:${port}, the local stack's database on port ${port} (recorded by pnpm dev in ${dir}/stack.json): nothing answers there (is pnpm dev running?)`);
+      expect(run.stdout).toBe('');
+      // EDGEMAIL_PG_PORT still wins over the record.
+      const other = await freePort();
+      const flagged = await edgemail(['admin', 'create-credential', '--name', 'ops'], { EDGEMAIL_DATA_DIR: dir, EDGEMAIL_PG_PORT: String(other) });
+      expect(flagged.stderr).toContain(`cannot reach PostgreSQL at 127.0.0.1:${other}, the local stack's database on port ${other} (EDGEMAIL_PG_PORT)`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('tells another PostgreSQL (another checkout\'s stack) from this install\'s', async () => {
+    const port = Number(new URL(stack.databaseUrl).port);
+    const dir = dataDirWith(port);
+    try {
+      const before = await credentialCount();
+      const run = await edgemail(['admin', 'create-credential', '--name', 'ops'], { EDGEMAIL_DATA_DIR: dir });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`cannot reach PostgreSQL at 127.0.0.1:${port}`);
+      expect(run.stderr).toContain('the server refused this install\'s password: it is another PostgreSQL');
+      expect(await credentialCount()).toBe(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -97,7 +97,9 @@ test('starts, serves, stops on Ctrl-C and restarts on the same data', async () =
 
   const first = await startDev(env);
   expect((await fetch(`${url}/health`)).status).toBe(200);
-  const { stdout: token } = await promisify(execFile)('pnpm', ['-s', 'edgemail', 'admin', 'create-credential', '--name', 'ops'], { cwd: ROOT, env: { ...process.env, ...env } });
+  // The binary finds the stack on its non-default ports from what pnpm dev recorded under the data directory.
+  const cliEnv = { ...process.env, EDGEMAIL_DATA_DIR: dataDir };
+  const { stdout: token } = await promisify(execFile)('pnpm', ['-s', 'edgemail', 'admin', 'create-credential', '--name', 'ops'], { cwd: ROOT, env: cliEnv });
   const users = await fetch(`${url}/api/v1/admin/users`, { headers: { authorization: `Bearer ${token.trim()}` } });
   expect(users.status).toBe(200);
   await firstSend(url, token.trim());
@@ -111,6 +113,12 @@ test('starts, serves, stops on Ctrl-C and restarts on the same data', async () =
   for (const password of [app.password, superuser.password]) expect(first.output()).not.toContain(password);
   // Everything is down within a few seconds (PostgreSQL finishes its own shutdown).
   await eventually(async () => [await listening(workerPort), await listening(pgPort), await listening(bridgePort)], (open) => open.every((o) => !o), 10_000);
+
+  // With the stack down, the binary says which server it tried, and why.
+  const down = await promisify(execFile)('pnpm', ['-s', 'edgemail', 'admin', 'create-credential', '--name', 'late'], { cwd: ROOT, env: cliEnv })
+    .then(() => null, (e: { code: number; stderr: string }) => e);
+  expect(down?.code).toBe(1);
+  expect(down?.stderr).toContain(`cannot reach PostgreSQL at 127.0.0.1:${pgPort}, the local stack's database on port ${pgPort} (recorded by pnpm dev in ${dataDir}/stack.json): nothing answers there (is pnpm dev running?)`);
 
   const second = await startDev(env);
   const again = await fetch(`${url}/api/v1/admin/users`, { headers: { authorization: `Bearer ${token.trim()}` } });

@@ -5,7 +5,7 @@ import { runMigrations } from '@edgemail/schema/migrate';
 import { isUuid, ConfigError, loadConfig, renderConfigDocs } from '@edgemail/shared';
 import { createPlatformCredential } from '../src/services/platform-credentials/create.js';
 import { setNodeScope } from '../src/services/relay-nodes/scope.js';
-import { databaseUrl, withDatabase } from './database.js';
+import { checkReachable, databaseTarget, withDatabase } from './database.js';
 import { exportApiSpec } from './export-api-spec.js';
 import { relayEnroll, relayStart, RelayUsageError } from './relay.js';
 import { renderRoutesDocs } from './routes-docs.js';
@@ -32,6 +32,13 @@ The database defaults to SERVICE_DATABASE_URL, else the local stack's. The relay
 node's state directory defaults to .data/relay-node (EDGEMAIL_DATA_DIR/relay-node).`;
 
 class UsageError extends Error {}
+
+/** The database a command works on, checked to answer first so that a failure names the server tried. */
+async function database(flag?: string): Promise<string> {
+  const target = databaseTarget(flag);
+  await checkReachable(target);
+  return target.url;
+}
 
 async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -66,7 +73,7 @@ async function run(argv: string[]): Promise<void> {
   }
   switch (command) {
     case 'migrate': {
-      await runMigrations(databaseUrl(values['database-url']));
+      await runMigrations(await database(values['database-url']));
       console.error('migrations applied');
       return;
     }
@@ -75,7 +82,7 @@ async function run(argv: string[]): Promise<void> {
       if (!name) throw new UsageError('--name is required');
       const expires = values['expires-at'];
       if (expires && !(Date.parse(expires) > Date.now())) throw new UsageError('--expires-at must be a future RFC 3339 timestamp');
-      const created = await withDatabase(databaseUrl(values['database-url']), (db) =>
+      const created = await withDatabase(await database(values['database-url']), (db) =>
         createPlatformCredential(db, { name, allowed_ips: values['allowed-ip'], expires_at: expires }));
       // The token alone on stdout, so it can be captured: TOKEN=$(pnpm -s edgemail admin create-credential --name ops)
       console.log(created.token);
@@ -105,7 +112,7 @@ async function run(argv: string[]): Promise<void> {
       const wide = values['installation-wide'] === true;
       if (!values.node || !isUuid(values.node)) throw new UsageError('--node <id> (a UUID) is required');
       if (wide === (values['project-only'] === true)) throw new UsageError('give exactly one of --installation-wide and --project-only');
-      const found = await withDatabase(databaseUrl(values['database-url']), (db) => setNodeScope(db, values.node!, wide));
+      const found = await withDatabase(await database(values['database-url']), (db) => setNodeScope(db, values.node!, wide));
       if (!found) throw new UsageError(`no relay node ${values.node}`);
       console.error(`relay node ${values.node} now serves ${wide ? 'every project\'s domains' : 'its own project\'s domains only'}`);
       return;

@@ -4,6 +4,7 @@ import { ConfigError } from '@edgemail/shared';
 import { credentialsFile, localDataDir } from './pg-credentials.js';
 import { ENCRYPTION_KEY_ENV, encryptionKeyFile, localEncryptionKey } from './encryption-key.js';
 import { serviceSettings, startStack } from './stack.js';
+import { writeStackRecord } from './stack-record.js';
 
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
@@ -21,18 +22,26 @@ async function main() {
   const dataDir = localDataDir();
   // Sealing needs a key the next start still has: made once into .data/, unless one is given.
   settings[ENCRYPTION_KEY_ENV] ||= localEncryptionKey(encryptionKeyFile(dataDir));
-  const stack = await startStack({
-    dataDir,
+  const ports = {
     pgPort: port('EDGEMAIL_PG_PORT', 54329),
     bridgePort: port('EDGEMAIL_BRIDGE_PORT', 54330),
     workerPort: port('EDGEMAIL_PORT', 8787),
+    inboundPort: port('EDGEMAIL_INBOUND_PORT', 2525),
+  };
+  const stack = await startStack({
+    dataDir,
+    pgPort: ports.pgPort,
+    bridgePort: ports.bridgePort,
+    workerPort: ports.workerPort,
     settings,
     log: (line) => console.log(`[stack] ${line}`),
     logLevel: 'info',
     // Loopback only: a developer's MX is for local SMTP clients (swaks, smtplib).
-    relay: { port: port('EDGEMAIL_INBOUND_PORT', 2525), host: '127.0.0.1', stateDir: `${dataDir}/relay-node` },
+    relay: { port: ports.inboundPort, host: '127.0.0.1', stateDir: `${dataDir}/relay-node` },
     localDns: true,
   });
+  // The operator binary reads the ports from here (`pnpm edgemail ...` without EDGEMAIL_PG_PORT).
+  writeStackRecord(dataDir, { ...ports, pid: process.pid, startedAt: new Date().toISOString() });
   // The password stays in its 0600 file, out of terminal scrollback and logs.
   const shown = new URL(stack.databaseUrl);
   shown.password = '***';
