@@ -45,7 +45,7 @@ export type EdgemailOutcome = { target: EdgemailInbound } | { unavailable: strin
 
 /**
  * Settings of the bench stack: the greeting delay under test, no per-address
- * session limit (every client is 127.0.0.1), the node's forwarding limit far
+ * session rate or cap (every client is 127.0.0.1), the node's forwarding limit far
  * above what a run sends (a runaway guard, not a throughput cap), and the
  * bench's DNS server for SPF/DKIM/DMARC, plus an encryption key as `pnpm dev`
  * has. Settings this checkout does not declare yet are left out (and named).
@@ -55,6 +55,8 @@ export function edgemailSettings(greetingDelayMs: number, dnsServer: string): { 
     ...greetingDelay(greetingDelayMs),
     'relay_node.inbound.rate_per_minute': '0',
     'inbound.rate_per_minute': '0',
+    'relay_node.inbound.max_sessions_per_ip': '0',
+    'inbound.max_sessions_per_ip': '0',
     'ratelimit.relay_node_inbound_per_minute': '1000000000',
     'dns.servers': dnsServer,
     // What `pnpm dev` makes for itself: the listener certificate's private half is sealed with it.

@@ -43,7 +43,7 @@ export async function startNodeIngest(o: { domain: string; dnsServer: string; gr
       maxHeaderSize: 262_144,
       ratePerMinute: 0,
       greetingDelayMs: o.greetingDelayMs,
-      maxClients: 1000,
+      maxSessions: 1000,
     },
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

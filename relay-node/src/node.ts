@@ -16,6 +16,7 @@ import { listen, type RunningListener } from './server.js';
 import { createInboundServer, inboundOptionsFromConfig, type InboundSmtpServer } from './smtp/index.js';
 import type { InboundDeps, Log } from './smtp/types.js';
 import { openSpool } from './spool/index.js';
+import { createSpoolAdmission, freeSpaceFloor } from './spool/admission.js';
 import { domainsFile, readNodeState, spoolDir } from './state/index.js';
 import { createListenerTls, type ListenerTls } from './tls/listener-tls.js';
 import { NODE_VERSION } from './version.js';
@@ -148,6 +149,11 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     onFatal,
     ...options.forwarder,
   });
+  // Whether the spool can take new mail now (452 4.3.1 while not), for every listener.
+  const admission = createSpoolAdmission({
+    conditions: [freeSpaceFloor({ dir: spool.dir, minFreeBytes: config['relay_node.spool.min_free_bytes'] })],
+    log,
+  });
   const servers: InboundSmtpServer[] = [];
   const listeners: RunningListener[] = [];
   const reports: ListenerReport[] = [];
@@ -194,6 +200,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       authenticate: createAuthenticator({ resolver: resolve, mta: hostName }),
       log,
       transforms: ingestTransforms(config['relay_node.inbound.bare_newlines'], config['relay_node.inbound.max_message_size']),
+      admission: admission.refusal,
     };
     const base = { ...inboundOptionsFromConfig(config, 'relay_node.inbound'), name: hostName, closeTimeoutMs: options.drainMs ?? 10_000 };
     const proxy = proxyEnabled ? { trusted } : undefined;

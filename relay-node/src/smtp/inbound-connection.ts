@@ -1,40 +1,87 @@
-// smtp-server 3.21 with two things it has no option for: the delay before
-// the greeting (fixed at 100 ms in SMTPConnection.init) and replies whose
-// text already carries its enhanced status code.
+// smtp-server 3.21 with what it has no option for: the delay before the
+// greeting (fixed at 100 ms in SMTPConnection.init), replies whose text
+// already carries its enhanced status code, and the bounds of one session
+// (its place among the open sessions, its length, its NOOP and RSET count).
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { SMTPConnection, type SMTPConnectionOptions } from 'smtp-server/lib/smtp-connection.js';
+import type { SessionSlot, SessionSlots } from './session-slots.js';
 import { ENHANCED_CODE } from './smtp-reply.js';
 
+/** What one session may hold and do (the listener's `max_*` settings); a 0 disables that bound. */
+export interface SessionBounds {
+  /** `greeting_delay` in ms; 0 greets at once. */
+  greetingDelayMs: number;
+  /** `max_sessions` and `max_sessions_per_ip`, shared by every session of the listener. */
+  slots: SessionSlots;
+  /** `max_session_duration` in ms. */
+  maxDurationMs: number;
+  /** `max_noop_rset_per_session`. */
+  maxNoopRset: number;
+}
+
+const REFUSED_BY: Record<'total' | 'address', string> = {
+  total: '4.7.0 Too many open sessions on this server, try again later',
+  address: '4.7.0 Too many open sessions from your address, try again later',
+};
+
 /**
- * One SMTP session. `init` is the library's own but for the delay: its
- * "talk too soon" pause is a literal `setTimeout(..., 100)` with no option,
- * and it costs a tenth of a second on every new connection. Overriding the
- * one method (and `connect`, which is where the library names the class) is
- * less fragile than patching the timer or the prototype.
+ * One SMTP session. `init` is the library's own but for the delay (its "talk
+ * too soon" pause is a literal `setTimeout(..., 100)`) and for the session
+ * caps, checked before the greeting. Overriding these few methods (and
+ * `connect`, which is where the library names the class) is less fragile than
+ * patching timers or the prototype.
  */
 export class InboundConnection extends SMTPConnection {
+  private slot: SessionSlot | null = null;
+  private durationTimer: NodeJS.Timeout | null = null;
+  /** Past `maxDurationMs`, waiting for a message in progress to be answered. */
+  private overtime = false;
+  private noopRset = 0;
+
   constructor(
     server: SMTPServer,
     socket: Socket | TLSSocket,
     options: SMTPConnectionOptions | null | undefined,
-    private readonly greetingDelayMs: number,
+    private readonly bounds: SessionBounds,
   ) {
     super(server, socket, options);
   }
 
   override init(): void {
-    // Same as SMTPConnection.init in 3.21.6, with the configured delay.
+    // A place is taken at once (a session still in its TLS handshake holds a
+    // descriptor too) and given back when the socket closes (`_onClose`).
+    const taken = this._socket.destroyed ? null : this.bounds.slots.take(this.remoteAddress);
+    if (taken && !('refused' in taken)) this.slot = taken;
+    if (this.bounds.maxDurationMs > 0) {
+      this.durationTimer = setTimeout(() => this.onDurationReached(), this.bounds.maxDurationMs);
+      this.durationTimer.unref();
+    }
+    // Same as SMTPConnection.init in 3.21.6, with the caps and the configured delay.
     this._setListeners(() => {
-      const { maxClients } = this._server.options;
-      if (maxClients && this._server.connections.size > maxClients) {
-        return this.send(421, `${this.name} Too many connected clients, try again in a moment`, false);
-      }
+      if (taken && 'refused' in taken) return this.send(421, REFUSED_BY[taken.refused]); // 421 closes
       // Until connectionReady runs, anything the client sends is refused as talking too soon.
-      if (this.greetingDelayMs <= 0) return this.connectionReady();
-      setTimeout(() => this.connectionReady(), this.greetingDelayMs).unref();
+      if (this.bounds.greetingDelayMs <= 0) return this.connectionReady();
+      setTimeout(() => this.connectionReady(), this.bounds.greetingDelayMs).unref();
     });
+  }
+
+  /** The socket closed, however the session ended: the one place its slot and timer are given back. */
+  override _onClose(): void {
+    super._onClose();
+    this.slot?.release();
+    if (this.durationTimer) clearTimeout(this.durationTimer);
+  }
+
+  override handler_NOOP(command: Buffer, callback: () => void): void {
+    if (this.overNoopRset()) return callback();
+    super.handler_NOOP(command, callback);
+  }
+
+  override handler_RSET(command: Buffer, callback: () => void): void {
+    if (this.overNoopRset()) return callback();
+    super.handler_RSET(command, callback);
   }
 
   /**
@@ -42,9 +89,32 @@ export class InboundConnection extends SMTPConnection {
    * reply code in front of every text, including our hooks' errors; its
    * table says 5.2.2 for 552 where we mean 5.3.4, 5.1.1 for 550 where DMARC
    * means 5.7.1. A text that starts with its own code is sent as it is.
+   *
+   * A session past its duration ends after the reply that finishes what it
+   * was doing (the answer to a message's data, a hook's answer).
    */
   override send(code: number, data?: string | string[] | null, context?: string | false): void {
     super.send(code, data, typeof data === 'string' && ENHANCED_CODE.test(data) ? false : context);
+    if (this.overtime && code !== 421 && !this._dataStream) this.endOvertime();
+  }
+
+  /** NOOP and RSET keep a session alive and cost nothing to send: one past the cap ends the session. */
+  private overNoopRset(): boolean {
+    if (this.bounds.maxNoopRset <= 0 || ++this.noopRset <= this.bounds.maxNoopRset) return false;
+    this.send(421, `4.7.0 Too many NOOP and RSET commands in this session (at most ${this.bounds.maxNoopRset}), closing`);
+    return true;
+  }
+
+  /** A message being received is not cut off: its data ends and is answered first. */
+  private onDurationReached(): void {
+    this.overtime = true;
+    if (!this._dataStream && !this._handlerPending) this.endOvertime();
+  }
+
+  private endOvertime(): void {
+    if (this._closing || this._closed) return;
+    this.overtime = false;
+    this.send(421, '4.4.2 Session reached its maximum duration, closing; connect again to go on');
   }
 }
 
@@ -52,18 +122,24 @@ export class InboundConnection extends SMTPConnection {
 export class InboundSmtpServer extends SMTPServer {
   constructor(
     options: SMTPServerOptions,
-    private readonly greetingDelayMs: number,
+    private readonly bounds: SessionBounds,
   ) {
     super(options);
   }
 
+  /** Sessions holding a place now, all together or from one address (IPv6: its /64). */
+  openSessions(address?: string): number {
+    return this.bounds.slots.open(address);
+  }
+
   /**
    * Starts a session on an accepted socket: the listener's own and the PROXY
-   * front's (`connect(socket, { remoteAddress, remotePort })`). Mirrors
+   * front's (`connect(socket, { remoteAddress, remotePort })`), so the caps
+   * count the client's address, not the balancer's. Mirrors
    * SMTPServer.connect in 3.21.6.
    */
   override connect(socket: Socket | TLSSocket, socketOptions?: SMTPConnectionOptions | null): void {
-    const connection = new InboundConnection(this, socket, socketOptions, this.greetingDelayMs);
+    const connection = new InboundConnection(this, socket, socketOptions, this.bounds);
     this.connections.add(connection);
     connection.on('error', (err: Error) => this._onError(err));
     connection.on('connect', (data) => this._onClientConnect(data));

@@ -8,6 +8,7 @@ import { onData } from './on-data.js';
 import { onMailFrom } from './on-mail-from.js';
 import { onRcptTo } from './on-rcpt-to.js';
 import { createSessionRate } from './session-rate.js';
+import { createSessionSlots } from './session-slots.js';
 import type { InboundDeps } from './types.js';
 
 // RFC 5321 allows 512 octets and extensions add parameters; Postfix's
@@ -42,10 +43,18 @@ export interface InboundServerOptions {
   tls?: InboundTls;
   /** Implicit TLS: the handshake precedes the greeting. Needs `tls`. */
   secure?: boolean;
-  /** Idle time before a session is dropped, in ms (smtp-server's default 60 s). */
-  socketTimeoutMs?: number;
-  /** Concurrent sessions before new ones get 421. */
-  maxClients?: number;
+  /** `idle_timeout`: how long the client may leave a command or its data unsent, ms (smtp-server's default 60 s); `421 4.4.2` past it. */
+  idleTimeoutMs?: number;
+  /** `max_sessions`: open sessions from all clients; one more gets `421 4.7.0`. 0 or none disables. */
+  maxSessions?: number;
+  /** `max_sessions_per_ip`: open sessions from one address (IPv6: one /64); one more gets `421 4.7.0`. 0 or none disables. */
+  maxSessionsPerIp?: number;
+  /** `max_session_duration`, ms: past it the session ends with `421 4.4.2` (after a message in progress is answered). 0 or none disables. */
+  maxSessionDurationMs?: number;
+  /** `max_messages_per_session`: MAIL FROM after that many messages gets `421 4.7.0`. 0 or none disables. */
+  maxMessagesPerSession?: number;
+  /** `max_noop_rset_per_session`: one NOOP or RSET past it gets `421 4.7.0`. 0 or none disables. */
+  maxNoopRsetPerSession?: number;
   /** How long `close()` lets open sessions finish before it ends them with 421 (smtp-server's default 30 s). */
   closeTimeoutMs?: number;
 }
@@ -54,8 +63,10 @@ export interface InboundServerOptions {
  * Builds the inbound listener (not yet listening). Rules: no AUTH (anyone may
  * deliver to an MX), no reverse lookups, RCPT only for registered domains,
  * SIZE advertised and enforced, a header cap, per-address session rate at
- * connect, the configurable greeting delay, STARTTLS when a certificate is
- * given, and 250 only after `deps.store` resolved.
+ * connect, caps on open sessions (all, per address), on a session's length,
+ * idle time, messages and NOOP/RSET, the configurable greeting delay, STARTTLS
+ * when a certificate is given, `452 4.3.1` while `deps.admission` says the
+ * spool cannot take mail, and 250 only after `deps.store` resolved.
  *
  * @example
  * const server = createInboundServer(deps, { name: 'mx.example.com', maxMessageSize: 26_214_400,
@@ -80,12 +91,14 @@ export function createInboundServer(deps: InboundDeps, options: InboundServerOpt
     size: options.maxMessageSize,
     maxCommandLength: MAX_COMMAND_LENGTH,
     maxRecipients: MAX_RECIPIENTS,
-    socketTimeout: options.socketTimeoutMs,
+    // The idle timeout is the library's: it counts only while the client owes us input.
+    socketTimeout: options.idleTimeoutMs,
     closeTimeout: options.closeTimeoutMs,
-    maxClients: options.maxClients,
+    // The session caps are InboundConnection's (session-slots.ts), not `maxClients`: those count a
+    // session until its socket has closed, not only until the server has ended it.
     logger: false,
     onConnect: onConnect({ sessionRate: createSessionRate(options.ratePerMinute), log: deps.log }),
-    onMailFrom: onMailFrom({ maxMessageSize: options.maxMessageSize }),
+    onMailFrom: onMailFrom({ maxMessageSize: options.maxMessageSize, maxMessagesPerSession: options.maxMessagesPerSession ?? 0, admission: deps.admission }),
     onRcptTo: onRcptTo(deps),
     onData: onData({
       ...deps,
@@ -93,7 +106,12 @@ export function createInboundServer(deps: InboundDeps, options: InboundServerOpt
       limits: { maxMessageSize: options.maxMessageSize, maxHeaderSize: options.maxHeaderSize },
     }),
   };
-  const server = new InboundSmtpServer(smtpOptions, options.greetingDelayMs);
+  const server = new InboundSmtpServer(smtpOptions, {
+    greetingDelayMs: options.greetingDelayMs,
+    slots: createSessionSlots({ maxSessions: options.maxSessions ?? 0, maxPerAddress: options.maxSessionsPerIp ?? 0 }),
+    maxDurationMs: options.maxSessionDurationMs ?? 0,
+    maxNoopRset: options.maxNoopRsetPerSession ?? 0,
+  });
   // updateSecureContext() rebuilds the default from key/cert; a context given ready-made replaces it.
   if (secureContext) server.secureContext.set('*', secureContext);
   // smtp-server reports socket and TLS errors as 'error' events; unheard, one would stop the process.

@@ -9,7 +9,7 @@ import { guardMessage, type MessageLimits } from './message-guard.js';
 import { isSmtpReplyError, smtpReply } from './smtp-reply.js';
 import type { InboundDeps, InboundEnvelope } from './types.js';
 
-export interface OnDataDeps extends Pick<InboundDeps, 'store' | 'authenticate' | 'log' | 'transforms'> {
+export interface OnDataDeps extends Pick<InboundDeps, 'store' | 'authenticate' | 'log' | 'transforms' | 'admission'> {
   limits: MessageLimits;
   /** The listener's host name, for verdicts made up when the verifier itself failed. */
   name: string;
@@ -19,6 +19,9 @@ export interface OnDataDeps extends Pick<InboundDeps, 'store' | 'authenticate' |
  * Receives one message. Replies, in order of precedence:
  * - `552 5.3.4` when the message or its header crossed a cap (after the dot;
  *   nothing is stored);
+ * - `452 4.3.1` when the spool could not take mail as the data began
+ *   (`deps.admission`: the data is read to the dot and dropped), or ran out of
+ *   space writing it (ENOSPC, EDQUOT: the write is undone);
  * - a transform's own refusal (`554 5.5.0` for bare line endings under `reject`);
  * - the store's refusal, or `451 4.3.0` when it failed for a reason of its own;
  * - `550 5.7.1` when DMARC fails on a `p=reject` domain: the message is stored
@@ -26,7 +29,12 @@ export interface OnDataDeps extends Pick<InboundDeps, 'store' | 'authenticate' |
  * - `250 2.6.0` otherwise, only after the store resolved (fsync done).
  */
 export const onData = (deps: OnDataDeps): NonNullable<SMTPServerOptions['onData']> => (stream, session, callback) => {
-  receive(deps, stream, session).then(
+  // Asked again here: space may have gone since MAIL FROM. Refused, smtp-server
+  // reads the data to the dot itself and then answers.
+  (deps.admission?.() ?? Promise.resolve(null)).then(
+    (reason) => (reason ? Promise.reject(smtpReply(452, `4.3.1 ${reason}`)) : receive(deps, stream, session)),
+    () => Promise.reject(smtpReply(452, '4.3.1 Cannot check the spool right now, try again later')),
+  ).then(
     (text) => callback(null, text),
     (err: Error) => callback(err),
   );
@@ -63,6 +71,10 @@ async function receive(deps: OnDataDeps, stream: Readable & { sizeExceeded?: boo
     deps.log.info('inbound message refused', { ...fields, reply: `${refusal.responseCode} ${refusal.message}` });
     throw refusal;
   }
+  if (storeError && NO_SPACE.has((storeError as NodeJS.ErrnoException).code ?? '')) {
+    deps.log.error('inbound message not stored: the spool is out of space', { ...fields, error: String(storeError) });
+    throw smtpReply(452, '4.3.1 Insufficient system storage, try again later');
+  }
   if (transformError || storeError) {
     deps.log.error('inbound message not stored', { ...fields, error: String(transformError ?? storeError) });
     throw smtpReply(451, '4.3.0 Local error while storing the message, try again later');
@@ -74,6 +86,9 @@ async function receive(deps: OnDataDeps, stream: Readable & { sizeExceeded?: boo
   deps.log.info('inbound message accepted', { ...fields, auth: verdicts.auth });
   return 'Message accepted';
 }
+
+/** Write errors that mean the disk (or the node's quota) is full: transient for the sender. */
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
 
 /** Once a reader of a branch is done (or gave up), stop feeding it so the other reader is not held back. */
 function settleWith<T>(work: Promise<T>, branch: PassThrough): Promise<T> {

@@ -59,4 +59,10 @@ export interface InboundDeps {
    * (`554 5.5.0` for `bare_newlines = reject`).
    */
   transforms?: () => Transform[];
+  /**
+   * Why the spool cannot take new mail now (`spool/admission.ts`), or null
+   * when it can; asked at MAIL FROM and when a message's data begins, a
+   * reason is answered `452 4.3.1 <reason>`. None: always accepted.
+   */
+  admission?: () => Promise<string | null>;
 }
