@@ -190,6 +190,34 @@ describe('usage errors', () => {
   });
 });
 
+describe('removed settings at boot', () => {
+  const REMOVED = { SERVICE_TLS_MODE: 'acme', SERVICE_SUBMISSION_TLS_ACME_EMAIL: 'ops@example.com' };
+  const NAMED = 'edgemail: removed settings are set and ignored: tls.mode, SERVICE_SUBMISSION_TLS_ACME_EMAIL';
+
+  it('are named on stderr, and the command still runs', async () => {
+    const run = await edgemail(['admin', 'create-credential', '--name', 'removed-keys', '--database-url', stack.databaseUrl], REMOVED);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(PLATFORM_TOKEN);
+    expect(run.stderr.split('\n')).toContain(NAMED);
+    const clean = await edgemail(['admin', 'create-credential', '--name', 'no-removed-keys', '--database-url', stack.databaseUrl]);
+    expect(clean.stderr).not.toContain('removed settings');
+  });
+
+  it('are named by relay start before the node starts', async () => {
+    const stateDir = mkdtempSync(`${tmpdir()}/edgemail-relay-`);
+    try {
+      const run = await edgemail(['relay', 'start', '--state-dir', stateDir, '--port', '0', '--host', '127.0.0.1'], REMOVED);
+      const lines = run.stderr.split('\n');
+      expect(lines).toContain(NAMED);
+      // This state directory holds no enrolment: the node itself never came up.
+      expect(run.code).toBe(1);
+      expect(lines.findIndex((l) => l.includes('no relay node is enrolled'))).toBeGreaterThan(lines.indexOf(NAMED));
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('edgemail relay scope', () => {
   it('widens a node to every project and narrows it back; refuses a missing or unknown node', async () => {
     const { rows: [project] } = await stack.sql.query(`INSERT INTO projects (name) VALUES ('scoped') RETURNING id`);

@@ -64,8 +64,10 @@ async function run(argv: string[]): Promise<void> {
       force: { type: 'boolean' },
     },
   });
-  // Settings given to the binary are checked like the server's.
-  const { config } = loadConfig(process.env);
+  // Settings given to the binary are checked like the server's, and removed
+  // ones that are set are named at boot as the edge names them (`relay start` too).
+  const { config, removedInUse } = loadConfig(process.env);
+  if (removedInUse.length) console.warn(`edgemail: removed settings are set and ignored: ${removedInUse.join(', ')}`);
   const command = positionals.join(' ');
   if (values.help || !command) {
     console.log(USAGE);
