@@ -5,10 +5,13 @@ import { credentialsFile, localDataDir } from './pg-credentials.js';
 import { ENCRYPTION_KEY_ENV, encryptionKeyFile, localEncryptionKey } from './encryption-key.js';
 import { serviceSettings, startStack } from './stack.js';
 import { writeStackRecord } from './stack-record.js';
+import { quietRelayChatter } from './quiet-logs.js';
 
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 async function main() {
+  // `pnpm dev --verbose` keeps every request line, the relay nodes' polling included.
+  if (!process.argv.includes('--verbose')) quietRelayChatter();
   let settings: Record<string, string>;
   try {
     settings = serviceSettings(process.env);
