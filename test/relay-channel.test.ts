@@ -15,7 +15,9 @@ let tenant: Awaited<ReturnType<typeof seedProject>>;
 let enroller: string;
 
 beforeAll(async () => {
-  stack = await startTestStack({ settings: { SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: String(CHATTER_LIMIT) } });
+  // This file enrols more nodes in one project than relay_nodes.max_per_project allows by default;
+  // the cap itself is tested in relay-enroll-limits.test.ts.
+  stack = await startTestStack({ settings: { SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: String(CHATTER_LIMIT), SERVICE_RELAY_NODES_MAX_PER_PROJECT: '0' } });
   admin = await platformToken(stack);
   tenant = await seedProject(stack, admin, 'acme');
   enroller = (await tenant.key(['relay:write'])).token;

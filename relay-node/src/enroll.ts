@@ -1,6 +1,7 @@
 // `edgemail relay enroll`: trade a project key holding `relay:write` for a
 // node credential, kept in `<state>/node.json` (0600).
 import { hostname } from 'node:os';
+import { parseIp } from '@edgemail/shared';
 import { createEdgeClient } from './edge-client.js';
 import { isEnrolled, writeNodeState, type NodeState } from './state/index.js';
 import { NODE_VERSION } from './version.js';
@@ -27,6 +28,14 @@ export class AlreadyEnrolledError extends Error {
 }
 
 /**
+ * Whether a URL's host is this machine: 127.0.0.0/8, ::1 or `localhost`. Only
+ * there may the key and the credential travel in plain text.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || parseIp(hostname)?.range() === 'loopback';
+}
+
+/**
  * Enrols at the edge and writes node.json. The credential is written before
  * anything else is printed, so a node that enrolled is never left without it.
  *
@@ -35,6 +44,10 @@ export class AlreadyEnrolledError extends Error {
 export async function enrollNode(options: EnrollOptions): Promise<NodeState> {
   const url = new URL(options.edgeUrl); // throws on a malformed --edge
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--edge must be an http(s) URL, got ${options.edgeUrl}`);
+  // The key (and then the node credential) would cross the network readable by anyone on the path.
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new Error(`--edge ${url.origin} is plain http: the key and the node credential would cross the network unencrypted; use https:// (http:// is allowed only for loopback: 127.0.0.0/8, ::1, localhost)`);
+  }
   if (!options.force && (await isEnrolled(options.stateDir))) throw new AlreadyEnrolledError(options.stateDir);
   const name = (options.name ?? hostname()).trim().slice(0, 100) || 'relay';
   const edgeUrl = url.origin + url.pathname.replace(/\/+$/, '');

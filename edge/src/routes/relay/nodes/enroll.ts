@@ -12,7 +12,7 @@ export const route = defineRelayRoute({
   bodyLimit: () => CHATTER_BODY_BYTES,
   auditType: 'relay_node.enrolled',
   summary: 'Enrol a relay node',
-  description: 'Takes a project API key holding `relay:write`; the node belongs to that project. The `myr_` token is returned in this response only; the service keeps its SHA-256 hash.',
+  description: 'Takes a project API key holding `relay:write`; the node belongs to that project. The `myr_` token is returned in this response only; the service keeps its SHA-256 hash. A project holds at most `relay_nodes.max_per_project` unrevoked nodes: one more is 400, naming the limit.',
   tags: ['Relay'],
   request: { body: { required: true, content: { 'application/json': { schema: EnrollSchema } } } },
   responses: {
@@ -24,4 +24,4 @@ export const route = defineRelayRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await enrollRelayNode(c.get('db'), c.get('projectId')!, c.req.valid('json')), 201);
+  c.json(await enrollRelayNode(c.get('db'), c.get('projectId')!, c.req.valid('json'), c.get('config')['relay_nodes.max_per_project']), 201);
