@@ -9,13 +9,13 @@ import { SealError } from '../../crypto/seal.js';
 import type { OutboundJobSchema } from '../../schemas/relay-outbound.js';
 import { dkimForJob, domainOfAddress, type JobDkim } from '../domains/sendable.js';
 import type { ClaimedRow, SmtpServerRow } from './claim.js';
-import { chooseRoute } from './route.js';
+import { chooseRoute, RoutePasswordError } from './route.js';
 import type { z } from '@hono/zod-openapi';
 
 export type OutboundJob = z.infer<typeof OutboundJobSchema>;
 
-/** A recipient that can never be sent as it is: failed with `problem` as its error message. */
-export interface JobFailure { id: string; problem: string }
+/** A recipient that can never be sent as it is: failed with `problem` as its error message; `detail`, when set, is for the edge's log instead. */
+export interface JobFailure { id: string; problem: string; detail?: string }
 
 export interface BuiltJobs {
   jobs: OutboundJob[];
@@ -26,7 +26,7 @@ export interface BuiltJobs {
 
 /** A reason a job cannot be made; `permanent` fails the recipient, otherwise it goes back to the queue. */
 class JobProblem extends Error {
-  constructor(message: string, readonly permanent: boolean) {
+  constructor(message: string, readonly permanent: boolean, readonly detail?: string) {
     super(message);
   }
 }
@@ -56,7 +56,7 @@ export async function buildJobs(settings: Settings, store: R2Bucket, rows: Claim
       const [dkim, route, content] = await Promise.all([key, routeOf(settings, row, pool), files]);
       return { job: jobOf(row, dkim, route, content) };
     } catch (e) {
-      if (e instanceof JobProblem) return { problem: { id: row.id, problem: e.message }, permanent: e.permanent };
+      if (e instanceof JobProblem) return { problem: { id: row.id, problem: e.message, ...(e.detail ? { detail: e.detail } : {}) }, permanent: e.permanent };
       return { problem: { id: row.id, problem: e instanceof Error ? e.message : String(e) }, permanent: false };
     }
   }));
@@ -116,6 +116,7 @@ async function routeOf(settings: Settings, row: ClaimedRow, pool: SmtpServerRow[
   try {
     return await chooseRoute(settings, row.recipient, row.project_server, pool);
   } catch (e) {
+    if (e instanceof RoutePasswordError) throw new JobProblem(e.message, true, e.detail);
     if (e instanceof SealError) throw new JobProblem(e.message, true);
     throw e;
   }

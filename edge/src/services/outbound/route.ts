@@ -21,8 +21,23 @@ export type JobRoute =
 const SECURITIES = new Set(['starttls', 'tls', 'none']);
 
 /**
- * The route of one recipient. Throws SealError naming the server when its
- * password cannot be opened (the caller fails the recipient with it).
+ * A server password that cannot be opened. `message` is what the tenant's
+ * email log and webhooks show; `detail` is for the edge's log only. A
+ * project's own server is named in both (it is the tenant's); the shared
+ * pool is the operator's, so its name, host and the seal error stay in the log.
+ */
+export class RoutePasswordError extends SealError {
+  constructor(message: string, readonly detail: string) {
+    super(message);
+  }
+}
+
+/** What a tenant is told when the shared pool's password cannot be opened. */
+export const POOL_UNUSABLE = 'the shared SMTP pool cannot be used: one of its servers is misconfigured (the operator has the details)';
+
+/**
+ * The route of one recipient. Throws RoutePasswordError when the chosen
+ * server's password cannot be opened (the caller fails the recipient with it).
  *
  * @param pick chooses one of the pool (tests pass their own)
  */
@@ -41,7 +56,8 @@ export async function chooseRoute(
       password = await openSmtpPassword(server.password_sealed, settings['database.crypto.encryption_key']);
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
-      throw new SealError(`the password of SMTP server ${server.name} (${server.host}:${server.port}) cannot be opened: ${why}`);
+      const detail = `the password of ${projectServer ? '' : 'shared pool '}SMTP server ${server.name} (${server.host}:${server.port}) cannot be opened: ${why}`;
+      throw new RoutePasswordError(projectServer ? detail : POOL_UNUSABLE, detail);
     }
   }
   return {

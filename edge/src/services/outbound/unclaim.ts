@@ -19,7 +19,7 @@ export async function failClaimed(db: Db, nodeId: string, failures: JobFailure[]
   if (!failures.length) return new Map();
   const { rows } = await db.execute<{ id: string; project_id: string }>(sql`
     with input as (
-      select * from jsonb_to_recordset(${JSON.stringify(failures)}::jsonb) as f(id uuid, problem text)
+      select * from jsonb_to_recordset(${JSON.stringify(failures.map(({ id, problem }) => ({ id, problem })))}::jsonb) as f(id uuid, problem text)
     ),
     failed as (
       update ${emails} e

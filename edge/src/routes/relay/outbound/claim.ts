@@ -31,7 +31,8 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
 
   const { jobs, failures, released } = await buildJobs(config, c.env.MAIL_STORE, rows, pool);
   for (const r of released) console.warn(`outbound ${r.id}: returned to the queue, no job this time: ${r.problem}`);
-  for (const f of failures) console.warn(`outbound ${f.id}: failed at the claim: ${f.problem}`);
+  // `detail` is the operator's account (the shared pool's server and seal error); the tenant's record gets `problem`.
+  for (const f of failures) console.warn(`outbound ${f.id}: failed at the claim: ${f.detail ?? f.problem}`);
   const [events] = await Promise.all([failClaimed(db, node.id, failures), releaseClaimed(db, config, node.id, released.map((r) => r.id))]);
   for (const [projectId, ids] of events) c.executionCtx.waitUntil(handOverOutbox(c.env, projectId, ids));
   return c.json({ jobs }, 200);
