@@ -6,6 +6,7 @@ import { seedProject, sessionCookie } from './support/stack.js';
 import { useTenantStack } from './support/tenant-stack.js';
 import { addedEvents, settledAuditEvents } from './support/audit.js';
 import { eventually } from './support/wait.js';
+import { forward as relayForward } from './support/relay.js';
 
 const env = useTenantStack({ keys: { reader: ['inbound:read'], writer: ['inbound:write'], deleter: ['inbound:delete'] } });
 
@@ -374,12 +375,8 @@ describe('stored bytes, through the relay channel (POST /relay/v1/inbound)', () 
             attachments: ATTACHMENTS.map((a) => ({ filename: a.filename, content_type: a.content_type, size: a.bytes.length })) }
         : { ok: false, error: 'unparseable MIME', message_id: '', subject: '', text: '', html: '', headers: {}, attachments: [] },
     };
-    const form = new FormData();
-    form.append('meta', JSON.stringify(meta));
-    form.append('raw', new Blob([RAW], { type: 'message/rfc822' }), 'raw.eml');
-    if (parsedOk) ATTACHMENTS.forEach((a, i) => form.append(`attachment.${i}`, new Blob([a.bytes], { type: a.content_type }), `attachment-${i}`));
-    const res = await fetch(`${env.stack.url}/relay/v1/inbound`, { method: 'POST', headers: { authorization: `Bearer ${nodeToken}` }, body: form });
-    const body = await res.json() as { inbound_emails: { id: string; project_id: string; status: string }[] };
+    const res = await relayForward(env.stack, nodeToken, { meta, raw: RAW, attachments: parsedOk ? ATTACHMENTS.map((a) => ({ bytes: a.bytes, type: a.content_type })) : [] });
+    const body = res.body as { inbound_emails: { id: string; project_id: string; status: string }[] };
     expect(res.status, JSON.stringify(body)).toBe(200);
     const idOf = (projectId: string) => body.inbound_emails.find((e) => e.project_id === projectId)?.id;
     return { spoolId, mine: idOf(env.tenant.project.id)!, theirs: idOf(env.other.project.id) };

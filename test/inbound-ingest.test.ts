@@ -3,7 +3,7 @@
 // domain, bytes in R2, the record and its outbox row in one transaction, and
 // a spool id stored once however often it is forwarded.
 import { beforeAll, describe, expect, test } from 'vitest';
-import { enroll, forward, inboundForm, inboundMeta, makeInstallationWide, registerDomain, type EnrolledNode } from './support/relay.js';
+import { enroll, forward, inboundBody, inboundMeta, makeInstallationWide, registerDomain, type EnrolledNode } from './support/relay.js';
 import { useTenantStack } from './support/tenant-stack.js';
 import { awayFromWindowEdge, eventually } from './support/wait.js';
 
@@ -225,32 +225,62 @@ describe('refusals', () => {
     expect(await stored(spoolId)).toBe(0);
   });
 
-  test('missing or mistyped parts are 400 naming the part', async () => {
+  test('a body that is not what its headers and meta announce is 400 naming what is wrong, and nothing is stored', async () => {
     const meta = inboundMeta(['support@acme.test'], {
       parsed: { ok: true, attachments: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 3 }] },
     });
-    const cases: [FormData, string][] = [];
-    const noMeta = inboundForm({ meta, raw: RAW });
-    noMeta.delete('meta');
-    cases.push([noMeta, 'meta']);
-    const notJson = inboundForm({ meta, raw: RAW });
-    notJson.set('meta', '{nope');
-    cases.push([notJson, 'meta']);
-    const noRaw = inboundForm({ meta, raw: RAW });
-    noRaw.delete('raw');
-    cases.push([noRaw, 'raw']);
-    const rawAsText = inboundForm({ meta, raw: RAW });
-    rawAsText.set('raw', RAW);
-    cases.push([rawAsText, 'raw']);
-    cases.push([inboundForm({ meta, raw: RAW }), 'attachment.0']);
-    for (const [form, part] of cases) {
-      const r = await forward(env.stack, node.token, form);
-      expect(r.status, part).toBe(400);
-      expect(Object.keys(r.body.fields)).toEqual([part]);
+    const good = inboundBody({ meta, raw: RAW, attachments: [{ bytes: 'PDF', type: 'application/pdf' }] });
+    const metaLength = Number(good.headers['edgemail-meta-length']);
+    const cases: [string, { body: Uint8Array; headers: Record<string, string> }, string][] = [
+      ['no meta length', { body: good.body, headers: { 'content-type': good.headers['content-type']! } }, 'edgemail-meta-length'],
+      ['a meta length that is no number', { body: good.body, headers: { ...good.headers, 'edgemail-meta-length': 'ten' } }, 'edgemail-meta-length'],
+      ['meta that is not JSON', inboundBody({ meta, raw: RAW }), 'meta'],
+      // The attachment the meta lists is not in the body.
+      ['a missing attachment', { body: good.body.subarray(0, good.body.length - 3), headers: good.headers }, 'content-length'],
+      // The meta says 3 bytes; 4 follow.
+      ['an attachment longer than announced', { body: new Uint8Array(Buffer.concat([good.body, Buffer.from('!')])), headers: good.headers }, 'content-length'],
+    ];
+    cases[2]![1].body.set(new TextEncoder().encode('{nope'), 0);
+    for (const [what, body, field] of cases) {
+      const r = await forward(env.stack, node.token, body);
+      expect(r.status, what).toBe(400);
+      expect(Object.keys(r.body.fields), what).toEqual([field]);
     }
+    expect(metaLength).toBeGreaterThan(0);
+    expect(await stored(meta.spool_id)).toBe(0);
+    // The same body as it should be is stored.
+    expect((await forward(env.stack, node.token, good)).status).toBe(200);
+    expect(await stored(meta.spool_id)).toBe(1);
+  });
+
+  test('a body of another type (multipart/form-data from an older node, JSON) is 415, which the node retries; nothing is stored', async () => {
+    const meta = inboundMeta(['support@acme.test']);
+    const form = new FormData();
+    form.set('meta', JSON.stringify(meta));
+    form.set('raw', new Blob([RAW], { type: 'message/rfc822' }), 'raw.eml');
+    const multipart = await fetch(`${env.stack.url}/relay/v1/inbound`, { method: 'POST', headers: { authorization: `Bearer ${node.token}` }, body: form });
+    expect(multipart.status).toBe(415);
+    expect((await multipart.json()).error).toMatch(/^unsupported content-type multipart\/form-data: the body must be application\/vnd\.edgemail\.inbound/);
     const json = await env.stack.call('POST', '/relay/v1/inbound', { token: node.token, body: meta });
-    expect(json.status).toBe(400);
+    expect(json.status).toBe(415);
     expect(Object.keys(json.body.fields)).toEqual(['content-type']);
+    expect(await stored(meta.spool_id)).toBe(0);
+  });
+
+  test('a body without Content-Length is 411 before anything is read; meta over inbound.max_message_size + 1 MiB is 413', async () => {
+    const meta = inboundMeta(['support@acme.test']);
+    const { body, headers } = inboundBody({ meta, raw: RAW });
+    // A stream of unknown length goes out chunked.
+    const chunked = await fetch(`${env.stack.url}/relay/v1/inbound`, {
+      method: 'POST', headers: { authorization: `Bearer ${node.token}`, ...headers }, duplex: 'half',
+      body: new ReadableStream({ start(c) { c.enqueue(body); c.close(); } }),
+    } as RequestInit);
+    expect(chunked.status).toBe(411);
+    expect((await chunked.json()).error).toMatch(/^content-length required/);
+    const metaLimit = MAX_MESSAGE + 1_048_576;
+    const tooMuchMeta = await forward(env.stack, node.token, { body, headers: { ...headers, 'edgemail-meta-length': String(metaLimit + 1) } });
+    expect(tooMuchMeta.status).toBe(413);
+    expect(tooMuchMeta.body.error).toBe(`meta larger than ${metaLimit} bytes (edgemail-meta-length: ${metaLimit + 1}): forward the raw message alone`);
     expect(await stored(meta.spool_id)).toBe(0);
   });
 

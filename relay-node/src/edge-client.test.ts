@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEdgeClient, retrying } from './edge-client.js';
+import { createEdgeClient, encodeForward, retrying } from './edge-client.js';
 import {
   EdgeRateLimitedError,
   EdgeRefusedError,
@@ -18,14 +18,15 @@ import {
 type Handler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
 let server: Server | undefined;
 
-async function standIn(handlers: Handler[]): Promise<{ url: string; calls: { at: number; auth?: string; type?: string; body: Buffer }[] }> {
-  const calls: { at: number; auth?: string; type?: string; body: Buffer }[] = [];
+type Call = { at: number; auth?: string; type?: string; headers: IncomingMessage['headers']; body: Buffer };
+async function standIn(handlers: Handler[]): Promise<{ url: string; calls: Call[] }> {
+  const calls: Call[] = [];
   server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      calls.push({ at: Date.now(), auth: req.headers.authorization, type: req.headers['content-type'], body });
+      calls.push({ at: Date.now(), auth: req.headers.authorization, type: req.headers['content-type'], headers: req.headers, body });
       const handler = handlers[Math.min(calls.length - 1, handlers.length - 1)]!;
       handler(req, res, body);
     });
@@ -123,21 +124,23 @@ describe('retrying', () => {
 });
 
 describe('forwardInbound', () => {
-  it('sends meta, raw and attachment.<i> as multipart/form-data parts', async () => {
+  it('sends the meta JSON, the raw message and each attachment back to back, with their lengths announced', async () => {
     const { url, calls } = await standIn([json(200, { inbound_emails: [], duplicate: false })]);
     const edge = createEdgeClient({ url, token: 't' });
-    await edge.forwardInbound({
-      meta: { spool_id: 'x' } as never,
-      raw: new Blob(['Subject: hi\r\n\r\nbody\r\n'], { type: 'message/rfc822' }),
+    const raw = 'Subject: hi\r\n\r\nbody\r\n';
+    await edge.forwardInbound(encodeForward({
+      meta: { spool_id: 'x', note: 'naïve' } as never,
+      raw: new Blob([raw], { type: 'message/rfc822' }),
       attachments: [{ content: Buffer.from('PDF'), contentType: 'application/pdf', filename: 'a.pdf' }],
-    });
-    const form = await new Response(calls[0]!.body, { headers: { 'content-type': calls[0]!.type! } }).formData();
-    expect(JSON.parse(form.get('meta') as string)).toEqual({ spool_id: 'x' });
-    const raw = form.get('raw') as File;
-    expect(raw.type).toBe('message/rfc822');
-    expect(await raw.text()).toBe('Subject: hi\r\n\r\nbody\r\n');
-    const attachment = form.get('attachment.0') as File;
-    expect([attachment.name, attachment.type, await attachment.text()]).toEqual(['a.pdf', 'application/pdf', 'PDF']);
+    }));
+    const [call] = calls;
+    const metaJson = JSON.stringify({ spool_id: 'x', note: 'naïve' });
+    expect(call!.type).toBe('application/vnd.edgemail.inbound');
+    // Bytes, not characters: the meta holds a non-ASCII letter.
+    expect(call!.headers['edgemail-meta-length']).toBe(String(Buffer.byteLength(metaJson)));
+    expect(call!.headers['content-length']).toBe(String(call!.body.length));
+    expect(call!.headers['transfer-encoding']).toBeUndefined();
+    expect(call!.body.toString('utf8')).toBe(`${metaJson}${raw}PDF`);
   });
 });
 

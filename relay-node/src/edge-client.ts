@@ -11,17 +11,19 @@ import {
   NodeRevokedError,
   parseRetryAfter,
 } from './edge-errors.js';
-import type {
-  CertificateAnswer,
-  DomainsAnswer,
-  EnrollAnswer,
-  ForwardAnswer,
-  HeartbeatAnswer,
-  HeartbeatBody,
-  InboundMeta,
-  OutboundClaimAnswer,
-  OutboundResult,
-  OutboundResultsAnswer,
+import {
+  FORWARD_CONTENT_TYPE,
+  META_LENGTH_HEADER,
+  type CertificateAnswer,
+  type DomainsAnswer,
+  type EnrollAnswer,
+  type ForwardAnswer,
+  type HeartbeatAnswer,
+  type HeartbeatBody,
+  type InboundMeta,
+  type OutboundClaimAnswer,
+  type OutboundResult,
+  type OutboundResultsAnswer,
 } from './protocol.js';
 
 export interface EdgeClientOptions {
@@ -54,6 +56,24 @@ export interface ForwardRequest {
   attachments: ForwardAttachment[];
 }
 
+/** A forward as it goes over the wire: the meta JSON, the raw message and each attachment, back to back. */
+export interface EncodedForward extends ForwardRequest {
+  body: Blob;
+  /** Byte length of the meta JSON at the start of `body`. */
+  metaLength: number;
+}
+
+/**
+ * The body of `POST /relay/v1/inbound` (docs/relay-protocol.md). A Blob of
+ * Blobs: its size is known (the upload carries Content-Length) and the
+ * file-backed raw part is read from disk as it is sent.
+ */
+export function encodeForward(request: ForwardRequest): EncodedForward {
+  const metaBytes = Buffer.from(JSON.stringify(request.meta), 'utf8');
+  const parts = request.attachments.map((a) => (a.content instanceof Blob ? a.content : new Blob([a.content as Uint8Array<ArrayBuffer>])));
+  return { ...request, body: new Blob([metaBytes, request.raw, ...parts]), metaLength: metaBytes.length };
+}
+
 export interface EdgeClient {
   readonly url: string;
   /** `POST /relay/v1/enroll` with a project key holding `relay:write`. */
@@ -66,8 +86,8 @@ export interface EdgeClient {
   certificate(query: { listener: string; name: string }, signal?: AbortSignal): Promise<CertificateAnswer | null>;
   /** `PUT /relay/v1/certificate/self-signed`: offers a pair, answers the stored one. */
   offerSelfSigned(pair: { certificate: string; private_key: string }, signal?: AbortSignal): Promise<CertificateAnswer>;
-  /** `POST /relay/v1/inbound`: one message as multipart/form-data. */
-  forwardInbound(request: ForwardRequest, signal?: AbortSignal): Promise<ForwardAnswer>;
+  /** `POST /relay/v1/inbound`: one message, its body made by `encodeForward`. */
+  forwardInbound(request: EncodedForward, signal?: AbortSignal): Promise<ForwardAnswer>;
   /** `POST /relay/v1/outbound/claim`: up to `max` (1..100) due recipients, leased to this node. */
   claimOutbound(max: number, signal?: AbortSignal): Promise<OutboundClaimAnswer>;
   /** `POST /relay/v1/outbound/results`: 1 to 100 attempt results; the edge names the stale ones. */
@@ -90,10 +110,10 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
   async function call<T>(
     method: string,
     path: string,
-    init: { body?: RequestInit['body']; json?: unknown; bearer?: string; timeoutMs: number; signal?: AbortSignal; allow404?: boolean; nodeAuth?: boolean },
+    init: { body?: RequestInit['body']; headers?: Record<string, string>; json?: unknown; bearer?: string; timeoutMs: number; signal?: AbortSignal; allow404?: boolean; nodeAuth?: boolean },
   ): Promise<T | null> {
     const route = `${method} ${path.split('?')[0]}`;
-    const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json' };
+    const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json', ...init.headers };
     const bearer = init.bearer ?? options.token;
     if (bearer) headers.authorization = `Bearer ${bearer}`;
     let body = init.body;
@@ -152,15 +172,9 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
       return must(await call<CertificateAnswer>('PUT', '/relay/v1/certificate/self-signed', { json: pair, timeoutMs: chatter, signal }));
     },
     async forwardInbound(request, signal) {
-      const form = new FormData();
-      form.set('meta', JSON.stringify(request.meta));
-      form.set('raw', request.raw.type ? request.raw : new Blob([request.raw], { type: 'message/rfc822' }), 'raw.eml');
-      request.attachments.forEach((a, i) => {
-        const blob = a.content instanceof Blob ? a.content : new Blob([a.content as Uint8Array<ArrayBuffer>], { type: a.contentType });
-        form.set(`attachment.${i}`, blob, a.filename || `attachment-${i}`);
-      });
       return must(await call<ForwardAnswer>('POST', '/relay/v1/inbound', {
-        body: form,
+        body: request.body,
+        headers: { 'content-type': FORWARD_CONTENT_TYPE, [META_LENGTH_HEADER]: String(request.metaLength) },
         timeoutMs: options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
         signal,
       }));

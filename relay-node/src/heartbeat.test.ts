@@ -4,7 +4,7 @@ import { EdgeUnavailableError, NodeRevokedError } from './edge-errors.js';
 import { createHeartbeat, type Heartbeat } from './heartbeat.js';
 import type { HeartbeatAnswer, HeartbeatBody } from './protocol.js';
 
-const BODY: HeartbeatBody = { version: '0.0.0', listeners: [], tls: { source: 'none', not_after: null }, spool_depth: 0 };
+const BODY: HeartbeatBody = { version: '0.0.0', listeners: [], tls: { source: 'none', not_after: null }, spool_depth: 0, dead_letters: 0, dead_letter_bytes: 0 };
 let beat: Heartbeat | undefined;
 afterEach(() => beat?.stop());
 

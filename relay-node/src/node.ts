@@ -6,6 +6,7 @@ import { createAuthenticator, createDnsResolver } from './auth/index.js';
 import { createConsoleLog } from './console-log.js';
 import { createDomainCache } from './domains/domain-cache.js';
 import { createEdgeClient } from './edge-client.js';
+import { openDeadLetters } from './forwarder/dead-letters.js';
 import { createForwarder } from './forwarder/forwarder.js';
 import { createHeartbeat } from './heartbeat.js';
 import { createSpoolStore, ingestTransforms } from './ingest/spool-store.js';
@@ -108,6 +109,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   const state = await readNodeState(options.stateDir);
   const edge = createEdgeClient({ url: state.edge_url, token: state.token, version: NODE_VERSION, fetch: options.fetch });
   const spool = await openSpool<SpooledMeta>(spoolDir(options.stateDir));
+  const deadLetters = await openDeadLetters(spool);
 
   let fatal: Error | null = null;
   let stopping: Promise<void> | null = null;
@@ -145,6 +147,8 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   const forwarder = createForwarder({
     spool,
     forward: (request, signal) => edge.forwardInbound(request, signal),
+    maxMessageSize: config['relay_node.inbound.max_message_size'],
+    deadLetters,
     log,
     onFatal,
     ...options.forwarder,
@@ -167,7 +171,14 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       outbound?.resume();
     },
     intervalMs: options.heartbeatIntervalMs,
-    report: async () => ({ version: NODE_VERSION, listeners: reports, tls: tls?.report() ?? { source: 'none', not_after: null }, spool_depth: await spool.depth() }),
+    report: async () => {
+      // Recounted each beat: an operator may have cleared dead/ by hand.
+      const dead = await deadLetters.refresh();
+      return {
+        version: NODE_VERSION, listeners: reports, tls: tls?.report() ?? { source: 'none', not_after: null }, spool_depth: await spool.depth(),
+        dead_letters: dead.count, dead_letter_bytes: dead.bytes,
+      };
+    },
   });
 
   async function stop(): Promise<void> {

@@ -12,6 +12,8 @@ export interface NodeRecord {
   listeners: unknown[];
   tls: Record<string, unknown>;
   spool_depth: number;
+  dead_letters: number;
+  dead_letter_bytes: number;
   last_heartbeat_at: string | null;
   last_address: string | null;
   created_at: string;
@@ -45,6 +47,9 @@ export interface HeartbeatBody {
   listeners: ListenerReport[];
   tls: TlsReport;
   spool_depth: number;
+  /** Messages in `<spool>/dead/` (refused by the edge for good) and their bytes. */
+  dead_letters: number;
+  dead_letter_bytes: number;
 }
 
 export interface HeartbeatAnswer {
@@ -53,8 +58,10 @@ export interface HeartbeatAnswer {
 }
 
 export interface DomainsAnswer {
-  /** Every registered domain name, lower case. */
+  /** Every domain the node accepts mail for (ownership proven), lower case. */
   domains: string[];
+  /** Among them, those whose project's inbound storage quota is reached (absent from an older edge). */
+  full?: string[];
   version: string;
 }
 
@@ -87,7 +94,18 @@ export interface ParsedMeta {
   attachments: ParsedAttachmentMeta[];
 }
 
-/** The `meta` part of `POST /relay/v1/inbound`. */
+// `POST /relay/v1/inbound`: the body is the meta JSON, then the raw message,
+// then each attachment, back to back (edge side: edge/src/schemas/inbound-meta.ts).
+
+export const FORWARD_CONTENT_TYPE = 'application/vnd.edgemail.inbound';
+/** Byte length of the meta JSON at the start of the body. */
+export const META_LENGTH_HEADER = 'edgemail-meta-length';
+/** The edge's limit on the whole body, from `inbound.max_message_size`. */
+export const forwardingBodyLimit = (maxMessageSize: number) => 2 * maxMessageSize + 1_048_576;
+/** The edge's limit on the meta alone (it holds the meta in memory; the rest streams to storage). */
+export const forwardingMetaLimit = (maxMessageSize: number) => maxMessageSize + 1_048_576;
+
+/** The meta at the start of `POST /relay/v1/inbound`. */
 export interface InboundMeta {
   spool_id: string;
   received_at: string;
@@ -95,7 +113,7 @@ export interface InboundMeta {
   helo: string;
   mail_from: string;
   rcpt_to: string[];
-  /** Bytes of the `raw` part. */
+  /** Bytes of the raw message that follows the meta. */
   size: number;
   auth: InboundAuth;
   dmarc_policy: DmarcPolicy | null;

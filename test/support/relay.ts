@@ -1,5 +1,5 @@
 // Speaking to /relay/v1 as a relay node does: enrolment with a project key,
-// then calls with the node credential, and multipart inbound forwarding.
+// then calls with the node credential, and inbound forwarding.
 import type { Reply, TestStack } from './stack.js';
 
 export interface EnrolledNode { id: string; token: string; node: Record<string, any> }
@@ -23,9 +23,9 @@ export function heartbeat(stack: TestStack, token: string, body: Record<string, 
   });
 }
 
-/** A registered domain, written directly (the domains API is not under test here). */
+/** A registered domain whose ownership is proven, written directly (the domains API is not under test here). */
 export async function registerDomain(stack: TestStack, projectId: string, name: string): Promise<string> {
-  const { rows: [row] } = await stack.sql.query('INSERT INTO domains (project_id, name) VALUES ($1, $2) RETURNING id', [projectId, name]);
+  const { rows: [row] } = await stack.sql.query('INSERT INTO domains (project_id, name, ownership_proven_at) VALUES ($1, $2, now()) RETURNING id', [projectId, name]);
   return row.id;
 }
 
@@ -56,23 +56,42 @@ export function inboundMeta(to: string[], overrides: Record<string, unknown> = {
   };
 }
 
-/** The multipart body a node sends; `parts` replaces the standard parts entirely when given. */
-export function inboundForm(message: Forwarded): FormData {
-  const form = new FormData();
-  form.set('meta', JSON.stringify(message.meta));
-  form.set('raw', new Blob([message.raw as BlobPart], { type: 'message/rfc822' }), 'message.eml');
-  (message.attachments ?? []).forEach((a, i) => form.set(`attachment.${i}`, new Blob([a.bytes as BlobPart], { type: a.type }), `attachment-${i}`));
-  return form;
+/**
+ * The body a node sends (docs/relay-protocol.md): the meta JSON, then the raw
+ * message, then each attachment, back to back. `meta.size` and each
+ * attachment's `size` are set to the bytes' own lengths, as a node sets them.
+ */
+export function inboundBody(message: Forwarded): { body: Uint8Array; headers: Record<string, string> } {
+  const bytes = (b: string | Uint8Array) => (typeof b === 'string' ? new TextEncoder().encode(b) : b);
+  const raw = bytes(message.raw);
+  const attachments = (message.attachments ?? []).map((a) => bytes(a.bytes));
+  const meta = { ...message.meta, size: raw.byteLength };
+  const parsed = meta.parsed as Record<string, any> | undefined;
+  if (parsed && Array.isArray(parsed.attachments)) {
+    meta.parsed = { ...parsed, attachments: parsed.attachments.map((a: Record<string, unknown>, i: number) => ({ ...a, size: attachments[i]?.byteLength ?? a.size })) };
+  }
+  const metaBytes = new TextEncoder().encode(JSON.stringify(meta));
+  const body = new Uint8Array(Buffer.concat([metaBytes, raw, ...attachments]));
+  return { body, headers: { 'content-type': 'application/vnd.edgemail.inbound', 'edgemail-meta-length': String(metaBytes.byteLength) } };
 }
 
-export async function forward(stack: TestStack, token: string, body: FormData | Forwarded, headers: Record<string, string> = {}): Promise<Reply> {
+/** `POST /relay/v1/inbound` with a node's body, or with exactly the body and headers given. */
+export async function forward(stack: TestStack, token: string, message: Forwarded | { body: BodyInit; headers: Record<string, string> }, headers: Record<string, string> = {}): Promise<Reply> {
+  const sent = 'meta' in message ? inboundBody(message) : message;
   const res = await fetch(`${stack.url}/relay/v1/inbound`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, ...headers },
-    body: body instanceof FormData ? body : inboundForm(body),
+    headers: { authorization: `Bearer ${token}`, ...sent.headers, ...headers },
+    body: sent.body,
   });
   const text = await res.text();
   let parsed: unknown = text;
   try { parsed = JSON.parse(text); } catch { /* not JSON */ }
   return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/** The meta of a forward a relay node is making (the `init` its fetch got), for tests that watch the wire; null for other calls. */
+export async function metaOfForward(input: unknown, init: RequestInit | undefined): Promise<Record<string, any> | null> {
+  const length = new Headers(init?.headers).get('edgemail-meta-length');
+  if (!String(input).endsWith('/relay/v1/inbound') || !(init?.body instanceof Blob) || length === null) return null;
+  return JSON.parse(await init.body.slice(0, Number(length)).text());
 }

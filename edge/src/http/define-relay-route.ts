@@ -11,6 +11,7 @@ import { authenticate } from '../middleware/authenticate.js';
 import { limitBodyBy } from '../middleware/body-limit.js';
 import { authenticateNode, requireEnrollingKey, type RelayLimiter } from '../middleware/relay-node.js';
 import { ErrorSchema } from './define-route.js';
+import { ApiError } from './errors.js';
 import type { AppEnv } from '../env.js';
 
 /** `node`: a `myr_` node credential; `enrolment`: a project key holding relay:write. */
@@ -24,7 +25,10 @@ const ERROR_TEXT = {
   401: 'Missing, malformed or unknown credential, or a revoked node (`relay node revoked`)',
   403: 'Enrolment with something other than a project key holding relay:write, or a node that is not installation-wide asking for the shared certificate',
   404: 'Not found',
+  408: 'The request body ended before the length it announced; retried',
+  411: 'A streamed body without Content-Length',
   413: 'Request body larger than the route\'s limit',
+  415: 'A body of another content type (a relay node older than the edge); retried',
   429: 'Rate limit exceeded; `Retry-After` says when to try again',
 } as const;
 type RelayErrorStatus = keyof typeof ERROR_TEXT;
@@ -35,6 +39,12 @@ type Declared = Omit<RouteConfig, 'middleware'> & {
   limiter?: RelayLimiter;
   /** Largest body in bytes, from the settings. */
   bodyLimit: (config: Config) => number;
+  /**
+   * The handler streams the body on (inbound forwarding): it must come with
+   * Content-Length, checked against `bodyLimit` before anything is read (a
+   * body without one would be buffered whole to be counted).
+   */
+  streamsBody?: boolean;
   errors?: RelayErrorStatus[];
   auditType?: string;
 };
@@ -42,10 +52,10 @@ type Declared = Omit<RouteConfig, 'middleware'> & {
 type DeclaredExtensions = { 'x-relay-credential': RelayCredential; 'x-rate-limit': string; 'x-permission'?: 'relay:write'; 'x-audit-type'?: string };
 
 export function defineRelayRoute<const R extends Declared>(declared: R) {
-  const { credential, limiter, bodyLimit, errors = [], auditType, ...config } = declared;
+  const { credential, limiter, bodyLimit, streamsBody, errors = [], auditType, ...config } = declared;
   if (!config.path.startsWith('/relay/v1/')) throw new Error(`${config.path}: relay routes live under /relay/v1/`);
   if ((credential === 'node') !== (limiter !== undefined)) throw new Error(`${config.path}: a node route names its limiter, enrolment none`);
-  const middleware: MiddlewareHandler<AppEnv>[] = [limitBodyBy(bodyLimit)];
+  const middleware: MiddlewareHandler<AppEnv>[] = [...(streamsBody ? [requireContentLength] : []), limitBodyBy(bodyLimit)];
   if (credential === 'node') {
     middleware.push(authenticateNode(limiter!));
   } else {
@@ -70,8 +80,17 @@ export function defineRelayRoute<const R extends Declared>(declared: R) {
       ...Object.fromEntries(statuses.map((s) => [s, { description: ERROR_TEXT[s], content: { 'application/json': { schema: ErrorSchema } } }])),
     },
   };
-  return createRoute(route as unknown as Omit<R, 'credential' | 'limiter' | 'bodyLimit' | 'errors' | 'auditType'> & DeclaredExtensions & { middleware: MiddlewareHandler<AppEnv>[] });
+  return createRoute(route as unknown as Omit<R, 'credential' | 'limiter' | 'bodyLimit' | 'streamsBody' | 'errors' | 'auditType'> & DeclaredExtensions & { middleware: MiddlewareHandler<AppEnv>[] });
 }
+
+/** 411 for a body without Content-Length (or sent chunked), before the body limit would buffer it to count it. */
+const requireContentLength = createMiddleware<AppEnv>(async (c, next) => {
+  const headers = c.req.raw.headers;
+  if (!headers.has('content-length') || headers.has('transfer-encoding')) {
+    throw new ApiError(411, 'content-length required: the body is streamed to storage and its length must be known');
+  }
+  await next();
+});
 
 export interface MountableRelayRoute {
   route: RouteConfig & DeclaredExtensions;

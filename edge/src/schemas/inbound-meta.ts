@@ -1,7 +1,23 @@
-// The `meta` part of `POST /relay/v1/inbound` (docs/relay-protocol.md): what
-// the relay node learnt of one message at the SMTP door. Unknown keys are
-// ignored, so a newer node can add some without its mail being refused.
+// The body of `POST /relay/v1/inbound` (docs/relay-protocol.md): the meta,
+// what the relay node learnt of one message at the SMTP door, then the raw
+// message and its attachments back to back. Unknown meta keys are ignored, so
+// a newer node can add some without its mail being refused.
+// The node's side of this contract is relay-node/src/protocol.ts.
 import { z } from '@hono/zod-openapi';
+
+/** The body: `<meta JSON><raw message><attachment 0>…`, nothing else. */
+export const FORWARD_CONTENT_TYPE = 'application/vnd.edgemail.inbound';
+/** Byte length of the meta JSON at the start of the body. */
+export const META_LENGTH_HEADER = 'edgemail-meta-length';
+
+/** The whole body: the message, its attachments (at most as large again) and the meta. */
+export const forwardingBodyLimit = (maxMessageSize: number) => 2 * maxMessageSize + 1_048_576;
+/**
+ * The meta alone, the one piece the edge holds in memory: room for the
+ * message's text and html (JSON-escaped). A node whose meta would be larger
+ * forwards the raw message alone, stored as `failed`.
+ */
+export const forwardingMetaLimit = (maxMessageSize: number) => maxMessageSize + 1_048_576;
 
 /** PostgreSQL text and jsonb cannot hold U+0000; a hostile message may carry it. */
 const text = (max?: number) => {
@@ -19,7 +35,7 @@ export const InboundMetaSchema = z.object({
   helo: optionalText(255),
   mail_from: text(320).openapi({ description: 'The envelope sender, bare; empty for the null sender' }),
   rcpt_to: z.array(z.string().max(320).regex(RECIPIENT, 'must be an address')).min(1, 'must list at least one recipient').max(1000),
-  size: z.number().int().min(0).optional().openapi({ description: 'Informational: the record\'s size is the byte length of the `raw` part' }),
+  size: z.number().int().min(0).openapi({ description: 'Byte length of the raw message that follows the meta in the body; the record\'s `size`' }),
   auth: z.object({
     spf: text(32),
     dkim: text(32),
@@ -40,7 +56,7 @@ export const InboundMetaSchema = z.object({
     attachments: z.array(z.object({
       filename: optionalText(1000),
       content_type: optionalText(255).transform((t) => t || 'application/octet-stream'),
-      size: z.number().int().min(0).optional(),
+      size: z.number().int().min(0).openapi({ description: 'Byte length of this attachment in the body' }),
     })).max(1000).default([]),
   }),
 });

@@ -36,6 +36,9 @@ export const HeartbeatSchema = z
     listeners: z.array(ListenerSchema).max(16),
     tls: NodeTlsSchema,
     spool_depth: z.number().int().min(0),
+    // Optional so that a node older than these fields still beats (recorded as 0).
+    dead_letters: z.number().int().min(0).default(0).openapi({ description: 'Messages in the node\'s `<spool>/dead/` (the edge refused them for good)' }),
+    dead_letter_bytes: z.number().int().min(0).default(0).openapi({ description: 'Bytes in the node\'s `<spool>/dead/`' }),
   })
   .strict()
   .openapi('RelayHeartbeat');

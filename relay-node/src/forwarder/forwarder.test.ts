@@ -22,6 +22,8 @@ const meta = (subject: string): SpooledMeta => ({
 const message = (subject: string) => Buffer.from(`From: ann@example.org\r\nTo: ${subject}@acme.test\r\nSubject: ${subject}\r\n\r\nBody of ${subject}\r\n`);
 const OK: ForwardAnswer = { inbound_emails: [{ id: 'r1', project_id: 'p1', status: 'received' }], duplicate: false };
 const fast = { initialMs: 20, maxMs: 40 };
+/** `relay_node.inbound.max_message_size` (the default); the sizing tests use their own. */
+const MAX_MESSAGE = 26_214_400;
 
 let dir = '';
 let spool: Spool<SpooledMeta>;
@@ -48,7 +50,7 @@ async function until(check: () => boolean | Promise<boolean>, ms = 5000) {
 }
 
 function start(forward: (r: ForwardRequest, signal: AbortSignal) => Promise<ForwardAnswer>, onFatal: (e: Error) => void = () => undefined, concurrency?: number) {
-  forwarder = createForwarder({ spool, forward, log: collectingLog(logs), onFatal, backoff: fast, idlePollMs: 50, concurrency });
+  forwarder = createForwarder({ spool, forward, maxMessageSize: MAX_MESSAGE, log: collectingLog(logs), onFatal, backoff: fast, idlePollMs: 50, concurrency });
   forwarder.start();
   return forwarder;
 }
@@ -107,6 +109,55 @@ describe('forwarder', () => {
     expect(logs.some((l) => l.level === 'error' && l.message.includes('dead/'))).toBe(true);
   });
 
+  it('sends a message whose parsed parts would pass the edge\'s limits as its raw bytes alone, never to dead/', async () => {
+    // Quotes double when JSON-escaped: the parsed text alone is over the edge's meta limit.
+    const quoted = Buffer.from(`Subject: quotes\r\n\r\n${'"'.repeat(600_000)}\r\n`);
+    const { id } = await spool.write(quoted, meta('quotes'));
+    const seen: ForwardRequest[] = [];
+    const raws: string[] = [];
+    forwarder = createForwarder({
+      spool, maxMessageSize: 1000, log: collectingLog(logs), onFatal: () => undefined, backoff: fast, idlePollMs: 50,
+      forward: async (r) => {
+        seen.push(r);
+        raws.push(await r.raw.text());
+        return OK;
+      },
+    });
+    forwarder.start();
+    await until(async () => (await spool.depth()) === 0);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.meta.parsed).toMatchObject({ ok: false, subject: '', text: '', attachments: [] });
+    expect(seen[0]!.meta.parsed.error).toMatch(/^too large to forward parsed: its parsed text and headers take \d+ bytes, over the edge's 1049576; only the raw message is kept$/);
+    expect(seen[0]!.attachments).toEqual([]);
+    expect(raws[0]).toBe(TRACE + quoted.toString());
+    expect(seen[0]!.meta.size).toBe(Buffer.byteLength(raws[0]!));
+    expect(existsSync(join(spool.dir, 'dead', `${id}.eml`))).toBe(false);
+  });
+
+  it('answers a 413 by sending the raw message alone at once; a raw message still too large stays spooled', async () => {
+    await spool.write(message('big'), meta('big'));
+    const sent: boolean[] = [];
+    let rawTooLarge = false;
+    start(async (r) => {
+      sent.push(r.meta.parsed.ok);
+      if (r.meta.parsed.ok || rawTooLarge) throw new EdgeRefusedError('POST /relay/v1/inbound', 413, 'request body larger than 100 bytes');
+      return OK;
+    });
+    await until(async () => (await spool.depth()) === 0);
+    expect(sent).toEqual([true, false]);
+
+    const { id } = await spool.write(message('huge'), meta('huge'));
+    sent.length = 0;
+    rawTooLarge = true;
+    forwarder!.notify();
+    await until(() => sent.length >= 4); // tried again and again (its own backoff), never buried
+    expect(await spool.depth()).toBe(1);
+    expect(existsSync(join(spool.dir, 'dead', `${id}.eml`))).toBe(false);
+    expect(logs.some((l) => l.level === 'error' && l.message.includes('inbound.max_message_size is below this node'))).toBe(true);
+    rawTooLarge = false;
+    await until(async () => (await spool.depth()) === 0);
+  });
+
   it('waits Retry-After on a 429 and keeps the message until the edge takes it', async () => {
     await spool.write(message('slow'), meta('slow'));
     const at: number[] = [];
@@ -138,7 +189,7 @@ describe('forwarder', () => {
     let down = true;
     let calls = 0;
     forwarder = createForwarder({
-      spool, log: collectingLog(logs), onFatal: () => undefined, backoff: { initialMs: 60_000, maxMs: 60_000 }, idlePollMs: 50,
+      spool, maxMessageSize: MAX_MESSAGE, log: collectingLog(logs), onFatal: () => undefined, backoff: { initialMs: 60_000, maxMs: 60_000 }, idlePollMs: 50,
       forward: async () => {
         calls++;
         if (down) throw new EdgeUnavailableError('POST /relay/v1/inbound', null, 'ECONNREFUSED');

@@ -1,22 +1,32 @@
 // "Forward third": the spool is read oldest first, each message is parsed and
 // handed to the edge, and it leaves the spool only once the edge acknowledged
-// it (200), or for `dead/` when the edge refuses it for good (400).
+// it (200), or for `dead/` when the edge refuses it for good (400). A forward
+// too large for the edge goes as the raw message alone (stored `failed`),
+// never to `dead/`.
 import { openAsBlob } from 'node:fs';
 import { join } from 'node:path';
 import { Backoff, backoffDelay, sleep, type BackoffOptions } from '../backoff.js';
-import type { ForwardRequest } from '../edge-client.js';
+import { encodeForward, type EncodedForward, type ForwardRequest } from '../edge-client.js';
 import { EdgeRateLimitedError, EdgeRefusedError, EdgeUnavailableError, isFatalEdgeError } from '../edge-errors.js';
 import type { SpooledMeta } from '../ingest/spooled-message.js';
-import type { ForwardAnswer, InboundMeta } from '../protocol.js';
+import { forwardingBodyLimit, forwardingMetaLimit, type ForwardAnswer, type InboundMeta } from '../protocol.js';
 import { SpoolEntryNotFoundError, type Spool } from '../spool/index.js';
 import type { Log } from '../smtp/types.js';
-import { buryMessage } from './dead-letter.js';
-import { blobReadable, parseMessage } from './parse-message.js';
+import { buryMessage, type DeadLetters } from './dead-letters.js';
+import { blobReadable, parseMessage, unparsed } from './parse-message.js';
 
 export interface ForwarderOptions {
   spool: Spool<SpooledMeta>;
   /** `edge.forwardInbound`. */
-  forward: (request: ForwardRequest, signal: AbortSignal) => Promise<ForwardAnswer>;
+  forward: (request: EncodedForward, signal: AbortSignal) => Promise<ForwardAnswer>;
+  /**
+   * `relay_node.inbound.max_message_size`: a forward is sized against the
+   * edge's limits for it (`forwardingBodyLimit`, `forwardingMetaLimit`)
+   * before it is sent, and sent as the raw message alone when over them.
+   */
+  maxMessageSize: number;
+  /** Where refused messages go (counted for the heartbeat); `<spool>/dead/` uncounted by default. */
+  deadLetters?: Pick<DeadLetters, 'bury'>;
   log: Log;
   /** Told when the edge revokes the node or refuses its credential; the forwarder has stopped by then. */
   onFatal: (err: Error) => void;
@@ -49,8 +59,13 @@ export interface Forwarder {
   stop(): Promise<void>;
 }
 
-/** Refusals that will not change on a retry: the message goes to `dead/`. */
-const PERMANENT = new Set([400, 413, 422]);
+/**
+ * Refusals that will not change on a retry: the message goes to `dead/`. Not
+ * 413: a message too large for the edge is sent again as its raw bytes alone,
+ * and if even those are too large it waits (the edge's `inbound.max_message_size`
+ * is below the node's, which an operator fixes).
+ */
+const PERMANENT = new Set([400, 422]);
 /** Answers that mean the edge as a whole is not there: everyone waits, not just this message. */
 const EDGE_DOWN = new Set([502, 503, 504]);
 
@@ -62,6 +77,9 @@ const EDGE_DOWN = new Set([502, 503, 504]);
  */
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { spool, log } = options;
+  const deadLetters = options.deadLetters ?? { bury: (id: string, reason: string) => buryMessage(spool, id, reason).then(() => undefined) };
+  const bodyLimit = forwardingBodyLimit(options.maxMessageSize);
+  const metaLimit = forwardingMetaLimit(options.maxMessageSize);
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const idlePollMs = options.idlePollMs ?? 30_000;
   const abort = new AbortController();
@@ -97,7 +115,14 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     woken = false;
   };
 
-  const prepare = async (id: string): Promise<ForwardRequest> => {
+  /** The same message without its parsed parts: the raw bytes and the envelope only. */
+  const rawOnly = (request: ForwardRequest, why: string): EncodedForward => {
+    const { parsed } = unparsed(`${why}; only the raw message is kept`);
+    log.warn('inbound message too large to forward with its parsed parts; forwarding its raw bytes only', { id: request.meta.spool_id, why });
+    return encodeForward({ meta: { ...request.meta, parsed }, raw: request.raw, attachments: [] });
+  };
+
+  const prepare = async (id: string): Promise<EncodedForward> => {
     const entry = await spool.read(id);
     const m = entry.meta;
     // File-backed: the upload streams from disk and the bytes are never held whole.
@@ -120,12 +145,26 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       parsed,
     };
     if (!parsed.ok) log.warn('inbound message could not be parsed; forwarding its raw bytes only', { id, error: parsed.error });
-    return { meta, raw, attachments };
+    // Sized before anything is uploaded: the edge refuses a body over its limits with 413.
+    const encoded = encodeForward({ meta, raw, attachments });
+    if (encoded.metaLength > metaLimit) return rawOnly(encoded, `too large to forward parsed: its parsed text and headers take ${encoded.metaLength} bytes, over the edge's ${metaLimit}`);
+    if (encoded.body.size > bodyLimit) return rawOnly(encoded, `too large to forward parsed: ${encoded.body.size} bytes with its parsed parts, over the edge's ${bodyLimit}`);
+    return encoded;
+  };
+
+  /** One forward; a 413 to a parsed forward is answered by sending the raw message alone. */
+  const send = async (request: EncodedForward): Promise<ForwardAnswer> => {
+    try {
+      return await options.forward(request, abort.signal);
+    } catch (err) {
+      if (!(err instanceof EdgeRefusedError && err.status === 413) || !request.meta.parsed.ok) throw err;
+      return options.forward(rawOnly(request, `too large for the edge with its parsed parts (${err.message})`), abort.signal);
+    }
   };
 
   const forwardOne = async (id: string): Promise<void> => {
     try {
-      const answer = await options.forward(await prepare(id), abort.signal);
+      const answer = await send(await prepare(id));
       await spool.remove(id);
       retries.delete(id);
       edgeBackoff.reset();
@@ -146,12 +185,16 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       }
       if (err instanceof EdgeRefusedError && err.status !== null && PERMANENT.has(err.status)) {
         retries.delete(id);
-        const dead = await buryMessage(spool, id, err.message).catch((buryErr: unknown) => {
+        const buried = await deadLetters.bury(id, err.message).then(() => true, (buryErr: unknown) => {
           log.error('could not move a refused message to dead/', { id, error: String(buryErr) });
-          return null;
+          return false;
         });
-        if (dead) log.error('the edge refused an inbound message for good; moved to dead/', { id, dir: dead, error: err.message });
+        if (buried) log.error('the edge refused an inbound message for good; moved to dead/', { id, dir: join(spool.dir, 'dead'), error: err.message });
         return;
+      }
+      if (err instanceof EdgeRefusedError && err.status === 413) {
+        // Even the raw message is over the edge's limit: kept, and retried below.
+        log.error('the edge refuses this message as too large even without its parsed parts: its inbound.max_message_size is below this node\'s; the message stays spooled', { id, error: err.message });
       }
       if (err instanceof EdgeRateLimitedError) {
         const wait = err.retryAfterMs ?? edgeBackoff.next();

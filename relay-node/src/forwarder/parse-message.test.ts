@@ -75,4 +75,24 @@ describe('parseMessage', () => {
     expect(parsed.error).toBeTruthy();
     expect(attachments).toEqual([]);
   });
+  it.each([
+    ['a multipart without a boundary parameter', 'multipart/mixed', 'unparseable MIME structure: a multipart/mixed part has no boundary parameter'],
+    ['a multipart whose boundary never occurs', 'multipart/mixed; boundary="elsewhere"', 'unparseable MIME structure: the boundary "elsewhere" of a multipart/mixed part never occurs'],
+  ])('says ok: false naming the defect for %s', async (_, contentType, error) => {
+    const raw = Buffer.from(`Subject: broken\r\nMIME-Version: 1.0\r\nContent-Type: ${contentType}\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nlost\r\n--b--\r\n`);
+    expect(await parseMessage(Readable.from([raw]))).toEqual({
+      parsed: { ok: false, error, message_id: '', subject: '', text: '', html: '', headers: {}, attachments: [] },
+      attachments: [],
+    });
+  });
+
+  it('finds the defect in a nested part; a multipart missing only its closing delimiter is read leniently', async () => {
+    const nested = Buffer.from([
+      'Content-Type: multipart/mixed; boundary="outer"', '', '--outer', 'Content-Type: multipart/alternative', '', 'inner text',
+      '--outer', 'Content-Type: text/plain', '', 'fine', '--outer--', '',
+    ].join('\r\n'));
+    expect((await parseMessage(Readable.from([nested]))).parsed).toMatchObject({ ok: false, error: 'unparseable MIME structure: a multipart/alternative part has no boundary parameter' });
+    const unterminated = Buffer.from('Content-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nStill readable.\r\n');
+    expect((await parseMessage(Readable.from([unterminated]))).parsed).toMatchObject({ ok: true, text: 'Still readable.\n' });
+  });
 });

@@ -3,9 +3,10 @@
 // MIME parser on a 25 MiB message inside its 128 MB isolate.
 import { Readable } from 'node:stream';
 import libmime from 'libmime';
-import { simpleParser, type HeaderLines } from 'mailparser';
+import type { HeaderLines } from 'mailparser';
 import type { ForwardAttachment } from '../edge-client.js';
 import type { ParsedMeta } from '../protocol.js';
+import { readMime } from './read-mime.js';
 
 export interface ParsedMessage {
   parsed: ParsedMeta;
@@ -18,13 +19,20 @@ export interface ParseOptions {
   timeoutMs?: number;
 }
 
-const EMPTY = { message_id: '', subject: '', text: '', html: '', headers: {}, attachments: [] };
+/**
+ * A message forwarded without its parsed parts (`ok: false`): stored as
+ * `failed` with `error` as its `status_reason`, its raw bytes kept.
+ */
+export function unparsed(error: string): ParsedMessage {
+  return { parsed: { ok: false, error: clip(error, 1000), message_id: '', subject: '', text: '', html: '', headers: {}, attachments: [] }, attachments: [] };
+}
 
 /**
  * Parses one message with mailparser. Never throws: a message mailparser
- * refuses (over 1,000 parts, a part header over 1 MB, broken structure)
- * comes back as `ok: false` with the reason, and is stored as `failed` with
- * its raw bytes by the edge.
+ * refuses (over 1,000 parts, a part header over 1 MB), or whose MIME tree
+ * cannot be read as sent (a multipart without a boundary, or whose boundary
+ * never occurs: `mimeDefect`), comes back as `ok: false` with the reason, and
+ * is stored as `failed` with its raw bytes by the edge.
  *
  * `text` is the text/plain part and `html` the text/html part, each empty
  * when absent (no conversion from one to the other); `cid:` links are left
@@ -36,17 +44,17 @@ export async function parseMessage(input: Readable, options: ParseOptions = {}):
   let timer: NodeJS.Timeout | undefined;
   try {
     const mail = await Promise.race([
-      simpleParser(input, {
+      readMime(input, {
         skipHtmlToText: true,
         skipTextToHtml: true,
         skipImageLinks: true,
-        keepCidLinks: true,
         checksumAlgo: false,
       }),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`parsing took longer than ${timeoutMs} ms`)), timeoutMs);
       }),
     ]);
+    if (mail.defect) return unparsed(mail.defect);
     const attachments = mail.attachments.map((a) => ({
       content: a.content,
       contentType: clip(a.contentType || 'application/octet-stream', 255),
@@ -56,10 +64,10 @@ export async function parseMessage(input: Readable, options: ParseOptions = {}):
       parsed: {
         ok: true,
         error: null,
-        message_id: clip(mail.messageId ?? '', 998),
-        subject: mail.subject ?? '',
-        text: mail.text ?? '',
-        html: typeof mail.html === 'string' ? mail.html : '',
+        message_id: clip(mail.messageId, 998),
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
         headers: firstHeaderValues(mail.headerLines),
         attachments: attachments.map((a) => ({ filename: a.filename, content_type: a.contentType, size: a.content.length })),
       },
@@ -67,7 +75,7 @@ export async function parseMessage(input: Readable, options: ParseOptions = {}):
     };
   } catch (err) {
     input.destroy();
-    return { parsed: { ok: false, error: clip((err as Error).message || String(err), 1000), ...EMPTY }, attachments: [] };
+    return unparsed((err as Error).message || String(err));
   } finally {
     clearTimeout(timer);
   }

@@ -8,6 +8,7 @@ import type { Db } from '../../db/client.js';
 import type { InboundMeta } from '../../schemas/inbound-meta.js';
 import type { NodeScope } from '../relay-domains/list.js';
 import { projectShares, type ProjectShare } from './recipients.js';
+import type { ExactReader } from './exact-reader.js';
 import { attachmentKey, rawKey } from './storage-keys.js';
 import { inboundReceivedData } from '../inbound-emails/event-data.js';
 import { presentInboundEmail } from '../inbound-emails/present.js';
@@ -16,9 +17,11 @@ type Status = 'received' | 'rejected' | 'failed';
 
 export interface ForwardedMessage {
   meta: InboundMeta;
-  raw: Blob;
-  /** In `meta.parsed.attachments` order; empty when the message could not be parsed. */
-  attachments: Blob[];
+  /**
+   * The rest of the request body, read once as it arrives: the raw message
+   * (`meta.size` bytes), then each attachment when `meta.parsed.ok`.
+   */
+  body: Pick<ExactReader, 'pipe' | 'drain'>;
   /** The forwarding node: its id, and the domains it may store mail for. */
   node: { id: string } & NodeScope;
 }
@@ -39,15 +42,43 @@ export function decideStatus(meta: InboundMeta, senderSuppressed: boolean): { st
   return { status: 'received', reason: null };
 }
 
-async function putObjects(store: R2Bucket, projectId: string, message: ForwardedMessage, attachments: InboundAttachment[]): Promise<void> {
-  const { spool_id: spoolId } = message.meta;
-  await Promise.all([
-    store.put(rawKey(projectId, spoolId), message.raw, { httpMetadata: { contentType: 'message/rfc822' } }),
-    ...message.attachments.map((bytes, i) => store.put(attachmentKey(projectId, spoolId, i), bytes, {
-      httpMetadata: { contentType: attachments[i]!.content_type },
-      customMetadata: { filename: attachments[i]!.filename },
+/** The objects of one message in one project: the raw message, then each attachment. */
+function objectsOf(projectId: string, meta: InboundMeta, attachments: InboundAttachment[]) {
+  return [
+    { key: rawKey(projectId, meta.spool_id), size: meta.size, what: 'raw message', options: { httpMetadata: { contentType: 'message/rfc822' } } },
+    ...attachments.map((a, i) => ({
+      key: attachmentKey(projectId, meta.spool_id, i), size: a.size, what: `attachment ${i}`,
+      options: { httpMetadata: { contentType: a.content_type }, customMetadata: { filename: a.filename } },
     })),
-  ]);
+  ];
+}
+
+/**
+ * Streams the body into the first project's objects as it arrives (R2 takes
+ * a stream of known length: a FixedLengthStream per object, which also fails
+ * a piece that is shorter or longer than announced), then copies those
+ * objects to every other project's keys, R2 to R2. The isolate never holds
+ * more than a chunk of the message.
+ */
+async function putObjects(store: R2Bucket, projectIds: string[], message: ForwardedMessage, attachments: InboundAttachment[]): Promise<void> {
+  const [first, ...others] = projectIds.map((id) => objectsOf(id, message.meta, attachments));
+  for (const object of first!) {
+    if (object.size === 0) {
+      await store.put(object.key, new Uint8Array(0), object.options);
+      continue;
+    }
+    const { readable, writable } = new FixedLengthStream(object.size);
+    const stored = store.put(object.key, readable, object.options);
+    // Both settle: a failed piece aborts the stream, which fails the put.
+    const [piped, put] = await Promise.allSettled([message.body.pipe(object.size, writable, object.what), stored]);
+    if (piped.status === 'rejected') throw piped.reason;
+    if (put.status === 'rejected') throw put.reason;
+  }
+  await Promise.all(others.flatMap((objects) => objects.map(async (object, i) => {
+    const source = await store.get(first![i]!.key);
+    if (!source) throw new Error(`${first![i]!.key} vanished while being copied`);
+    await store.put(object.key, source.body, object.options);
+  })));
 }
 
 interface Planned { share: ProjectShare; id: string; status: Status; reason: string | null }
@@ -60,7 +91,7 @@ function insertRecordAndEvent(db: Db, plan: Planned, message: ForwardedMessage, 
     id, projectId: share.projectId, domainId: share.domainId, nodeId: message.node.id, spoolId: meta.spool_id,
     messageId: meta.parsed.message_id, sender: meta.mail_from, recipients: share.recipients,
     subject: meta.parsed.subject, textBody: meta.parsed.text, htmlBody: meta.parsed.html, headers: meta.parsed.headers,
-    attachments, auth: meta.auth, rawKey: rawKey(share.projectId, meta.spool_id), size: message.raw.size,
+    attachments, auth: meta.auth, rawKey: rawKey(share.projectId, meta.spool_id), size: meta.size,
     status, statusReason: reason, receivedAt: new Date(meta.received_at), createdAt: new Date(),
   };
   // Metadata only, built as the retry route builds it from the stored record,
@@ -77,7 +108,7 @@ function insertRecordAndEvent(db: Db, plan: Planned, message: ForwardedMessage, 
 }
 
 /**
- * @example const result = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, raw, attachments, node });
+ * @example const result = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, body: rest, node });
  */
 export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedMessage): Promise<IngestResult & { events: CommittedEvent[] }> {
   const { meta } = message;
@@ -87,15 +118,20 @@ export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedM
   }));
   const answer = new Map<string, IngestResult['inbound_emails'][number]>();
   for (const s of shares) if (s.stored) answer.set(s.projectId, { id: s.stored.id, project_id: s.projectId, status: s.stored.status });
-  if (!plans.length) return { inbound_emails: [...answer.values()], duplicate: shares.length > 0, events: [] };
+  if (!plans.length) {
+    // Nothing to store: the upload is read to its end and dropped.
+    await message.body.drain();
+    return { inbound_emails: [...answer.values()], duplicate: shares.length > 0, events: [] };
+  }
 
-  // Metadata of what is stored: sizes are the bytes received, not what meta claims.
-  const attachments: InboundAttachment[] = message.attachments.map((bytes, i) => ({
-    filename: meta.parsed.attachments[i]!.filename, content_type: meta.parsed.attachments[i]!.content_type, size: bytes.size,
-  }));
+  // An unparsed message has no attachments to store; only its raw bytes are
+  // kept. The sizes are the bytes received: a piece of another length fails.
+  const attachments: InboundAttachment[] = meta.parsed.ok
+    ? meta.parsed.attachments.map((a) => ({ filename: a.filename, content_type: a.content_type, size: a.size }))
+    : [];
   // Bytes first: a record is never visible before its raw message is. A failure
   // after this leaves objects that a retry overwrites with the same bytes.
-  await Promise.all(plans.map((p) => putObjects(store, p.share.projectId, message, attachments)));
+  await putObjects(store, plans.map((p) => p.share.projectId), message, attachments);
   const [first, ...rest] = plans.map((p) => insertRecordAndEvent(db, p, message, attachments));
   const results = await db.batch([first!, ...rest]);
   const events = results.flatMap((r) => r.rows.map((row) => ({ projectId: row.project_id, outboxId: Number(row.id) })));

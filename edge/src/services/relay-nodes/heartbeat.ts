@@ -17,6 +17,7 @@ export async function recordHeartbeat(db: Db, node: RelayNodeRow, input: Heartbe
     db.update(relayNodes)
       .set({
         version: input.version, listeners: input.listeners, tls: input.tls, spoolDepth: input.spool_depth,
+        deadLetters: input.dead_letters, deadLetterBytes: input.dead_letter_bytes,
         lastHeartbeatAt: sql`now()`, lastAddress: address,
       })
       .where(and(eq(relayNodes.id, node.id), eq(relayNodes.revoked, false)))

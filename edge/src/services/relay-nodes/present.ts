@@ -6,7 +6,7 @@ import type { RelayNodeRecord } from '../../schemas/relay-node.js';
 export const relayNodeColumns = {
   id: relayNodes.id, projectId: relayNodes.projectId, name: relayNodes.name, keyPrefix: relayNodes.keyPrefix,
   revoked: relayNodes.revoked, version: relayNodes.version, listeners: relayNodes.listeners, tls: relayNodes.tls,
-  spoolDepth: relayNodes.spoolDepth, lastHeartbeatAt: relayNodes.lastHeartbeatAt, lastAddress: relayNodes.lastAddress,
+  spoolDepth: relayNodes.spoolDepth, deadLetters: relayNodes.deadLetters, deadLetterBytes: relayNodes.deadLetterBytes, lastHeartbeatAt: relayNodes.lastHeartbeatAt, lastAddress: relayNodes.lastAddress,
   createdAt: relayNodes.createdAt,
 };
 type Row = Pick<typeof relayNodes.$inferSelect, keyof typeof relayNodeColumns>;
@@ -16,6 +16,7 @@ export function presentRelayNode(row: Row): RelayNodeRecord {
   return {
     id: row.id, project_id: row.projectId, name: row.name, key_prefix: row.keyPrefix, revoked: row.revoked,
     version: row.version, listeners: row.listeners, tls: row.tls, spool_depth: row.spoolDepth,
+    dead_letters: row.deadLetters, dead_letter_bytes: row.deadLetterBytes,
     last_heartbeat_at: iso(row.lastHeartbeatAt), last_address: row.lastAddress, created_at: row.createdAt.toISOString(),
   };
 }

@@ -1,13 +1,10 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRelayRoute } from '../../../http/define-relay-route.js';
-import { InboundForwardedSchema } from '../../../schemas/inbound-meta.js';
-import { readForwardedParts } from '../../../services/inbound/forwarded-form.js';
+import { FORWARD_CONTENT_TYPE, forwardingBodyLimit, forwardingMetaLimit, InboundForwardedSchema, META_LENGTH_HEADER } from '../../../schemas/inbound-meta.js';
+import { readForwardedBody } from '../../../services/inbound/forwarded-body.js';
 import { ingestMessage } from '../../../services/inbound/ingest.js';
 import { handOverOutbox } from '../../../services/webhooks/hand-over.js';
 import type { AppEnv } from '../../../env.js';
-
-/** Room beside the message for its attachments (at most as large again) and the metadata. */
-export const forwardingBodyLimit = (maxMessageSize: number) => 2 * maxMessageSize + 1_048_576;
 
 export const route = defineRelayRoute({
   method: 'post',
@@ -15,23 +12,21 @@ export const route = defineRelayRoute({
   credential: 'node',
   limiter: 'relay_node_inbound',
   bodyLimit: (config) => forwardingBodyLimit(config['inbound.max_message_size']),
+  streamsBody: true,
   summary: 'Forward one received message',
-  description: 'For each project owning a recipient domain: raw bytes and attachments to R2, then the record and its `inbound.received` outbox row in one transaction, handed to the webhook dispatcher after the answer. A spool id already stored is not stored again (`duplicate: true` when every record existed). 400 is permanent (the node dead-letters the message); anything else is retried. Body limit: `2 × inbound.max_message_size + 1 MiB`.',
+  description: `For each project owning a recipient domain: raw bytes and attachments streamed to R2, then the record and its \`inbound.received\` outbox row in one transaction, handed to the webhook dispatcher after the answer. A spool id already stored is not stored again (\`duplicate: true\` when every record existed). The body is the meta JSON (its byte length in \`${META_LENGTH_HEADER}\`), then the raw message (\`meta.size\` bytes), then each attachment (\`meta.parsed.attachments[i].size\` bytes); \`Content-Length\` must be their sum. 400 is permanent (the node dead-letters the message); 413 makes the node forward the raw message alone; anything else is retried. Limits: the body \`2 × inbound.max_message_size + 1 MiB\`, the meta \`inbound.max_message_size + 1 MiB\`.`,
   tags: ['Relay'],
+  errors: [408, 411, 415],
   request: {
     body: {
       required: true,
       content: {
-        'multipart/form-data': {
-          // Read by the handler itself (parts are bytes, and errors name the part), so not a zod schema.
+        // Read by the handler itself as it streams (errors name the piece), so not a zod schema.
+        [FORWARD_CONTENT_TYPE]: {
           schema: {
-            type: 'object',
-            required: ['meta', 'raw'],
-            properties: {
-              meta: { type: 'string', description: 'JSON: spool_id, received_at, client_ip, helo, mail_from, rcpt_to, size, auth, dmarc_policy, smtp_rejected, parsed (docs/relay-protocol.md)' },
-              raw: { type: 'string', format: 'binary', description: 'The message as spooled, a file part (message/rfc822)' },
-            },
-            additionalProperties: { type: 'string', format: 'binary', description: '`attachment.<i>`: the bytes of attachment i, zero-based, in meta.parsed.attachments order' },
+            type: 'string',
+            format: 'binary',
+            description: 'meta JSON (spool_id, received_at, client_ip, helo, mail_from, rcpt_to, size, auth, dmarc_policy, smtp_rejected, parsed: docs/relay-protocol.md), then the raw message as spooled, then each attachment\'s bytes in meta.parsed.attachments order, back to back',
           },
         },
       },
@@ -43,14 +38,14 @@ export const route = defineRelayRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const parts = await readForwardedParts(c.req);
+  const { meta, rest } = await readForwardedBody(c.req.raw, { maxMetaBytes: forwardingMetaLimit(c.get('config')['inbound.max_message_size']) });
   const node = c.get('relayNode');
-  const { events, ...result } = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { ...parts, node });
+  const { events, ...result } = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, body: rest, node });
   for (const e of events) c.executionCtx.waitUntil(handOverOutbox(c.env, e.projectId, [e.outboxId]));
   if (!result.inbound_emails.length) {
     // Nobody to store it for: the domains were removed after the node accepted the mail.
-    const domains = [...new Set(parts.meta.rcpt_to.map((a) => a.slice(a.lastIndexOf('@') + 1).toLowerCase()))];
-    console.warn(`inbound ${parts.meta.spool_id} from relay node ${node.id}: no registered domain among ${domains.join(', ')}; nothing stored`);
+    const domains = [...new Set(meta.rcpt_to.map((a) => a.slice(a.lastIndexOf('@') + 1).toLowerCase()))];
+    console.warn(`inbound ${meta.spool_id} from relay node ${node.id}: no registered domain among ${domains.join(', ')}; nothing stored`);
   }
   return c.json(result, 200);
 };
