@@ -356,6 +356,46 @@ describe('Idempotency-Key', () => {
     expect(await counts()).toEqual(after);
   });
 
+  test('sandbox and live sends do not share keys: after a sandbox send the same key and body send for real, and the reverse (issue 13 item 8)', async () => {
+    const body = minimal({ subject: 'one key, two namespaces' });
+    const statusOf = async (messageId: string) =>
+      (await env.stack.sql.query('SELECT status::text, next_attempt_at IS NOT NULL AS due FROM emails WHERE message_id = $1', [messageId])).rows;
+
+    // Sandbox first: the live send with its key and body is a new, real send, queued for the relay nodes.
+    const k = key();
+    const captured = await send(body, sandboxKey, { 'Idempotency-Key': k });
+    expect(captured.status, JSON.stringify(captured.body)).toBe(201);
+    expect(captured.body.emails.map((e: any) => [e.status, e.sandbox])).toEqual([['captured', true]]);
+    let before = await counts();
+    const live = await send(body, env.keys.sender, { 'Idempotency-Key': k });
+    expect(live.status, JSON.stringify(live.body)).toBe(201);
+    expect(live.headers.get('idempotent-replayed')).toBeNull();
+    expect(live.body.message_id).not.toBe(captured.body.message_id);
+    expect(live.body.emails.map((e: any) => [e.status, e.sandbox])).toEqual([['queued', false]]);
+    expect(await statusOf(live.body.message_id)).toEqual([{ status: 'queued', due: true }]);
+    expect(await counts()).toEqual({ messages: before.messages + 1, emails: before.emails + 1, keys: before.keys + 1 });
+    // Each namespace still replays its own first answer.
+    const liveAgain = await send(body, env.keys.sender, { 'Idempotency-Key': k });
+    expect(liveAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(liveAgain.body).toEqual(live.body);
+    const sandboxAgain = await send(body, sandboxKey, { 'Idempotency-Key': k });
+    expect(sandboxAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(sandboxAgain.body).toEqual(captured.body);
+
+    // Live first: the sandbox send with its key and body is captured, not a replay of the live answer.
+    const k2 = key();
+    const first = await send(body, env.keys.sender, { 'Idempotency-Key': k2 });
+    expect(first.status).toBe(201);
+    before = await counts();
+    const sandboxed = await send(body, sandboxKey, { 'Idempotency-Key': k2 });
+    expect(sandboxed.status, JSON.stringify(sandboxed.body)).toBe(201);
+    expect(sandboxed.headers.get('idempotent-replayed')).toBeNull();
+    expect(sandboxed.body.message_id).not.toBe(first.body.message_id);
+    expect(sandboxed.body.emails.map((e: any) => [e.status, e.sandbox])).toEqual([['captured', true]]);
+    expect(await statusOf(sandboxed.body.message_id)).toEqual([{ status: 'captured', due: false }]);
+    expect(await counts()).toEqual({ messages: before.messages + 1, emails: before.emails + 1, keys: before.keys + 1 });
+  });
+
   test('keys are per project: another project may use the same key', async () => {
     const k = key();
     expect((await send(minimal(), env.keys.sender, { 'Idempotency-Key': k })).status).toBe(201);

@@ -10,7 +10,7 @@ import type { Db } from '../../db/client.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import type { SendMessageInput } from '../../schemas/send.js';
 import { domainOfAddress, judgeSendingDomain, sendingDomainsQuery } from '../domains/sendable.js';
-import { findAnswerQuery, forgetExpired, keyIsFree, recordAnswer, replayOrConflict, storedAnswer, storedBody, type IdempotentRequest } from '../idempotency/keys.js';
+import { findAnswerQuery, forgetExpired, keyIsFree, recordAnswer, replayOrConflict, storedAnswer, storedBody, storedKey, type IdempotentRequest } from '../idempotency/keys.js';
 import { limitReached, sendLock, usedIn, withinLimits, type PlanUsageRow } from './limits.js';
 import { answerOf, attachmentBytes, countable, emailRows, messageRow, planMessage, recipientsOf, type MessagePlan } from './plan.js';
 
@@ -58,7 +58,7 @@ export async function sendMessages<T>(ctx: SendContext, items: SendItem[], shape
     sendingDomainsQuery(db, projectId, domainNames),
     db.select({ address: suppressions.address }).from(suppressions)
       .where(and(eq(suppressions.projectId, projectId), inArray(suppressions.address, recipientKeys))),
-    findAnswerQuery(db, projectId, ctx.idempotency?.key ?? null),
+    findAnswerQuery(db, projectId, ctx.idempotency ? storedKey(ctx.idempotency) : null),
   ]);
   const stored = storedAnswer(storedRows[0]);
   if (stored && ctx.idempotency) return { body: replayOrConflict(stored, ctx.idempotency).body as T, replayed: true };
@@ -109,10 +109,11 @@ type Verdict = PlanUsageRow & {
 /** The one transaction; see the file comment. Its last statement is the verdict. */
 async function writeMessages(ctx: SendContext, planned: MessagePlan[], answer: { status: number; body: unknown }): Promise<Verdict> {
   const { db, projectId, idempotency } = ctx;
+  const key = idempotency ? storedKey(idempotency) : null;
   const firstId = planned[0]!.id;
   const written = sql`exists (select 1 from ${outboundMessages} where id = ${firstId})`;
-  const guard = idempotency
-    ? sql`${withinLimits(projectId, countable(planned))} and ${keyIsFree(projectId, idempotency.key)}`
+  const guard = key !== null
+    ? sql`${withinLimits(projectId, countable(planned))} and ${keyIsFree(projectId, key)}`
     : withinLimits(projectId, countable(planned));
 
   const insertMessages = db.execute(sql`
@@ -138,12 +139,12 @@ async function writeMessages(ctx: SendContext, planned: MessagePlan[], answer: {
       ik.route, ik.request_hash, ik.response_status, ik.response_body
     from v cross join ${projects} p
       left join ${plans} pl on pl.id = p.plan_id
-      left join ${idempotencyKeys} ik on ik.project_id = p.id and ik.key = ${idempotency?.key ?? null}
+      left join ${idempotencyKeys} ik on ik.project_id = p.id and ik.key = ${key}
     where p.id = ${projectId}`);
 
   const results = await db.batch([
     sendLock(db, projectId),
-    ...(idempotency ? [forgetExpired(db, projectId, idempotency.key)] : []),
+    ...(key !== null ? [forgetExpired(db, projectId, key)] : []),
     insertMessages,
     insertEmails,
     ...(idempotency ? [recordAnswer(db, projectId, idempotency, answer, written)] : []),

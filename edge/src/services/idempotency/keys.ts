@@ -17,7 +17,17 @@ export interface IdempotentRequest {
   /** `emails.send` or `emails.batch`: a key used on one route is another request on the other. */
   route: string;
   requestHash: string;
+  /** Sent with a sandbox key: its keys are a namespace of their own (see `storedKey`). */
+  sandbox: boolean;
 }
+
+/**
+ * The key as stored. Sandbox and live sends do not share keys: a live send
+ * must never replay a captured answer, nor a sandbox send a live one. The
+ * sandbox prefix ends in U+001F, which no Idempotency-Key may hold (printable
+ * ASCII only), so no live key can spell it; live keys are stored as given.
+ */
+export const storedKey = (request: IdempotentRequest) => (request.sandbox ? `sandbox\u001f${request.key}` : request.key);
 
 /** A remembered first answer. */
 export interface StoredAnswer { route: string; requestHash: string; status: number; body: unknown }
@@ -28,6 +38,7 @@ export const requestHash = (rawBody: string) => sha256Hex(rawBody);
 /**
  * The key's unexpired record in the project (no row without a key), as a
  * query a caller can run inside a `db.batch`; read the row with `storedAnswer`.
+ * `key` is a `storedKey`.
  */
 export const findAnswerQuery = (db: Db, projectId: string, key: string | null) => db.select({
   route: idempotencyKeys.route, requestHash: idempotencyKeys.requestHash,
@@ -55,12 +66,12 @@ export function replayOrConflict(stored: StoredAnswer, request: IdempotentReques
   return { status: stored.status, body: stored.body };
 }
 
-/** Statement of the send batch, ahead of its guard: an expired record of this key no longer holds the key. */
+/** Statement of the send batch, ahead of its guard: an expired record of this key (a `storedKey`) no longer holds the key. */
 export function forgetExpired(db: Db, projectId: string, key: string) {
   return db.execute(sql`delete from ${idempotencyKeys} where project_id = ${projectId} and key = ${key} and created_at <= now() - ${IDEMPOTENCY_TTL}`);
 }
 
-/** The guard of the send batch's inserts: nobody holds the key (run after `forgetExpired`, under the send lock). */
+/** The guard of the send batch's inserts: nobody holds the key, a `storedKey` (run after `forgetExpired`, under the send lock). */
 export function keyIsFree(projectId: string, key: string) {
   return sql`not exists (select 1 from ${idempotencyKeys} where project_id = ${projectId} and key = ${key})`;
 }
@@ -73,7 +84,7 @@ export function keyIsFree(projectId: string, key: string) {
 export function recordAnswer(db: Db, projectId: string, request: IdempotentRequest, answer: { status: number; body: unknown }, written: SQL) {
   return db.execute(sql`
     insert into ${idempotencyKeys} (project_id, key, route, request_hash, response_status, response_body, created_at)
-    select ${projectId}, ${request.key}, ${request.route}, ${request.requestHash}, ${answer.status}, to_jsonb(${JSON.stringify(answer.body)}::text), now()
+    select ${projectId}, ${storedKey(request)}, ${request.route}, ${request.requestHash}, ${answer.status}, to_jsonb(${JSON.stringify(answer.body)}::text), now()
     where ${written}
     on conflict (project_id, key) do nothing`);
 }

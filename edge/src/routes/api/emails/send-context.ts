@@ -18,14 +18,15 @@ export const sendBodyLimit = {
 /** Sandbox mode is the key's (fixed at creation); sessions and platform credentials send for real. */
 export async function sendContext(c: Context<AppEnv>, route: 'emails.send' | 'emails.batch', key: string | undefined): Promise<SendContext> {
   const principal = c.get('principal');
+  const sandbox = principal.kind === 'key' && principal.sandbox;
   return {
     db: c.get('db'),
     store: c.env.MAIL_STORE,
     config: c.get('config'),
     projectId: c.get('projectId')!,
-    sandbox: principal.kind === 'key' && principal.sandbox,
-    // The raw body, as received: the JSON validator kept its text.
-    idempotency: key === undefined ? undefined : { key, route, requestHash: await requestHash(await c.req.text()) },
+    sandbox,
+    // The raw body, as received: the JSON validator kept its text. Sandbox keys have a key namespace of their own.
+    idempotency: key === undefined ? undefined : { key, route, requestHash: await requestHash(await c.req.text()), sandbox },
   };
 }
 
