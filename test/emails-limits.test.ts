@@ -209,21 +209,27 @@ describe('unlimited', () => {
 });
 
 describe('GET /api/v1/usage', () => {
-  test('needs emails:read or usage:read', async () => {
+  test('needs emails:read, one permission, refused in the spec\'s exact words (issue 13 item 10)', async () => {
     const p = await planProject(10, 100);
     await send(p, ['a@example.org', 'b@example.org']);
-    const key = async (permissions: string[]) => (await env.stack.call('POST', '/api/v1/api-keys', {
+    const create = (permissions: string[]) => env.stack.call('POST', '/api/v1/api-keys', {
       token: env.admin, headers: { 'X-Service-Project-Id': p.projectId }, body: { name: 'u', permissions },
-    })).body.token as string;
+    });
+    const key = async (permissions: string[]) => (await create(permissions)).body.token as string;
     const expected = { plan: { id: p.planId, name: p.plan }, hour: { limit: 10, used: 2, remaining: 8 }, day: { limit: 100, used: 2, remaining: 98 } };
-    expect(await usage(p, await key(['usage:read']))).toEqual(expected);
     expect(await usage(p, await key(['emails:read']))).toEqual(expected);
-    const none = await env.stack.call('GET', '/api/v1/usage', { token: await key(['domains:read']) });
-    expect(none.status).toBe(403);
-    expect(none.body).toEqual({ error: 'no access to emails in this project' });
+    // The spec's reporting set reads it too.
+    expect(await usage(p, await key(['analytics:read', 'emails:read', 'bounces:read']))).toEqual(expected);
     const writer = await env.stack.call('GET', '/api/v1/usage', { token: await key(['emails:write']) });
     expect(writer.status).toBe(403);
-    expect(writer.body).toEqual({ error: 'permission emails:read or usage:read required' });
+    expect(writer.body).toEqual({ error: 'permission emails:read required' });
+    const none = await env.stack.call('GET', '/api/v1/usage', { token: await key(['domains:read', 'analytics:read']) });
+    expect(none.status).toBe(403);
+    expect(none.body).toEqual({ error: 'no access to emails in this project' });
+    // `usage` is no resource any more: a key cannot be given it, so no key holds a permission that grants nothing.
+    const refused = await create(['usage:read']);
+    expect(refused.status).toBe(400);
+    expect(refused.body.fields).toEqual({ permissions: 'unknown permission: usage:read' });
   });
 
   test('another project\'s sends are not counted', async () => {

@@ -15,7 +15,6 @@ export const catalogue = {
   inbound: ['read', 'write', 'delete'],
   templates: ['read', 'write', 'delete'],
   smtpservers: ['read', 'write', 'delete'],
-  usage: ['read'],
   audit: ['read'],
 } as const satisfies Record<string, readonly ('read' | 'write' | 'delete')[]>;
 

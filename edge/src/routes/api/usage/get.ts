@@ -7,10 +7,11 @@ import type { AppEnv } from '../../../env.js';
 export const route = defineRoute({
   method: 'get',
   path: '/api/v1/usage',
+  // One permission: the counts are rows of the email log, which emails:read shows in full
+  // anyway, and both of the spec's sets that want them (sender, reporting) hold it.
   permission: 'emails:read',
-  alsoGrantedBy: ['usage:read'],
   summary: 'Plan limits beside consumption',
-  description: 'The plan\'s hourly and daily send limits (0: unlimited, `remaining` null) beside the rows of the email log in the trailing hour and day, counted as the send routes count them: suppressed recipients not counted, sandbox sends counted. Needs `emails:read` or `usage:read`.',
+  description: 'The plan\'s hourly and daily send limits (0: unlimited, `remaining` null) beside the rows of the email log in the trailing hour and day, counted as the send routes count them: suppressed recipients not counted, sandbox sends counted. Needs `emails:read` (403 `permission emails:read required` without it).',
   tags: ['Emails'],
   responses: {
     200: { description: 'Usage', content: { 'application/json': { schema: z.object({ usage: UsageSchema }) } } },
