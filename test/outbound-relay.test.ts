@@ -96,7 +96,7 @@ describe('POST /relay/v1/outbound/claim', () => {
         date: (message.created_at as Date).toISOString(),
         from: 'Acme <news@acme.test>',
         to: ['Ann <ann@example.org>'],
-        cc: ['Bob@Example.NET'],
+        cc: ['Bob@example.net'], // the header form composed from the parsed mailbox: the domain lower case
         reply_to: ['support@acme.test'],
         subject: 'Your order',
         text: 'On its way',
