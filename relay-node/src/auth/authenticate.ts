@@ -1,11 +1,10 @@
-// SPF, DKIM and DMARC at ingest with mailauth 4.13 (the last line that runs
-// on Node 20), reduced to the spec's `auth` object.
+// SPF, DKIM and DMARC at ingest: the listener's verdict function. The checks
+// themselves run in the verification pool's worker threads (verify-pool.ts,
+// verify-message.ts), under a deadline.
 import { hostname } from 'node:os';
-import { finished } from 'node:stream/promises';
-import type { Readable } from 'node:stream';
-import { authenticate as mailauthAuthenticate, dmarc as mailauthDmarc, type AuthenticateResult, type DNSResolver } from 'mailauth';
-import { passesStrictAlignment } from './strict-alignment.js';
-import { temporaryFailure, toVerdict, type AuthVerdict, type AuthenticateMessage, type DmarcPolicy, type IngestAuthentication } from './verdicts.js';
+import type { DNSResolver } from 'mailauth';
+import { sharedVerifyPool, type VerifyPool } from './verify-pool.js';
+import type { AuthenticateMessage } from './verdicts.js';
 
 export interface AuthenticatorOptions {
   /** The DNS the checks ask (see `createDnsResolver`). */
@@ -13,122 +12,31 @@ export interface AuthenticatorOptions {
   /** This node's name in `Authentication-Results`; the host name by default. */
   mta?: string;
   /**
-   * Longest the checks may take, in ms. SPF may chain ten lookups; a slow or
-   * dead DNS server must not hold the reply to DATA, so past it the verdicts
-   * are `temperror`. Default 20000.
+   * Longest the checks may hold a message back, in ms
+   * (`relay_node.inbound.mail_auth_timeout`): SPF may chain ten lookups and a
+   * sender chooses how much DKIM work its message asks for; past it the
+   * verdicts are `temperror` and the message is kept. Default 10000.
    */
   deadlineMs?: number;
+  /** Where the checks run; the process's shared pool by default. */
+  pool?: VerifyPool;
+  /** Told when a verification worker had to be terminated. */
+  log?: { warn(message: string, fields?: Record<string, unknown>): void };
 }
-
-// The order in which a failing signature speaks for the message when none passes:
-// a signature that fails outright says more than one that could not be checked.
-const DKIM_PRECEDENCE: readonly AuthVerdict[] = ['pass', 'fail', 'temperror', 'permerror', 'neutral', 'policy', 'none'];
 
 /**
  * A verdict function for the inbound listener: it reads the message once (as
  * a stream, without keeping the body) and answers the spec's `auth` object,
- * the From domain's DMARC policy and an Authentication-Results header.
+ * the From domain's DMARC policy and an Authentication-Results header. Never
+ * throws: DNS trouble, a stream error and the deadline give `temperror`.
  *
  * @example
- * const authenticate = createAuthenticator({ resolver: createDnsResolver(config['dns.servers']) });
+ * const authenticate = createAuthenticator({ resolver: createDnsResolver(config['dns.servers']), deadlineMs: config['relay_node.inbound.mail_auth_timeout'] });
  * const { auth, dmarcReject } = await authenticate(stream, { ip, helo, sender });
  */
 export function createAuthenticator(options: AuthenticatorOptions): AuthenticateMessage {
   const mta = options.mta ?? hostname();
-  const deadlineMs = options.deadlineMs ?? 20_000;
-  return async (message, context) => {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`checks took longer than ${deadlineMs} ms`)), deadlineMs);
-    });
-    try {
-      const result = await Promise.race([
-        mailauthAuthenticate(message, {
-          ip: context.ip,
-          helo: context.helo || undefined,
-          sender: context.sender || undefined,
-          mta,
-          resolver: options.resolver,
-          // ARC is not part of the record, and BIMI fetches logos over HTTPS:
-          // neither belongs on the path of every SMTP reply.
-          disableArc: true,
-          disableBimi: true,
-        }),
-        // mailauth waits forever on a stream that errors instead of ending.
-        streamFailure(message),
-        deadline,
-      ]);
-      return await toIngestAuthentication(result, context.ip, options.resolver);
-    } catch (err) {
-      // Stop feeding a verifier that gave up, so the message's other reader is not held back.
-      message.destroy();
-      return temporaryFailure(context.ip, mta, (err as Error).message);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-}
-
-function streamFailure(stream: Readable): Promise<never> {
-  return finished(stream, { readable: true, writable: false }).then(
-    () => new Promise<never>(() => undefined),
-    (err: Error) => Promise.reject(err),
-  );
-}
-
-async function toIngestAuthentication(result: AuthenticateResult, ip: string, resolver: DNSResolver): Promise<IngestAuthentication> {
-  const spf = result.spf ? toVerdict(result.spf.status.result) : 'none';
-  const dkim = dkimVerdict(result);
-  const fromCount = result.dkim.headerFrom?.length ?? 0;
-  const record = result.dmarc || null;
-  const strictFailure = !passesStrictAlignment(result);
-  // Several From addresses (or none) leave DMARC without an identity to check:
-  // RFC 7489 section 6.6.1 treats several as a reason to refuse, so permerror.
-  const dmarc: AuthVerdict = strictFailure ? 'fail' : record ? toVerdict(record.status.result) : fromCount > 1 ? 'permerror' : 'none';
-  const dmarcPolicy = record && record.status.result !== 'none' ? policyOf(record.policy) : null;
-  const pct = record && record.pct !== undefined ? Number(record.pct) : 100;
-  return {
-    auth: {
-      spf,
-      dkim,
-      dmarc,
-      aligned: dmarc === 'pass' || (dmarc !== 'fail' && fromCount === 1 && (await defaultAlignment(result, resolver))),
-      client_ip: ip,
-    },
-    dmarcPolicy,
-    // pct below 100 asks for sampling; we apply the next lower policy to every message instead.
-    dmarcReject: dmarc === 'fail' && dmarcPolicy === 'reject' && pct >= 100,
-    // Keep the stored header in step with the verdict when strict alignment overturned mailauth's pass.
-    headers: strictFailure ? result.headers.replace(/\bdmarc=pass\b/, 'dmarc=fail (strict alignment)') : result.headers,
-  };
-}
-
-function dkimVerdict(result: AuthenticateResult): AuthVerdict {
-  const verdicts = (result.dkim.results ?? []).map((r) => toVerdict(r.status.result));
-  return DKIM_PRECEDENCE.find((v) => verdicts.includes(v)) ?? 'none';
-}
-
-function policyOf(p: string | undefined): DmarcPolicy | null {
-  const policy = p?.toLowerCase();
-  return policy === 'none' || policy === 'quarantine' || policy === 'reject' ? policy : null;
-}
-
-/**
- * Alignment when the From domain publishes no usable DMARC record (none,
- * temperror, permerror): DMARC's own rule with its defaults (relaxed
- * alignment, RFC 7489 section 6.3), by running mailauth's DMARC step
- * against a synthetic `v=DMARC1; p=none` record. A signature or SPF pass for
- * an unrelated domain still does not align.
- */
-async function defaultAlignment(result: AuthenticateResult, resolver: DNSResolver): Promise<boolean> {
-  const spfDomain = result.spf && result.spf.status.result === 'pass' ? [result.spf.domain] : [];
-  const dkimDomains = (result.dkim.results ?? []).filter((r) => r.status.result === 'pass')
-    .map((r) => ({ domain: r.signingDomain, aligned: r.status.aligned, underSized: r.status.underSized }));
-  if (!spfDomain.length && !dkimDomains.length) return false;
-  const defaults: DNSResolver = async (name, rrtype) => {
-    if (rrtype === 'TXT' && name.startsWith('_dmarc.')) return [['v=DMARC1; p=none']];
-    return resolver(name, rrtype);
-  };
-  const verdict = await mailauthDmarc({ headerFrom: result.dkim.headerFrom, spfDomains: spfDomain, dkimDomains, resolver: defaults });
-  return !!verdict && verdict.status.result === 'pass';
+  const deadlineMs = options.deadlineMs ?? 10_000;
+  return (message, context) =>
+    (options.pool ?? sharedVerifyPool()).verify({ message, context, mta, resolver: options.resolver, deadlineMs, log: options.log });
 }

@@ -1,0 +1,88 @@
+// A verification worker thread (started by verify-pool.ts): runs mailauth for
+// many messages at once, off the listener's event loop. Message bytes come in
+// chunks and are acknowledged as the verifier takes them, so the main thread
+// never sends more than a small window ahead; DNS questions go back to the
+// main thread's resolver.
+import type { DNSResolver } from 'mailauth';
+import { Readable } from 'node:stream';
+import { parentPort } from 'node:worker_threads';
+import { limitDkimVerification } from './dkim-limits.js';
+import type { FromWorker, ToWorker } from './verify-protocol.js';
+import { verifyMessage } from './verify-message.js';
+
+if (!parentPort) throw new Error('verify-worker.ts runs as a worker thread (see verify-pool.ts)');
+const port = parentPort;
+const post = (message: FromWorker) => port.postMessage(message);
+
+limitDkimVerification();
+// mailauth 4.13 prints a debug line for every signature whose l= differs from
+// what it hashed (dkim-verifier.js): a sender would choose what fills the
+// node's output. Nothing else in this thread writes to the console.
+console.log = () => undefined;
+
+/** One job's message as a stream: chunks pushed in order, acknowledged once the verifier has room for more. */
+class JobInput extends Readable {
+  private unacknowledged = 0;
+  constructor(private readonly job: number) {
+    super();
+  }
+  add(chunk: Buffer): void {
+    this.unacknowledged += chunk.length;
+    if (this.push(chunk)) this.acknowledge();
+  }
+  override _read(): void {
+    this.acknowledge();
+  }
+  private acknowledge(): void {
+    if (!this.unacknowledged) return;
+    post({ type: 'ack', job: this.job, bytes: this.unacknowledged });
+    this.unacknowledged = 0;
+  }
+}
+
+const jobs = new Map<number, JobInput>();
+const questions = new Map<number, { resolve: (answer: never) => void; reject: (err: Error) => void }>();
+let nextQuestion = 0;
+
+/** A job's DNS: asked of the resolver its authenticator was made with, in the main thread. */
+const resolverFor = (job: number): DNSResolver => (name, rrtype) =>
+  new Promise((resolve, reject) => {
+    const query = ++nextQuestion;
+    questions.set(query, { resolve, reject });
+    post({ type: 'dns', job, query, name, rrtype });
+  });
+
+function start(job: number, message: Extract<ToWorker, { type: 'start' }>): void {
+  const input = new JobInput(job);
+  jobs.set(job, input);
+  verifyMessage(input, message.context, { resolver: resolverFor(job), mta: message.mta }).then(
+    (result) => jobs.delete(job) && post({ type: 'done', job, result }),
+    (err: Error) => jobs.delete(job) && post({ type: 'failed', job, error: err.message }),
+  );
+}
+
+port.on('message', (message: ToWorker) => {
+  switch (message.type) {
+    case 'start':
+      return start(message.job, message);
+    case 'chunk':
+      return jobs.get(message.job)?.add(Buffer.from(message.data.buffer, message.data.byteOffset, message.data.byteLength));
+    case 'end':
+      return void jobs.get(message.job)?.push(null);
+    case 'abort': {
+      // mailauth stops reading once its input fails; its DNS answers still to come are dropped.
+      const input = jobs.get(message.job);
+      jobs.delete(message.job);
+      input?.destroy(new Error('verification stopped'));
+      return post({ type: 'aborted', job: message.job });
+    }
+    case 'dns-answer': {
+      const waiting = questions.get(message.query);
+      questions.delete(message.query);
+      if (!waiting) return;
+      if (message.error) return waiting.reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
+      return waiting.resolve(message.answer as never);
+    }
+  }
+});
+post({ type: 'ready' });
