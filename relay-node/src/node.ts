@@ -14,7 +14,7 @@ import type { SpooledMeta } from './ingest/spooled-message.js';
 import type { ListenerReport } from './protocol.js';
 import { validateProxySettings } from './proxy/index.js';
 import { listen, type RunningListener } from './server.js';
-import { createInboundServer, inboundOptionsFromConfig, type InboundSmtpServer } from './smtp/index.js';
+import { createInboundServer, createSessionSlots, inboundOptionsFromConfig, type InboundSmtpServer } from './smtp/index.js';
 import type { InboundDeps, Log } from './smtp/types.js';
 import { openSpool } from './spool/index.js';
 import { createSpoolAdmission, freeSpaceFloor } from './spool/admission.js';
@@ -208,12 +208,15 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     const deps: InboundDeps = {
       recipientDomainAccepted: (domain) => domains.accepts(domain),
       store: createSpoolStore({ spool, hostName, log, onSpooled: () => forwarder.notify() }),
-      authenticate: createAuthenticator({ resolver: resolve, mta: hostName, deadlineMs: config['relay_node.inbound.mail_auth_timeout'], log }),
+      authenticate: createAuthenticator({ resolver: resolve, mta: hostName }),
       log,
       transforms: ingestTransforms(config['relay_node.inbound.bare_newlines'], config['relay_node.inbound.max_message_size']),
       admission: admission.refusal,
     };
-    const base = { ...inboundOptionsFromConfig(config, 'relay_node.inbound'), name: hostName, closeTimeoutMs: options.drainMs ?? 10_000 };
+    const settings = inboundOptionsFromConfig(config, 'relay_node.inbound');
+    // One count of open sessions for both ports: they are one listener, with one set of caps.
+    const sessionSlots = createSessionSlots({ maxSessions: settings.maxSessions ?? 0, maxPerAddress: settings.maxSessionsPerIp ?? 0 });
+    const base = { ...settings, sessionSlots, name: hostName, closeTimeoutMs: options.drainMs ?? 10_000 };
     const proxy = proxyEnabled ? { trusted } : undefined;
     const open = async (port: number, secure: boolean) => {
       const server = createInboundServer(deps, { ...base, tls: tls?.inboundTls(), secure });

@@ -8,7 +8,7 @@ import { onData } from './on-data.js';
 import { onMailFrom } from './on-mail-from.js';
 import { onRcptTo } from './on-rcpt-to.js';
 import { createSessionRate } from './session-rate.js';
-import { createSessionSlots } from './session-slots.js';
+import { createSessionSlots, type SessionSlots } from './session-slots.js';
 import type { InboundDeps } from './types.js';
 
 // RFC 5321 allows 512 octets and extensions add parameters; Postfix's
@@ -49,6 +49,12 @@ export interface InboundServerOptions {
   maxSessions?: number;
   /** `max_sessions_per_ip`: open sessions from one address (IPv6: one /64); one more gets `421 4.7.0`. 0 or none disables. */
   maxSessionsPerIp?: number;
+  /**
+   * The counter behind the two caps above, when several ports are one listener (a node's port 25 and
+   * its implicit-TLS port): give each the same one, so the caps hold across them. Made from
+   * `maxSessions` and `maxSessionsPerIp` when absent (and then those are not read).
+   */
+  sessionSlots?: SessionSlots;
   /** `max_session_duration`, ms: past it the session ends with `421 4.4.2` (after a message in progress is answered). 0 or none disables. */
   maxSessionDurationMs?: number;
   /** `max_messages_per_session`: MAIL FROM after that many messages gets `421 4.7.0`. 0 or none disables. */
@@ -108,7 +114,7 @@ export function createInboundServer(deps: InboundDeps, options: InboundServerOpt
   };
   const server = new InboundSmtpServer(smtpOptions, {
     greetingDelayMs: options.greetingDelayMs,
-    slots: createSessionSlots({ maxSessions: options.maxSessions ?? 0, maxPerAddress: options.maxSessionsPerIp ?? 0 }),
+    slots: options.sessionSlots ?? createSessionSlots({ maxSessions: options.maxSessions ?? 0, maxPerAddress: options.maxSessionsPerIp ?? 0 }),
     maxDurationMs: options.maxSessionDurationMs ?? 0,
     maxNoopRset: options.maxNoopRsetPerSession ?? 0,
   });

@@ -8,6 +8,7 @@ import { connect as connectTls } from 'node:tls';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildProxyV1 } from '../proxy/build-proxy-header.js';
 import { listen, type RunningListener } from '../server.js';
+import { createSessionSlots } from './session-slots.js';
 import { collectingLog, createTestInbound, startInbound, type RunningInbound } from '../../test-support/inbound-harness.js';
 import { selfSignedCertificate, type CertificatePair } from '../../test-support/self-signed.js';
 import { sendMessage } from '../../test-support/smtp-client.js';
@@ -65,6 +66,21 @@ describe('session bounds on the inbound listener', () => {
     expect((await sendMessage({ port: inbound.port, localAddress: '127.0.0.2', from: 'a@sender.test', to: 'b@inbox.test', message: MESSAGE })).response).toMatch(/^250 /);
     held[0]!.close();
     other.close();
+  });
+
+  it('holds the caps across two ports that share one count (a node\'s port 25 and its implicit-TLS port)', async () => {
+    const sessionSlots = createSessionSlots({ maxSessions: 0, maxPerAddress: 1 });
+    inbound = await startInbound({ options: { sessionSlots } });
+    const second = await startInbound({ options: { sessionSlots } });
+    try {
+      const held = await greeted(inbound.port, '127.0.0.2');
+      expect(await refusedWith(second.port, '127.0.0.2')).toBe(TOO_MANY_FROM_ADDRESS);
+      held.close();
+      await expect.poll(() => second.server.openSessions('127.0.0.2')).toBe(0);
+      (await greeted(second.port, '127.0.0.2')).close();
+    } finally {
+      await second.close();
+    }
   });
 
   it('gives every place back however sessions end: killed before the greeting, mid-data, after QUIT, refused', async () => {
