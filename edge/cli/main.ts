@@ -8,6 +8,7 @@ import { setNodeScope } from '../src/services/relay-nodes/scope.js';
 import { checkReachable, databaseTarget, withDatabase } from './database.js';
 import { exportApiSpec } from './export-api-spec.js';
 import { relayEnroll, relayStart, RelayUsageError } from './relay.js';
+import { relayDeadLetters } from './relay-dead-letters.js';
 import { renderRoutesDocs } from './routes-docs.js';
 
 const USAGE = `usage: edgemail <command>
@@ -27,6 +28,8 @@ const USAGE = `usage: edgemail <command>
   relay start [--state-dir <dir>]             run the relay node in the foreground (Ctrl-C stops it)
         [--port <n>] [--host <addr>]          inbound (MX) listener: EDGEMAIL_INBOUND_PORT, else 2525,
         [--tls-port <n>]                      on EDGEMAIL_INBOUND_HOST, else 0.0.0.0; optional implicit TLS port
+  relay dead-letters [--state-dir <dir>]      list the messages the edge refused for good (<spool>/dead/):
+                                              id, size, when moved, reason; the node need not be running
 
 The database defaults to SERVICE_DATABASE_URL, else the local stack's. The relay
 node's state directory defaults to .data/relay-node (EDGEMAIL_DATA_DIR/relay-node).`;
@@ -117,6 +120,10 @@ async function run(argv: string[]): Promise<void> {
       const found = await withDatabase(await database(values['database-url']), (db) => setNodeScope(db, values.node!, wide));
       if (!found) throw new UsageError(`no relay node ${values.node}`);
       console.error(`relay node ${values.node} now serves ${wide ? 'every project\'s domains' : 'its own project\'s domains only'}`);
+      return;
+    }
+    case 'relay dead-letters': {
+      await relayDeadLetters(values);
       return;
     }
     case 'relay start': {
