@@ -18,7 +18,8 @@ export const route = defineRoute({
     `One message to 1 to ${MAX_RECIPIENTS} recipients (\`to\`, \`cc\` and \`bcc\` together); each recipient becomes one row of the email log, in the order to, cc, bcc, an address named twice once.`,
     'The from domain must be a verified domain of the project. A suppressed recipient gets a row with status `suppressed` and is not counted against the plan\'s limits; the others are `queued` for the relay nodes, or `captured` when a sandbox key sends (a sandbox key needs `sandbox:write` instead of `emails:write`).',
     'Over the plan\'s hourly or daily limit nothing is written and the answer is 429 `hourly email limit reached (<n> per hour on plan <plan>)` (or the daily twin).',
-    'CR or LF in the subject, an address, a header name or value, or a filename is 400 naming the field. See docs/sending.md.',
+    '`from`, `reply_to` and every `to`, `cc` and `bcc` entry must be exactly one mailbox: a list, a group or `;` is 400 naming the field (`from`, `to.2`); the address headers are composed from the parsed name and address, never from the text given.',
+    'CR or LF in the subject, an address, a header name or value, or a filename is 400 naming the field; so is a custom header the service or the servers on the way write (From, Sender, Received, Return-Path, Authentication-Results, Resent-*, ARC-*, …). See docs/sending.md.',
   ].join(' '),
   tags: ['Emails'],
   request: {
