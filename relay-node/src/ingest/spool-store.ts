@@ -2,10 +2,11 @@
 // normaliser and the size limit into the spool (fsynced) with their metadata.
 // The 250 is sent only after this resolves: "spool first, answer second,
 // forward third".
-import type { Transform } from 'node:stream';
+import { pipeline, type Transform } from 'node:stream';
 import type { Spool } from '../spool/index.js';
 import { createLineEndingNormalizer, createSizeLimit, type BareLineEndingMode } from '../smtp-hygiene/index.js';
 import type { Log, StoreMessage } from '../smtp/types.js';
+import { dropForgedAuthResults } from './forged-results-filter.js';
 import { spooledMeta, type SpooledMeta } from './spooled-message.js';
 
 export interface SpoolStoreOptions {
@@ -18,17 +19,21 @@ export interface SpoolStoreOptions {
 }
 
 /**
- * A `store` that writes the message and its metadata durably. The metadata
- * waits for the verdicts, which settle once the whole message has been read;
- * the spool awaits it only after the body is on disk, as the store contract
- * asks.
+ * A `store` that writes the message and its metadata durably, without the
+ * sender's Authentication-Results fields that claim this node's host name
+ * (`dropForgedAuthResults`; ours goes in front when it is forwarded). The
+ * metadata waits for the verdicts, which settle once the whole message has
+ * been read; the spool awaits it only after the body is on disk, as the store
+ * contract asks.
  *
  * @example createInboundServer({ store: createSpoolStore({ spool, hostName, log, onSpooled: forwarder.notify }), transforms, ... }, options)
  */
 export function createSpoolStore(options: SpoolStoreOptions): StoreMessage {
   return async (message, envelope) => {
     const meta = envelope.authentication.then((verdicts) => spooledMeta(envelope, verdicts, options.hostName));
-    const { id, size } = await options.spool.write(message, meta);
+    // The verifier read the bytes as sent; what is kept loses any Authentication-Results claiming our name.
+    const kept = pipeline(message, dropForgedAuthResults(options.hostName), () => undefined);
+    const { id, size } = await options.spool.write(kept, meta);
     options.log.info('inbound message spooled', { id, session: envelope.sessionId, bytes: size, rcpt: envelope.rcptTo.length });
     options.onSpooled?.(id);
   };
