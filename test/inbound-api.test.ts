@@ -7,6 +7,7 @@ import { useTenantStack } from './support/tenant-stack.js';
 import { addedEvents, settledAuditEvents } from './support/audit.js';
 import { eventually } from './support/wait.js';
 import { forward as relayForward } from './support/relay.js';
+import { proveOwnership } from './support/domain-ownership.js';
 
 const env = useTenantStack({ keys: { reader: ['inbound:read'], writer: ['inbound:write'], deleter: ['inbound:delete'] } });
 
@@ -353,8 +354,11 @@ describe('stored bytes, through the relay channel (POST /relay/v1/inbound)', () 
   beforeAll(async () => {
     mineDomain = `acme-${crypto.randomUUID().slice(0, 8)}.example`;
     theirDomain = `globex-${crypto.randomUUID().slice(0, 8)}.example`;
-    expect((await env.stack.call('POST', '/api/v1/domains', { token: (await env.tenant.key(['domains:write'])).token, body: { name: mineDomain } })).status).toBe(201);
-    expect((await env.stack.call('POST', '/api/v1/domains', { token: (await env.other.key(['domains:write'])).token, body: { name: theirDomain } })).status).toBe(201);
+    const mine = await env.stack.call('POST', '/api/v1/domains', { token: (await env.tenant.key(['domains:write'])).token, body: { name: mineDomain } });
+    const theirs = await env.stack.call('POST', '/api/v1/domains', { token: (await env.other.key(['domains:write'])).token, body: { name: theirDomain } });
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    await proveOwnership(env.stack, mine.body.domain.id);
+    await proveOwnership(env.stack, theirs.body.domain.id);
     const enrolled = await env.stack.call('POST', '/relay/v1/enroll', { token: (await env.tenant.key(['relay:write'])).token, body: { name: 'mx-test' } });
     expect(enrolled.status).toBe(201);
     nodeToken = enrolled.body.token;

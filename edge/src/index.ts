@@ -5,6 +5,7 @@ import { settingsOf } from './middleware/context.js';
 import { purgeAuditEvents } from './services/audit/purge.js';
 import { purgeOutbox, sweepWebhooks } from './services/webhooks/sweep.js';
 import { reverifyDomains } from './services/domains/reverify.js';
+import { countInboundUsage } from './services/inbound-usage/count.js';
 import { purgeIdempotencyKeys } from './services/idempotency/purge.js';
 import type { Bindings } from './env.js';
 
@@ -23,8 +24,8 @@ export default {
   fetch: app.fetch,
 
   /**
-   * Cron triggers (wrangler.toml): every minute the webhook sweep and domain
-   * re-verification; hourly audit retention, expired idempotency keys and old outbox rows.
+   * Cron triggers (wrangler.toml): every minute the webhook sweep, domain
+   * re-verification and the inbound storage count; hourly audit retention, expired idempotency keys and old outbox rows.
    */
   async scheduled(controller, env, ctx) {
     const { config } = settingsOf(env);
@@ -32,6 +33,9 @@ export default {
     if (controller.cron !== CRON.auditRetention) {
       ctx.waitUntil(sweepWebhooks(db, env).then((r) => {
         if (r.handedOver || r.woken) console.log(`webhook sweep: handed over ${r.handedOver} outbox rows, woke ${r.woken} dispatchers`);
+      }));
+      ctx.waitUntil(countInboundUsage(db, config['inbound.storage_quota_bytes']).then((r) => {
+        if (r.full) console.log(`inbound storage: ${r.full} of ${r.projects} projects at their quota (RCPT answered 452 4.2.2)`);
       }));
       ctx.waitUntil(reverifyDomains(db, config, REVERIFY_PER_RUN).then((r) => {
         if (r.failed || r.errors.length) console.warn(`domain re-verification: ${r.checked} checked, ${r.failed} failed, ${r.errors.length} not checked (resolver: ${r.errors.map((e) => e.problem).join('; ')})`);

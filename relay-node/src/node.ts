@@ -207,6 +207,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     }
     const deps: InboundDeps = {
       recipientDomainAccepted: (domain) => domains.accepts(domain),
+      recipientDomainFull: (domain) => domains.isFull(domain),
       store: createSpoolStore({ spool, hostName, log, onSpooled: () => forwarder.notify() }),
       authenticate: createAuthenticator({ resolver: resolve, mta: hostName }),
       log,

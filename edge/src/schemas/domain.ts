@@ -27,7 +27,14 @@ export const DomainSchema = z.object({
   project_id: z.uuid(),
   name: z.string().openapi({ example: 'acme.example' }),
   status: z.enum(DOMAIN_STATUSES).openapi({
-    description: '`pending` until the required records are found; `verified` while they are; `failed` when a later check (`POST …/verify` or the periodic one every 6 hours) found them gone. Only a verified domain may send.',
+    description: '`pending` until the required records are found; `verified` while they are (and the name is this project\'s); `failed` when a later check (`POST …/verify` or the periodic one every 6 hours) found them gone, or when another project proved ownership of the name. Only a verified domain may send. `status_reason` says why it is `failed`.',
+  }),
+  status_reason: z.string().nullable().openapi({
+    example: 'ownership of acme.example was proven by another project',
+    description: 'Why the domain is `failed`: the required record found gone (`DKIM record em202611._domainkey.acme.example is missing`), or `ownership of <name> was proven by another project`. Null otherwise.',
+  }),
+  ownership_proven_at: Timestamp.nullable().openapi({
+    description: 'When a check first found this domain\'s DKIM record (its own key, which no other project can publish): from then on relay nodes accept mail for the name and it is stored for this project. Null until then: mail to the name is refused with `550 5.1.1`. Kept if the record is lost later (mail keeps arriving; the domain is `failed`), until another project proves the name.',
   }),
   verified_at: Timestamp.nullable().openapi({ description: 'Since when the required records have been found, without interruption; null unless `verified`.' }),
   last_checked_at: Timestamp.nullable(),

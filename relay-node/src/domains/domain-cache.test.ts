@@ -98,4 +98,21 @@ describe('domain cache', () => {
     expect(await second.accepts('acme.test')).toBe(true);
     await expect(second.accepts('unknown.test')).rejects.toThrow();
   });
+
+  it('knows which domains the edge marked full, from the list and from domains.json', async () => {
+    edge.answer = { domains: ['acme.test', 'globex.test'], full: ['globex.test'], version: 'v1' };
+    const first = make();
+    await first.refresh();
+    expect([first.isFull('globex.test'), first.isFull('acme.test')]).toEqual([true, false]);
+    first.stop();
+    edge.answer = new Error('edge down');
+    const second = make();
+    await second.start();
+    expect(second.isFull('globex.test')).toBe(true);
+    await second.refresh().catch(() => undefined); // the start-up refresh, failing
+    // The quota freed: the next list clears the mark.
+    edge.answer = { domains: ['acme.test', 'globex.test'], version: 'v2' };
+    await second.refresh();
+    expect(second.isFull('globex.test')).toBe(false);
+  });
 });

@@ -30,6 +30,11 @@ export interface DomainCache {
    * be asked (the listener answers 451, so the sender retries).
    */
   accepts(domain: string): Promise<boolean>;
+  /**
+   * Whether the edge marked `domain` full (its project's inbound storage quota
+   * is reached), as of the last list: RCPT is then `452 4.2.2`.
+   */
+  isFull(domain: string): boolean;
   /** Fetches the list now; concurrent callers share one request. */
   refresh(): Promise<void>;
   /** A heartbeat's `domains_version`: a change means a refresh now. */
@@ -43,6 +48,7 @@ export interface DomainCache {
 
 interface CacheFile {
   domains: string[];
+  full?: string[];
   version: string;
   fetched_at: string;
 }
@@ -58,6 +64,7 @@ export function createDomainCache(options: DomainCacheOptions): DomainCache {
   const missMaxAgeMs = options.missMaxAgeMs ?? 1000;
   const refreshIntervalMs = options.refreshIntervalMs ?? 30_000;
   let names: ReadonlySet<string> | null = null;
+  let full: ReadonlySet<string> = new Set();
   let version: string | null = null;
   /** When the list in memory was fetched (0: never, or read from the file). */
   let fetchedAt = 0;
@@ -69,13 +76,16 @@ export function createDomainCache(options: DomainCacheOptions): DomainCache {
 
   const apply = async (answer: DomainsAnswer): Promise<void> => {
     const next = new Set(answer.domains.map((d) => d.toLowerCase()));
-    const changed = answer.version !== version || !names || next.size !== names.size || [...next].some((d) => !names!.has(d));
+    const nextFull = new Set((answer.full ?? []).map((d) => d.toLowerCase()));
+    const changed = answer.version !== version || !names || next.size !== names.size || [...next].some((d) => !names!.has(d))
+      || nextFull.size !== full.size || [...nextFull].some((d) => !full.has(d));
     names = next;
+    full = nextFull;
     version = answer.version;
     fetchedAt = now();
     failedAt = 0;
     if (!changed) return;
-    const body: CacheFile = { domains: [...next].sort(), version: answer.version, fetched_at: new Date(fetchedAt).toISOString() };
+    const body: CacheFile = { domains: [...next].sort(), full: [...nextFull].sort(), version: answer.version, fetched_at: new Date(fetchedAt).toISOString() };
     await writePrivateFile(options.file, `${JSON.stringify(body)}\n`).catch((err: unknown) =>
       options.log.warn('domain list not saved to disk', { file: options.file, error: String(err) }));
   };
@@ -114,6 +124,9 @@ export function createDomainCache(options: DomainCacheOptions): DomainCache {
       if (now() - fetchedAt > missMaxAgeMs) throw new Error(`cannot refresh the domain list to check ${domain}`);
       return false;
     },
+    isFull(domain) {
+      return full.has(domain);
+    },
     refresh,
     noteVersion(v) {
       if (v !== version) background('heartbeat says the domain list changed');
@@ -123,6 +136,7 @@ export function createDomainCache(options: DomainCacheOptions): DomainCache {
         const saved = JSON.parse(await readFile(options.file, 'utf8')) as CacheFile;
         if (Array.isArray(saved.domains)) {
           names = new Set(saved.domains);
+          full = new Set(Array.isArray(saved.full) ? saved.full : []);
           version = saved.version ?? null;
           // fetchedAt stays 0: a saved list answers known domains, but a miss asks the edge.
         }

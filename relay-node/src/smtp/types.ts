@@ -49,6 +49,8 @@ export type StoreMessage = (message: Readable, envelope: InboundEnvelope) => Pro
 export interface InboundDeps {
   /** Whether the edge has a project that registered `domain` (lower case, ASCII). */
   recipientDomainAccepted(domain: string): Promise<boolean>;
+  /** Whether an accepted `domain`'s project has reached its inbound storage quota (RCPT `452 4.2.2`). */
+  recipientDomainFull?(domain: string): boolean;
   store: StoreMessage;
   authenticate: AuthenticateMessage;
   log: Log;

@@ -9,6 +9,8 @@ import type { AnyDb } from '../../db/any-db.js';
 import { resolveDns } from '../../net/doh.js';
 import { expectedRecords, firstRequiredProblem, judge, publicHost, type Verification } from './dns-records.js';
 import { newDomainKey } from './keys.js';
+import { ownedElsewhere, releaseLapsedOwner } from './ownership.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { domainColumns, type DomainRow } from './present.js';
 
 export type CheckSettings = Pick<Config, 'dns.doh_url' | 'server.public_url' | 'database.crypto.encryption_key'>;
@@ -21,9 +23,11 @@ export type CheckOutcome =
 
 /**
  * Checks `row`'s records now (no cached answers) and stores the verdicts,
- * `last_checked_at`, and `verified_at` (kept while every required record
- * passes, set when they first all do, cleared when one fails). A domain made
- * before sending existed gets its DKIM key here, in the same UPDATE.
+ * `last_checked_at`, `ownership_proven_at` (set when its DKIM record is found
+ * and no other project holds the name; then kept), and `verified_at` (kept
+ * while every required record passes and the name is this registration's, set
+ * when they first all do, cleared when one fails). A domain made before
+ * sending existed gets its DKIM key here, in the same UPDATE.
  */
 export async function checkDomain(db: AnyDb, settings: CheckSettings, row: DomainRow): Promise<CheckOutcome> {
   const key = row.dkimPublicKey ? null : await newDomainKey(settings['database.crypto.encryption_key']);
@@ -45,10 +49,16 @@ export async function checkDomain(db: AnyDb, settings: CheckSettings, row: Domai
     verification.failed = { ok: false, problem: firstRequiredProblem(facts, verification)! };
   }
 
+  const dkimFound = verification.dkim?.ok === true;
+  if (dkimFound && !row.ownershipProvenAt) await releaseLapsedOwner(db, row.name, row.id);
+  // The name is this registration's once proven (sticky), or now when its key
+  // is found and no other project holds the name.
+  const owns = sql`(${domains.ownershipProvenAt} IS NOT NULL OR (${sql.raw(String(dkimFound))} AND NOT ${ownedElsewhere()}))`;
+
   // A concurrent first check may have stored a key already: the first one stays.
   const keep = (column: AnyColumn, value: string) =>
     sql`CASE WHEN ${domains.dkimPrivateKeySealed} IS NULL THEN ${value} ELSE ${column} END`;
-  const [stored] = await db.update(domains)
+  const update = () => db.update(domains)
     .set({
       ...(key ? {
         dkimSelector: keep(domains.dkimSelector, key.dkimSelector),
@@ -57,10 +67,20 @@ export async function checkDomain(db: AnyDb, settings: CheckSettings, row: Domai
         dkimPrivateKeySealed: keep(domains.dkimPrivateKeySealed, key.dkimPrivateKeySealed),
       } : {}),
       verification,
-      verifiedAt: passed ? sql`coalesce(${domains.verifiedAt}, now())` : null,
+      ownershipProvenAt: sql`CASE WHEN ${owns} THEN coalesce(${domains.ownershipProvenAt}, now()) END`,
+      verifiedAt: passed ? sql`CASE WHEN ${owns} THEN coalesce(${domains.verifiedAt}, now()) END` : null,
       lastCheckedAt: sql`now()`,
     })
     .where(and(eq(domains.projectId, row.projectId), eq(domains.id, row.id)))
     .returning(domainColumns);
+  let stored;
+  try {
+    [stored] = await update();
+  } catch (e) {
+    // Another project proved the name at the same moment and won the unique
+    // index: checked again, this registration sees that owner.
+    if (!isUniqueViolation(e)) throw e;
+    [stored] = await update();
+  }
   return { ok: true, row: stored ?? null };
 }

@@ -46,7 +46,7 @@ export async function reverifyDomains(db: AnyDb, settings: CheckSettings, limit:
         report.errors.push({ domain: row.name, problem: outcome.problem });
       } else if (outcome.row) {
         report.checked++;
-        report[domainStatus(outcome.row)]++;
+        report[domainStatus(outcome.row).status]++;
       }
     }
   };

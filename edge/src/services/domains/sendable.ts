@@ -7,6 +7,7 @@ import type { DkimAlgorithm } from '../../crypto/dkim-keys.js';
 import { unseal } from '../../crypto/seal.js';
 import { firstRequiredProblem, type Verification } from './dns-records.js';
 import { DKIM_SEAL_CONTEXT } from './keys.js';
+import { ownedElsewhere, provenElsewhereProblem } from './ownership.js';
 
 export interface SendingDomain {
   id: string;
@@ -35,7 +36,7 @@ export function domainOfAddress(from: string): string | null {
 const sendingColumns = {
   id: domains.id, name: domains.name, dkimSelector: domains.dkimSelector, dkimAlgorithm: domains.dkimAlgorithm,
   dkimPublicKey: domains.dkimPublicKey, dkimPrivateKeySealed: domains.dkimPrivateKeySealed,
-  verification: domains.verification, verifiedAt: domains.verifiedAt,
+  verification: domains.verification, verifiedAt: domains.verifiedAt, ownedElsewhere: ownedElsewhere(),
 };
 
 /**
@@ -63,6 +64,7 @@ export function judgeSendingDomain(fromAddress: string, row: SendingDomainRow | 
   if (row.verifiedAt && selector && algorithm && privateKeySealed) {
     return { ok: true, domain: { id: row.id, name: row.name, selector, algorithm: algorithm as DkimAlgorithm, privateKeySealed } };
   }
+  if (row.ownedElsewhere) return { ok: false, problem: `from domain ${name} is not this project's: ${provenElsewhereProblem(name)}` };
   const verification = row.verification as Verification | null;
   if (verification?.failed) {
     const problem = firstRequiredProblem(row, verification) ?? verification.failed.problem;

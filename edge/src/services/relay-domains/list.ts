@@ -1,32 +1,45 @@
 // The domain list a relay node answers RCPT from, and a cheap version a
 // heartbeat can carry: its own project's domains, or every project's for an
-// installation-wide node.
-import { asc, eq, sql } from 'drizzle-orm';
-import { domains } from '@edgemail/schema';
+// installation-wide node; only names whose ownership is proven
+// (docs/inbound.md, "Domain ownership"), with those of projects whose inbound
+// storage quota is reached marked `full`.
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import { domains, inboundUsage } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 
 /** The domains a node may serve: the one rule for the list, its version and ingest. */
 export interface NodeScope { projectId: string; installationWide: boolean }
-export const servedBy = (node: NodeScope) => (node.installationWide ? undefined : eq(domains.projectId, node.projectId));
+export const servedBy = (node: NodeScope) => and(
+  isNotNull(domains.ownershipProvenAt),
+  node.installationWide ? undefined : eq(domains.projectId, node.projectId),
+);
+
+const full = sql<boolean>`coalesce(${inboundUsage.quotaReached}, false)`.as('full');
+const served = (db: Db, node: NodeScope) => db.select({ name: domains.name, full })
+  .from(domains)
+  .leftJoin(inboundUsage, eq(inboundUsage.projectId, domains.projectId))
+  .where(servedBy(node));
 
 /**
- * Changes whenever a domain is added or removed: the count, the newest
- * creation time and a sum of the names' hashes (so a removal and an addition
- * between two looks cannot cancel out), hashed into an opaque string. One
- * pass over a small table.
+ * Changes whenever the list or its `full` marks change: a hash of the sorted
+ * names and marks, so no change can cancel another out. One pass over the
+ * served names.
  */
-export const domainsVersionQuery = (db: Db, node: NodeScope) => db
-  .select({
-    version: sql<string>`md5(count(*)::text || '.' || coalesce((extract(epoch from max(${domains.createdAt})) * 1000000)::bigint::text, '')
-      || '.' || coalesce(sum(hashtextextended(${domains.name}, 0)::numeric), 0)::text)`,
-  })
-  .from(domains)
-  .where(servedBy(node));
+export const domainsVersionQuery = (db: Db, node: NodeScope) => {
+  const list = served(db, node).as('served');
+  return db.select({
+    version: sql<string>`md5(coalesce(string_agg(${list.name} || case when ${list.full} then '!' else '' end, ',' order by ${list.name}), ''))`,
+  }).from(list);
+};
 
 export async function listRegisteredDomains(db: Db, node: NodeScope) {
   const [rows, version] = await db.batch([
-    db.select({ name: domains.name }).from(domains).where(servedBy(node)).orderBy(asc(domains.name)),
+    served(db, node).orderBy(domains.name),
     domainsVersionQuery(db, node),
   ]);
-  return { domains: rows.map((r) => r.name), version: version[0]!.version };
+  return {
+    domains: rows.map((r) => r.name),
+    full: rows.filter((r) => r.full).map((r) => r.name),
+    version: version[0]!.version,
+  };
 }

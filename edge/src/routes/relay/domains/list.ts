@@ -9,13 +9,17 @@ export const route = defineRelayRoute({
   credential: 'node',
   limiter: 'relay_node_chatter',
   bodyLimit: () => CHATTER_BODY_BYTES,
-  summary: 'Every registered domain',
-  description: 'All projects\' domains, lower case, sorted: a node accepts RCPT for exactly these. `version` changes whenever one is added or removed.',
+  summary: 'The domains a node accepts mail for',
+  description: 'The domains whose ownership is proven (docs/inbound.md, "Domain ownership"), of the node\'s project or, for an installation-wide node, of every project; lower case, sorted: a node accepts RCPT for exactly these. `full` lists those whose project has reached `inbound.storage_quota_bytes`: RCPT for them is `452 4.2.2`. `version` changes whenever either list changes.',
   tags: ['Relay'],
   responses: {
     200: {
       description: 'The domain list',
-      content: { 'application/json': { schema: z.object({ domains: z.array(z.string()).openapi({ example: ['acme.test'] }), version: z.string() }) } },
+      content: { 'application/json': { schema: z.object({
+        domains: z.array(z.string()).openapi({ example: ['acme.test', 'globex.test'] }),
+        full: z.array(z.string()).openapi({ example: ['globex.test'], description: 'Among `domains`, those whose project\'s inbound storage quota is reached.' }),
+        version: z.string(),
+      }) } },
     },
   },
 });

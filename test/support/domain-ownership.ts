@@ -1,0 +1,12 @@
+// Domain ownership for tests whose subject is not the DNS proof itself
+// (test/domain-ownership.test.ts proves it through the real check).
+import type { TestStack } from './stack.js';
+
+/**
+ * Marks a domain registered through the API as proven, as a check that found
+ * its DKIM record does: relay nodes accept its mail from then on.
+ */
+export async function proveOwnership(stack: TestStack, domainId: string): Promise<void> {
+  const { rowCount } = await stack.sql.query('UPDATE domains SET ownership_proven_at = now() WHERE id = $1', [domainId]);
+  if (rowCount !== 1) throw new Error(`no domain ${domainId} to prove`);
+}
