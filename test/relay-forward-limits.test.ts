@@ -10,6 +10,7 @@ import { enrollNode, type RelayNode } from '../relay-node/src/index.js';
 import { startDnsServer, type TestDnsServer } from '../relay-node/test-support/dns-server.js';
 import { collectingLog, type LogLine } from '../relay-node/test-support/inbound-harness.js';
 import { sendMessage, type SendResult } from '../relay-node/test-support/smtp-client.js';
+import { openRaw } from '../relay-node/test-support/smtp-raw.js';
 import { registerDomain } from './support/relay.js';
 import { inboundRecords, rawMessage, startTestNode } from './support/relay-node.js';
 import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
@@ -102,6 +103,30 @@ describe('a message too large to forward with its parsed parts (item 6)', () => 
     expect(record.status_reason).toMatch(/; only the raw message is kept$/);
     await expectRawAsSent(record, sent);
     expect(deadLetters(optimist)).toEqual([]);
+  });
+});
+
+describe('an envelope the SMTP listener took is one the edge takes (item 6)', () => {
+  test('a 300-character EHLO name (the edge takes 255): 250, then stored, not dead-lettered', async () => {
+    const sender = 'long-ehlo@sender.example';
+    const recipient = TO;
+    const ehlo = `${'h'.repeat(292)}.example`;
+    const raw = await openRaw(sized.port);
+    try {
+      expect(await raw.reply()).toMatch(/^220 /);
+      expect(await raw.command(`EHLO ${ehlo}`)).toMatch(/^250/);
+      expect(await raw.command(`MAIL FROM:<${sender}>`)).toMatch(/^250/);
+      expect(await raw.command(`RCPT TO:<${recipient}>`)).toMatch(/^250/);
+      expect(await raw.command('DATA')).toMatch(/^354/);
+      expect(await raw.command(`From: <${sender}>\r\nSubject: odd envelope\r\n\r\nHello.\r\n.`)).toMatch(/^250 2\.6\.0 /);
+    } finally {
+      raw.close();
+    }
+    const record = await recordFrom(sender);
+    expect(record).toMatchObject({ status: 'received', subject: 'odd envelope', recipients: [recipient] });
+    // The name as given stays in the stored message's trace fields.
+    expect((await rawMessage(stack, key, record.id)).bytes.toString('latin1')).toContain(`smtp.helo=${ehlo};`);
+    expect(deadLetters(sized)).toEqual([]);
   });
 });
 

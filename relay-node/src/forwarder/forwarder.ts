@@ -135,7 +135,10 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       spool_id: id,
       received_at: m.received_at,
       client_ip: m.client_ip,
-      helo: m.helo,
+      // smtp-server takes any EHLO name up to its line length; the edge takes
+      // 255 characters (RFC 5321's domain length). The name as given stays in
+      // the message's Authentication-Results (smtp.helo).
+      helo: m.helo.slice(0, 255),
       mail_from: m.mail_from,
       rcpt_to: m.rcpt_to,
       size: raw.size,
