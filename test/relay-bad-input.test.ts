@@ -193,8 +193,10 @@ describe('the plain listener (max_message_size 2 MiB, max_header_size 256 KiB)',
   });
 
   test('malformed MIME (a part header that never ends, past the parser\'s 1 MB): stored as failed, raw downloadable byte for byte', async () => {
-    // mailparser reads most broken structure leniently (no boundary, no closing
-    // delimiter, bad base64 all come out `received`); what it refuses is `failed`.
+    // mailparser reads some broken structure leniently (no closing delimiter, bad
+    // base64 come out `received`); what it refuses is `failed`, and so is a
+    // multipart without a boundary or whose boundary never occurs
+    // (relay-forward-limits.test.ts).
     const runOn = Array.from({ length: 15_000 }, (_, i) => `X-Run-On-${i}: ${'r'.repeat(64)}\r\n`).join('');
     const sent = Buffer.from(mail('malformed-mime', `--b\r\nContent-Type: text/plain\r\n${runOn}--b--\r\n`, 'MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n'));
     expect(sent.length).toBeGreaterThan(1024 * 1024);

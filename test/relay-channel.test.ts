@@ -34,7 +34,7 @@ describe('POST /relay/v1/enroll', () => {
     expect(token).toMatch(/^myr_[a-z0-9]{8}_[A-Za-z0-9_-]{43}$/);
     expect(node).toEqual({
       id: expect.any(String), project_id: tenant.project.id, name: 'mx1', key_prefix: token.slice(0, 12), revoked: false,
-      version: '0.1.0', listeners: [], tls: {}, spool_depth: 0, last_heartbeat_at: null, last_address: null, created_at: expect.any(String),
+      version: '0.1.0', listeners: [], tls: {}, spool_depth: 0, dead_letters: 0, dead_letter_bytes: 0, last_heartbeat_at: null, last_address: null, created_at: expect.any(String),
     });
     const { rows: [row] } = await stack.sql.query('SELECT * FROM relay_nodes WHERE id = $1', [node.id]);
     expect(row.key_hash).toBe(sha256(token));
@@ -95,24 +95,25 @@ describe('the node credential', () => {
     const { id, token } = await enroll(stack, enroller);
     const tls = { source: 'self_signed', not_after: '2027-12-01T00:00:00.000Z' };
     const before = Date.now();
-    const r = await heartbeat(stack, token, { version: '0.2.0', tls, spool_depth: 7 });
+    const r = await heartbeat(stack, token, { version: '0.2.0', tls, spool_depth: 7, dead_letters: 2, dead_letter_bytes: 20_480 });
     expect(r.status).toBe(200);
     expect(r.body.domains_version).toEqual(expect.any(String));
     // The address is the resolved client address, as on every route (locally, the loopback peer).
-    expect(r.body.node).toMatchObject({ id, version: '0.2.0', listeners: LISTENERS, tls, spool_depth: 7, last_address: '127.0.0.1' });
+    expect(r.body.node).toMatchObject({ id, version: '0.2.0', listeners: LISTENERS, tls, spool_depth: 7, dead_letters: 2, dead_letter_bytes: 20_480, last_address: '127.0.0.1' });
     expect(Date.parse(r.body.node.last_heartbeat_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(r.headers.get('ratelimit-limit')).toBe(String(CHATTER_LIMIT));
 
+    // A node older than the dead-letter fields leaves them out: recorded as 0.
     await heartbeat(stack, token);
-    const { rows: [row] } = await stack.sql.query('SELECT version, spool_depth, listeners, tls, last_heartbeat_at FROM relay_nodes WHERE id = $1', [id]);
-    expect(row).toMatchObject({ version: '0.1.0', spool_depth: 0, listeners: LISTENERS });
+    const { rows: [row] } = await stack.sql.query('SELECT version, spool_depth, dead_letters, dead_letter_bytes::int AS dead_letter_bytes, listeners, tls, last_heartbeat_at FROM relay_nodes WHERE id = $1', [id]);
+    expect(row).toMatchObject({ version: '0.1.0', spool_depth: 0, dead_letters: 0, dead_letter_bytes: 0, listeners: LISTENERS });
   });
 
   test('a heartbeat with a bad body is 400 naming the field, and changes nothing', async () => {
     const { id, token } = await enroll(stack, enroller);
-    const r = await heartbeat(stack, token, { spool_depth: -1, listeners: [{ name: 'inbound', port: 2525, tls: 'maybe', proxy_protocol: false }] });
+    const r = await heartbeat(stack, token, { spool_depth: -1, dead_letters: 1.5, dead_letter_bytes: -1, listeners: [{ name: 'inbound', port: 2525, tls: 'maybe', proxy_protocol: false }] });
     expect(r.status).toBe(400);
-    expect(Object.keys(r.body.fields).sort()).toEqual(['listeners.0.tls', 'spool_depth']);
+    expect(Object.keys(r.body.fields).sort()).toEqual(['dead_letter_bytes', 'dead_letters', 'listeners.0.tls', 'spool_depth']);
     const { rows: [row] } = await stack.sql.query('SELECT last_heartbeat_at FROM relay_nodes WHERE id = $1', [id]);
     expect(row.last_heartbeat_at).toBeNull();
   });

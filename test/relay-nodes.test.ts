@@ -16,11 +16,11 @@ async function seedNode(projectId: string, name: string, heartbeat = true) {
   const prefix = `myr_${crypto.randomUUID().replace(/-/g, '').slice(0, 8)}`;
   const token = `${prefix}_${'s'.repeat(43)}`;
   const { rows: [row] } = await env.stack.sql.query(
-    `INSERT INTO relay_nodes (project_id, name, key_prefix, key_hash, version, listeners, tls, spool_depth, last_heartbeat_at, last_address)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id, created_at, last_heartbeat_at`,
+    `INSERT INTO relay_nodes (project_id, name, key_prefix, key_hash, version, listeners, tls, spool_depth, dead_letters, dead_letter_bytes, last_heartbeat_at, last_address)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id, created_at, last_heartbeat_at`,
     heartbeat
-      ? [projectId, name, prefix, createHash('sha256').update(token).digest('hex'), '0.1.0', JSON.stringify(LISTENERS), JSON.stringify(TLS), 3, new Date('2026-11-26T02:00:00.000Z'), '198.51.100.7']
-      : [projectId, name, prefix, createHash('sha256').update(token).digest('hex'), null, '[]', '{}', 0, null, null],
+      ? [projectId, name, prefix, createHash('sha256').update(token).digest('hex'), '0.1.0', JSON.stringify(LISTENERS), JSON.stringify(TLS), 3, 1, 10_240, new Date('2026-11-26T02:00:00.000Z'), '198.51.100.7']
+      : [projectId, name, prefix, createHash('sha256').update(token).digest('hex'), null, '[]', '{}', 0, 0, 0, null, null],
   );
   return { id: row.id as string, prefix, createdAt: (row.created_at as Date).toISOString() };
 }
@@ -40,10 +40,10 @@ describe('GET /api/v1/relay/nodes', () => {
     expect(r.body.relay_nodes.map((n: { id: string }) => n.id)).toEqual([quiet.id, busy.id]);
     expect(r.body.relay_nodes[1]).toEqual({
       id: busy.id, project_id: project.project.id, name: 'mx1', key_prefix: busy.prefix, revoked: false, version: '0.1.0',
-      listeners: LISTENERS, tls: TLS, spool_depth: 3, last_heartbeat_at: '2026-11-26T02:00:00.000Z', last_address: '198.51.100.7',
+      listeners: LISTENERS, tls: TLS, spool_depth: 3, dead_letters: 1, dead_letter_bytes: 10_240, last_heartbeat_at: '2026-11-26T02:00:00.000Z', last_address: '198.51.100.7',
       created_at: expect.any(String),
     });
-    expect(r.body.relay_nodes[0]).toMatchObject({ name: 'mx-new', version: null, listeners: [], tls: {}, spool_depth: 0, last_heartbeat_at: null, last_address: null });
+    expect(r.body.relay_nodes[0]).toMatchObject({ name: 'mx-new', version: null, listeners: [], tls: {}, spool_depth: 0, dead_letters: 0, dead_letter_bytes: 0, last_heartbeat_at: null, last_address: null });
     const text = JSON.stringify(r.body);
     expect(text).not.toContain('key_hash');
     expect(text).not.toContain(foreign.id);
