@@ -17,7 +17,7 @@ import { listen, type RunningListener } from './server.js';
 import { createInboundServer, createSessionSlots, inboundOptionsFromConfig, type InboundSmtpServer } from './smtp/index.js';
 import type { InboundDeps, Log } from './smtp/types.js';
 import { openSpool } from './spool/index.js';
-import { createSpoolAdmission, freeSpaceFloor } from './spool/admission.js';
+import { createSpoolAdmission, deadLetterCeiling, freeSpaceFloor } from './spool/admission.js';
 import { domainsFile, readNodeState, spoolDir } from './state/index.js';
 import { createListenerTls, type ListenerTls } from './tls/listener-tls.js';
 import { NODE_VERSION } from './version.js';
@@ -155,7 +155,10 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   });
   // Whether the spool can take new mail now (452 4.3.1 while not), for every listener.
   const admission = createSpoolAdmission({
-    conditions: [freeSpaceFloor({ dir: spool.dir, minFreeBytes: config['relay_node.spool.min_free_bytes'] })],
+    conditions: [
+      freeSpaceFloor({ dir: spool.dir, minFreeBytes: config['relay_node.spool.min_free_bytes'] }),
+      deadLetterCeiling({ deadLetters, maxBytes: config['relay_node.spool.max_dead_letter_bytes'] }),
+    ],
     log,
   });
   const servers: InboundSmtpServer[] = [];

@@ -89,3 +89,23 @@ export function freeSpaceFloor(options: FreeSpaceFloorOptions): AdmissionConditi
     return 'Insufficient system storage: the spool is below its free-space floor, try again later';
   };
 }
+
+export interface DeadLetterCeilingOptions {
+  /** The count of `<spool>/dead/` (relay-node/src/forwarder/dead-letters.ts), kept current as messages are buried. */
+  deadLetters: { tally(): { bytes: number } };
+  /** `relay_node.spool.max_dead_letter_bytes`. */
+  maxBytes: number;
+}
+
+/**
+ * Stops mail while `dead/` (messages the edge refused for good) holds more
+ * than `maxBytes`: new mail would be refused the same way, so it waits at the
+ * sender until an operator has looked (`edgemail relay dead-letters`) and
+ * cleared the folder, rather than piling up unseen.
+ */
+export function deadLetterCeiling(options: DeadLetterCeilingOptions): AdmissionCondition {
+  return async () => {
+    if (options.deadLetters.tally().bytes <= options.maxBytes) return null;
+    return 'Insufficient system storage: messages refused by the platform await an operator, try again later';
+  };
+}
