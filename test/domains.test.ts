@@ -1,9 +1,11 @@
 // Domains a project receives mail for (issue 7, "What a user can do"): create,
-// list, get, delete, one project per name. DKIM and verification (issue 9):
+// list, get, delete, one registration per project and name (ownership:
+// domain-ownership.test.ts). DKIM and verification (issue 9):
 // domain-verification.test.ts.
 import { describe, expect, test } from 'vitest';
 import { useTenantStack } from './support/tenant-stack.js';
 import { addedEvents, settledAuditEvents } from './support/audit.js';
+import { proveOwnership } from './support/domain-ownership.js';
 
 const env = useTenantStack({
   // An address as the public host (as `pnpm dev` has it): SPF names it with ip4:, not include:.
@@ -24,7 +26,7 @@ describe('POST /api/v1/domains', () => {
     expect(r.body).toEqual({
       domain: {
         id: expect.any(String), project_id: env.tenant.project.id, name: lower,
-        status: 'pending', verified_at: null, last_checked_at: null,
+        status: 'pending', status_reason: null, ownership_proven_at: null, verified_at: null, last_checked_at: null,
         dkim: { selector: expect.stringMatching(/^em\d{6}$/), algorithm: 'rsa' },
         dns_records: [
           { type: 'TXT', name: `${r.body.domain.dkim.selector}._domainkey.${lower}`, value: expect.stringMatching(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/]+={0,2}$/), purpose: 'dkim', required: true, status: 'pending' },
@@ -84,15 +86,22 @@ describe('POST /api/v1/domains', () => {
     expect(await domainRows()).toEqual(before);
   });
 
-  test('409 for a name already registered, by this project or another, without naming the holder', async () => {
+  test('409 for a name already registered by this project, or proven by another, without naming the holder', async () => {
     const name = unique('taken');
-    expect((await create(name)).status).toBe(201);
+    const created = await create(name);
+    expect(created.status).toBe(201);
+    // Another project is refused only once this one proved the name (domain-ownership.test.ts).
+    await proveOwnership(env.stack, created.body.domain.id);
     const before = await domainRows();
     const foreignWriter = (await env.other.key(['domains:write'])).token;
-    for (const [spelling, token] of [[name, env.keys.writer], [`${name.toUpperCase()}.`, env.keys.writer], [name, foreignWriter]] as const) {
+    for (const [spelling, token, error] of [
+      [name, env.keys.writer, `domain ${name} is already registered in this project`],
+      [`${name.toUpperCase()}.`, env.keys.writer, `domain ${name} is already registered in this project`],
+      [name, foreignWriter, `domain ${name} is already registered by another project that proved its ownership`],
+    ] as const) {
       const r = await create(spelling, token);
       expect(r.status).toBe(409);
-      expect(r.body).toEqual({ error: `domain ${name} is already registered` });
+      expect(r.body).toEqual({ error });
     }
     // The answer to the other project is the same: no id, no project name.
     const r = await create(name, foreignWriter);
