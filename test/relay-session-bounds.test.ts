@@ -5,6 +5,7 @@
 // own corner cases (leaks, TLS, PROXY) are in relay-node/src/smtp/session-bounds.test.ts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { connect as connectTls } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -68,7 +69,7 @@ const stored = (subject: string) => eventually(subjects, (s) => s.has(subject), 
 
 /** The first reply on an implicit-TLS session from `localAddress`. */
 const firstTlsReply = (port: number, localAddress: string) => new Promise<string>((resolve, reject) => {
-  const socket = connectTls({ port, host: '127.0.0.1', localAddress, rejectUnauthorized: false });
+  const socket = connectTls({ socket: connect({ port, host: '127.0.0.1', localAddress }), rejectUnauthorized: false });
   socket.once('error', reject);
   socket.once('data', (chunk) => {
     resolve(chunk.toString('latin1').trim());

@@ -51,8 +51,8 @@ export interface InboundServerOptions {
   maxSessionsPerIp?: number;
   /**
    * The counter behind the two caps above, when several ports are one listener (a node's port 25 and
-   * its implicit-TLS port): give each the same one, so the caps hold across them. Made from
-   * `maxSessions` and `maxSessionsPerIp` when absent (and then those are not read).
+   * its implicit-TLS port): give each the same one, so the caps hold across them. When given,
+   * `maxSessions` and `maxSessionsPerIp` are not read; when absent, a counter is made from them.
    */
   sessionSlots?: SessionSlots;
   /** `max_session_duration`, ms: past it the session ends with `421 4.4.2` (after a message in progress is answered). 0 or none disables. */
