@@ -244,6 +244,8 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
 
       worker.jobs.set(id, running);
       holdOpen(worker);
+      // A stream that is already over would never say so again.
+      if (message.destroyed || message.readableEnded) return running.finish(null, 'the message stream had already ended');
       post({ type: 'start', job: id, context, mta });
       message.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
     });
