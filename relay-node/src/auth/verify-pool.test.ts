@@ -66,7 +66,7 @@ describe('the verification deadline', () => {
   });
 
   it('terminates and replaces a worker stuck on the CPU; the next message is checked by a new one', async () => {
-    const warnings: string[] = [];
+    const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
     const verifier = pool({ size: 1, abortGraceMs: 200, workerUrl: new URL('../../test-support/stuck-verify-worker.ts', import.meta.url) });
     const verify = (helo: string, deadlineMs: number) =>
       verifier.verify({
@@ -75,13 +75,16 @@ describe('the verification deadline', () => {
         mta: 'mx.test',
         resolver: async () => [],
         deadlineMs,
-        log: { warn: (line) => warnings.push(line) },
+        log: { warn: (message, fields) => warnings.push({ message, fields }) },
       });
     const stuck = await verify('spin', 300);
     expect(stuck.auth).toMatchObject({ spf: 'temperror', dkim: 'temperror', dmarc: 'temperror' });
     expect(stuck.headers).toContain('checks took longer than 300 ms');
     await expect.poll(() => verifier.stats(), { timeout: 5000 }).toEqual({ started: 1, terminated: 1 });
-    expect(warnings).toEqual(['verification worker terminated: it did not let go of a message within the grace']);
+    expect(warnings).toEqual([{
+      message: 'verification worker terminated',
+      fields: { reason: 'the verification worker was terminated: it did not let go of a message within 200 ms', messages_in_flight: 0 },
+    }]);
 
     // (Its deadline also covers starting the new worker, a few hundred ms under vitest.)
     const next = await verify('client.test', 10_000);

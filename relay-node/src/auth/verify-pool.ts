@@ -160,15 +160,20 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     const log = aborters.get(job);
     aborters.delete(job);
     worker.aborting.set(job, setTimeout(() => {
-      log?.warn('verification worker terminated: it did not let go of a message within the grace', { grace_ms: abortGraceMs });
-      retire(worker, 'the verification worker was terminated: it was stuck on a message');
+      retire(worker, `the verification worker was terminated: it did not let go of a message within ${abortGraceMs} ms`, log);
     }, abortGraceMs));
   }
 
-  /** Takes a worker out of the pool for good; whatever it was checking is `temperror`. */
-  function retire(worker: PoolWorker, reason: string): void {
+  /**
+   * Takes a worker out of the pool for good (the next job starts a new one);
+   * whatever it was checking is `temperror`. Logged to `log`, else to the log
+   * of one of its jobs.
+   */
+  function retire(worker: PoolWorker, reason: string, log?: VerifyJob['log']): void {
     if (worker.gone) return;
     worker.gone = true;
+    const teller = log ?? [...worker.jobs.values()].find((r) => r.job.log)?.job.log;
+    teller?.warn('verification worker terminated', { reason, messages_in_flight: worker.jobs.size });
     workers.splice(workers.indexOf(worker), 1);
     for (const [job, timer] of worker.aborting) {
       clearTimeout(timer ?? undefined);
