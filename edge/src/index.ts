@@ -7,6 +7,7 @@ import { purgeOutbox, sweepWebhooks } from './services/webhooks/sweep.js';
 import { reverifyDomains } from './services/domains/reverify.js';
 import { countInboundUsage } from './services/inbound-usage/count.js';
 import { purgeIdempotencyKeys } from './services/idempotency/purge.js';
+import { purgeDeliveryRecords } from './services/delivery-records/purge.js';
 import type { Bindings } from './env.js';
 
 export { RateLimiter } from './durable-objects/rate-limiter.js';
@@ -25,7 +26,8 @@ export default {
 
   /**
    * Cron triggers (wrangler.toml): every minute the webhook sweep, domain
-   * re-verification and the inbound storage count; hourly audit retention, expired idempotency keys and old outbox rows.
+   * re-verification and the inbound storage count; hourly audit retention, expired idempotency keys, old outbox rows and
+   * delivery records past `delivery_records_retention_days`.
    */
   async scheduled(controller, env, ctx) {
     const { config } = settingsOf(env);
@@ -52,6 +54,12 @@ export default {
     }));
     ctx.waitUntil(purgeOutbox(db).then((n) => {
       if (n) console.log(`outbox: deleted ${n} handed-over rows older than 7 days`);
+    }));
+    const retentionDays = config['delivery_records_retention_days'];
+    ctx.waitUntil(purgeDeliveryRecords(db, retentionDays).then((n) => {
+      if (n.webhookDeliveries || n.emailAttempts) {
+        console.log(`delivery records older than ${retentionDays} days: deleted ${n.webhookDeliveries} webhook deliveries (${n.webhookAttempts} attempts), ${n.emailAttempts} email attempts`);
+      }
     }));
   },
 } satisfies ExportedHandler<Bindings>;
