@@ -33,6 +33,8 @@ export function renderConfigDocs(): string {
     ...rows,
     '',
     `Removed keys, still accepted and named in the boot log when set: ${removedSettings.map((k) => `\`${k}\``).join(', ')}, and per-listener \`tls.acme.*\` blocks.`,
+    'The edge, and every `edgemail` command that loads settings (`relay start` included), log',
+    '`removed settings are set and ignored: <names>`.',
     '',
   ].join('\n');
 }
