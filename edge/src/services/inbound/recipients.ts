@@ -1,5 +1,6 @@
 // Which projects a message is for: each recipient's domain, looked up among
-// the registered domains, with what ingest needs to know per project in the
+// the domains whose ownership is proven (`servedBy`: a registration alone
+// never receives mail), with what ingest needs to know per project in the
 // same round trip (is the sender suppressed there, was this spool id stored).
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { domains, inboundEmails, suppressions } from '@edgemail/schema';
@@ -33,7 +34,7 @@ export async function projectShares(db: Db, spoolId: string, sender: string, rcp
     })
     .from(domains)
     .leftJoin(inboundEmails, and(eq(inboundEmails.projectId, domains.projectId), eq(inboundEmails.spoolId, spoolId)))
-    // A node stores mail only for the domains it serves: a project's node never reaches another project.
+    // A node stores mail only for the domains it serves (proven ones): a project's node never reaches another project.
     .where(and(inArray(domains.name, names), servedBy(node)));
   const byName = new Map(rows.map((r) => [r.name, r]));
   const shares = new Map<string, ProjectShare>();

@@ -43,9 +43,10 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { events, ...result } = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, body: rest, node });
   for (const e of events) c.executionCtx.waitUntil(handOverOutbox(c.env, e.projectId, [e.outboxId]));
   if (!result.inbound_emails.length) {
-    // Nobody to store it for: the domains were removed after the node accepted the mail.
+    // Nobody to store it for: the domains were removed (or lost to another project) after the node
+    // accepted the mail, or the node forwarded mail for names no project proved.
     const domains = [...new Set(meta.rcpt_to.map((a) => a.slice(a.lastIndexOf('@') + 1).toLowerCase()))];
-    console.warn(`inbound ${meta.spool_id} from relay node ${node.id}: no registered domain among ${domains.join(', ')}; nothing stored`);
+    console.warn(`inbound ${meta.spool_id} from relay node ${node.id}: no proven domain among ${domains.join(', ')}; nothing stored`);
   }
   return c.json(result, 200);
 };
