@@ -140,7 +140,8 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     };
     const running = worker.jobs.get(question.job);
     if (!running) return send({ type: 'dns-answer', query: question.query, error: { message: 'the job has ended', code: 'ECANCELLED' } });
-    running.job.resolver(question.name, question.rrtype).then(
+    // A resolver that throws instead of rejecting must not take the node down.
+    Promise.resolve().then(() => running.job.resolver(question.name, question.rrtype)).then(
       (answer) => send({ type: 'dns-answer', query: question.query, answer }),
       (err: Error & { code?: string }) => send({ type: 'dns-answer', query: question.query, error: { message: err.message, code: err.code } }),
     );
