@@ -175,6 +175,23 @@ describe('project A registers x.test without proof; project B proves it', () => 
   });
 });
 
+test('two projects proving one name at the same moment: exactly one owns it, the other is told', async () => {
+  const name = `race-${crypto.randomUUID().slice(0, 8)}.test`;
+  const [mine, theirs] = [(await register(env.keys.a, name)).body.domain, (await register(b, name)).body.domain];
+  // The DNS holds both keys (the same selector name, two TXT values): both checks find their own.
+  doh.set(record(mine, 'dkim').name, 'TXT', [record(mine, 'dkim').value, record(theirs, 'dkim').value]);
+  doh.set(name, 'TXT', [record(mine, 'spf').value]);
+  const answers = await Promise.all([verify(env.keys.a, mine.id), verify(b, theirs.id)]);
+  expect(answers.map((r) => r.status)).toEqual([200, 200]);
+  const owners = answers.filter((r) => r.body.domain.ownership_proven_at !== null);
+  expect(owners).toHaveLength(1);
+  expect(owners[0]!.body.domain.status).toBe('verified');
+  const loser = answers.find((r) => r.body.domain.ownership_proven_at === null)!.body.domain;
+  const token = loser.id === mine.id ? env.keys.a : b;
+  expect(await get(token, loser.id)).toMatchObject({ status: 'failed', status_reason: `ownership of ${name} was proven by another project`, verified_at: null });
+  expect(Number((await env.stack.sql.query('SELECT count(*) FROM domains WHERE name = $1 AND ownership_proven_at IS NOT NULL', [name])).rows[0].count)).toBe(1);
+});
+
 describe('domains.max_per_project', () => {
   test(`one more than ${MAX_PER_PROJECT} is 400 naming the limit, also when registrations race; nothing more is stored`, async () => {
     const limited = await seedProject(env.stack, env.admin, 'limited');
