@@ -130,11 +130,11 @@ describe('session bounds on the inbound listener', () => {
   });
 
   it('lets a message being received past max_session_duration finish and answers it first', async () => {
-    inbound = await startInbound({ options: { maxSessionDurationMs: 400 } });
+    inbound = await startInbound({ options: { maxSessionDurationMs: 1000 } });
     const raw = await openRawAtData(inbound.port);
     raw.write('Subject: slow\r\n\r\n');
-    for (let i = 0; i < 6; i++) {
-      await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, 200));
       raw.write(`line ${i}\r\n`);
     }
     expect(await raw.command('.')).toMatch(/^250 2\.6\.0 /);
