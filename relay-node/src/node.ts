@@ -212,7 +212,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       recipientDomainAccepted: (domain) => domains.accepts(domain),
       recipientDomainFull: (domain) => domains.isFull(domain),
       store: createSpoolStore({ spool, hostName, log, onSpooled: () => forwarder.notify() }),
-      authenticate: createAuthenticator({ resolver: resolve, mta: hostName }),
+      authenticate: createAuthenticator({ resolver: resolve, mta: hostName, deadlineMs: config['relay_node.inbound.mail_auth_timeout'], log }),
       log,
       transforms: ingestTransforms(config['relay_node.inbound.bare_newlines'], config['relay_node.inbound.max_message_size']),
       admission: admission.refusal,
