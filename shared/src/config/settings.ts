@@ -93,7 +93,7 @@ export const settings = {
 
   'domains.max_per_project': integer(100, 'Domains one project may register; one more is refused with 400. 0 disables the cap.'),
   'relay_nodes.max_per_project': integer(10, 'Relay nodes one project may enrol (revoked nodes do not count); one more is refused with 400. 0 disables the cap.'),
-  'inbound.storage_quota_bytes': integer(10_737_418_240, 'Inbound mail (bytes of raw messages) one project may keep stored; over it relay nodes answer RCPT for its domains with `452 4.2.2`. 0 disables the quota.'),
+  'inbound.storage_quota_bytes': integer(10_737_418_240, 'Inbound mail (bytes of raw messages) one project may keep stored, counted once a minute; once it is reached relay nodes answer RCPT for its domains with `452 4.2.2` (mail already accepted is still stored). 0 disables the quota.'),
   'delivery_records_retention_days': integer(30, 'Days webhook deliveries and attempts, and outbound delivery attempts, are kept; 0 keeps them forever.'),
 
   'webhook.allow_private_targets': boolean(false, 'Allow webhook URLs resolving to loopback, RFC 1918 or other reserved space.'),
