@@ -11,10 +11,10 @@ const post = (message: FromWorker) => port.postMessage(message);
 const contexts = new Map<number, AuthContext>();
 
 port.on('message', (message: ToWorker) => {
-  if (message.type === 'start') contexts.set(message.job, message.context);
-  if (message.type === 'chunk') post({ type: 'ack', job: message.job, bytes: message.data.byteLength });
   if (message.type === 'abort') post({ type: 'aborted', job: message.job });
-  if (message.type !== 'end') return;
+  if (message.type !== 'data') return;
+  if (message.start) contexts.set(message.job, message.start.context);
+  if (!message.end) return post({ type: 'ack', job: message.job, bytes: message.data?.byteLength ?? 0 });
   const context = contexts.get(message.job)!;
   if (context.helo === 'spin') for (;;);
   const auth = { spf: 'none', dkim: 'none', dmarc: 'none', aligned: false, client_ip: context.ip };

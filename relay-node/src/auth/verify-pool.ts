@@ -52,6 +52,8 @@ export interface VerifyPool {
 // Bytes sent to a worker ahead of its acknowledgement, per message: enough to
 // keep it busy, small enough that a slow worker holds little of each message.
 const WINDOW_BYTES = 256 * 1024;
+// Bytes gathered before they cross to the worker: a crossing wakes both threads.
+const PIECE_BYTES = 64 * 1024;
 
 interface RunningJob {
   job: VerifyJob;
@@ -199,20 +201,36 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
         abort(worker, id, job.log);
       });
 
+      let gathered: Buffer[] = [];
+      let gatheredBytes = 0;
+      let started = false;
+      /** Sends what was gathered, copied into one buffer of its own so it can be transferred. */
+      const send = (end: boolean) => {
+        const data = gatheredBytes ? new Uint8Array(gatheredBytes) : undefined;
+        let at = 0;
+        for (const chunk of gathered) {
+          data!.set(chunk, at);
+          at += chunk.length;
+        }
+        post({ type: 'data', job: id, start: started ? undefined : { context, mta }, data, end }, data ? [data.buffer as ArrayBuffer] : []);
+        started = true;
+        running.inFlight += gatheredBytes;
+        gathered = [];
+        gatheredBytes = 0;
+      };
       const onData = (data: Buffer | string) => {
         const chunk = typeof data === 'string' ? Buffer.from(data) : data;
-        // Copied into a buffer of its own so it can be transferred: a chunk may share its memory with others.
-        const copy = new Uint8Array(chunk.length);
-        copy.set(chunk);
-        post({ type: 'chunk', job: id, data: copy }, [copy.buffer]);
-        running.inFlight += chunk.length;
+        gathered.push(chunk);
+        gatheredBytes += chunk.length;
+        if (gatheredBytes < PIECE_BYTES) return;
+        send(false);
         if (running.inFlight >= WINDOW_BYTES) {
           message.pause();
           budget.run();
         }
       };
       const onEnd = () => {
-        post({ type: 'end', job: id });
+        send(true);
         budget.run();
       };
       const onError = (err: Error) => {
@@ -252,7 +270,6 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
       holdOpen(worker);
       // A stream that is already over would never say so again.
       if (message.destroyed || message.readableEnded) return running.finish(null, 'the message stream had already ended');
-      post({ type: 'start', job: id, context, mta });
       message.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
     });
   }

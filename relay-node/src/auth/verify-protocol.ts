@@ -6,10 +6,12 @@ import { toVerdict } from './verdicts.js';
 
 /** Main thread to worker. */
 export type ToWorker =
-  | { type: 'start'; job: number; context: AuthContext; mta: string }
-  /** Message bytes, in order; the buffer is transferred, not copied. */
-  | { type: 'chunk'; job: number; data: Uint8Array }
-  | { type: 'end'; job: number }
+  /**
+   * A job's message, in order, in pieces of at least 64 KiB (each crossing
+   * costs both threads a wake-up): the first carries `start`, the last `end`;
+   * a small message is one piece. The buffer is transferred, not copied.
+   */
+  | { type: 'data'; job: number; start?: { context: AuthContext; mta: string }; data?: Uint8Array; end?: boolean }
   /** Stop working on a job (its deadline passed or its stream failed); answered with `aborted`. */
   | { type: 'abort'; job: number }
   | { type: 'dns-answer'; query: number; answer?: unknown; error?: { message: string; code?: string } };
@@ -18,7 +20,7 @@ export type ToWorker =
 export type FromWorker =
   /** The worker has loaded and listens (the grace for an abort starts only then). */
   | { type: 'ready' }
-  /** `bytes` of a job's data were taken by the verifier: the main thread may send that much more. */
+  /** `bytes` of a job's data were taken by the verifier: the main thread may send that much more (not sent after `end`). */
   | { type: 'ack'; job: number; bytes: number }
   /** A DNS question for the main thread's resolver (one cache for the whole node). */
   | { type: 'dns'; job: number; query: number; name: string; rrtype: string }

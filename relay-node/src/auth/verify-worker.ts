@@ -23,18 +23,24 @@ console.log = () => undefined;
 /** One job's message as a stream: chunks pushed in order, acknowledged once the verifier has room for more. */
 class JobInput extends Readable {
   private unacknowledged = 0;
+  private ended = false;
   constructor(private readonly job: number) {
     super();
   }
-  add(chunk: Buffer): void {
-    this.unacknowledged += chunk.length;
-    if (this.push(chunk)) this.acknowledge();
+  add(chunk: Buffer | undefined, end: boolean): void {
+    this.ended ||= end;
+    if (chunk) {
+      this.unacknowledged += chunk.length;
+      if (this.push(chunk)) this.acknowledge();
+    }
+    if (end) this.push(null);
   }
   override _read(): void {
     this.acknowledge();
   }
   private acknowledge(): void {
-    if (!this.unacknowledged) return;
+    // Once the whole message is here the main thread has nothing more to send.
+    if (!this.unacknowledged || this.ended) return;
     post({ type: 'ack', job: this.job, bytes: this.unacknowledged });
     this.unacknowledged = 0;
   }
@@ -52,10 +58,10 @@ const resolverFor = (job: number): DNSResolver => (name, rrtype) =>
     post({ type: 'dns', job, query, name, rrtype });
   });
 
-function start(job: number, message: Extract<ToWorker, { type: 'start' }>): void {
+function start(job: number, { context, mta }: NonNullable<Extract<ToWorker, { type: 'data' }>['start']>): void {
   const input = new JobInput(job);
   jobs.set(job, input);
-  verifyMessage(input, message.context, { resolver: resolverFor(job), mta: message.mta }).then(
+  verifyMessage(input, context, { resolver: resolverFor(job), mta }).then(
     (result) => jobs.delete(job) && post({ type: 'done', job, result }),
     (err: Error) => jobs.delete(job) && post({ type: 'failed', job, error: err.message }),
   );
@@ -63,12 +69,11 @@ function start(job: number, message: Extract<ToWorker, { type: 'start' }>): void
 
 port.on('message', (message: ToWorker) => {
   switch (message.type) {
-    case 'start':
-      return start(message.job, message);
-    case 'chunk':
-      return jobs.get(message.job)?.add(Buffer.from(message.data.buffer, message.data.byteOffset, message.data.byteLength));
-    case 'end':
-      return void jobs.get(message.job)?.push(null);
+    case 'data': {
+      if (message.start) start(message.job, message.start);
+      const data = message.data && Buffer.from(message.data.buffer, message.data.byteOffset, message.data.byteLength);
+      return jobs.get(message.job)?.add(data, message.end === true);
+    }
     case 'abort': {
       // mailauth stops reading once its input fails; its DNS answers still to come are dropped.
       const input = jobs.get(message.job);
