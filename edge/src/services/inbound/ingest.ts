@@ -74,11 +74,15 @@ async function putObjects(store: R2Bucket, projectIds: string[], message: Forwar
     if (piped.status === 'rejected') throw piped.reason;
     if (put.status === 'rejected') throw put.reason;
   }
-  await Promise.all(others.flatMap((objects) => objects.map(async (object, i) => {
-    const source = await store.get(first![i]!.key);
-    if (!source) throw new Error(`${first![i]!.key} vanished while being copied`);
-    await store.put(object.key, source.body, object.options);
-  })));
+  // One copy at a time: a message may have a thousand attachments, and R2
+  // calls in flight count against the Worker's connection limit.
+  for (const objects of others) {
+    for (const [i, object] of objects.entries()) {
+      const source = await store.get(first![i]!.key);
+      if (!source) throw new Error(`${first![i]!.key} vanished while being copied`);
+      await store.put(object.key, source.body, object.options);
+    }
+  }
 }
 
 interface Planned { share: ProjectShare; id: string; status: Status; reason: string | null }
