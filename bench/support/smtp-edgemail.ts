@@ -198,22 +198,29 @@ async function relayNodePort(stack: Stack, asked: number): Promise<number | unde
   }
 }
 
-/** POST /api/v1/domains as the project's owner; straight into the table while the route is not there. */
+/**
+ * POST /api/v1/domains as the project's owner (straight into the table while
+ * the route is not there), then its ownership marked proven in the table: the
+ * bench measures the mail path, not the DNS proof (docs/inbound.md), and a
+ * node serves proven domains only.
+ */
 async function registerDomain(stack: Stack, token: string, projectId: string, name: string): Promise<EdgemailInbound['domainVia']> {
+  let via: EdgemailInbound['domainVia'] = 'POST /api/v1/domains';
   try {
     await api(stack, 'POST', '/api/v1/domains', token, projectId, { name });
-    return 'POST /api/v1/domains';
   } catch (e) {
     if (!(e instanceof ApiError) || (e.status !== 404 && e.status !== 405)) throw e;
+    via = 'INSERT INTO domains';
   }
   const client = new pg.Client({ connectionString: stack.databaseUrl });
   await client.connect();
   try {
-    await client.query('INSERT INTO domains (project_id, name) VALUES ($1, $2)', [projectId, name]);
+    if (via === 'INSERT INTO domains') await client.query('INSERT INTO domains (project_id, name) VALUES ($1, $2)', [projectId, name]);
+    await client.query('UPDATE domains SET ownership_proven_at = now() WHERE project_id = $1 AND name = $2', [projectId, name]);
   } finally {
     await client.end();
   }
-  return 'INSERT INTO domains';
+  return via;
 }
 
 class ApiError extends Error {
