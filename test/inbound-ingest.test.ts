@@ -231,7 +231,7 @@ describe('refusals', () => {
     });
     const good = inboundBody({ meta, raw: RAW, attachments: [{ bytes: 'PDF', type: 'application/pdf' }] });
     const metaLength = Number(good.headers['edgemail-meta-length']);
-    const cases: [string, { body: Uint8Array; headers: Record<string, string> }, string][] = [
+    const cases: [string, { body: Uint8Array<ArrayBuffer>; headers: Record<string, string> }, string][] = [
       ['no meta length', { body: good.body, headers: { 'content-type': good.headers['content-type']! } }, 'edgemail-meta-length'],
       ['a meta length that is no number', { body: good.body, headers: { ...good.headers, 'edgemail-meta-length': 'ten' } }, 'edgemail-meta-length'],
       ['meta that is not JSON', inboundBody({ meta, raw: RAW }), 'meta'],

@@ -61,11 +61,11 @@ export function inboundMeta(to: string[], overrides: Record<string, unknown> = {
  * message, then each attachment, back to back. `meta.size` and each
  * attachment's `size` are set to the bytes' own lengths, as a node sets them.
  */
-export function inboundBody(message: Forwarded): { body: Uint8Array; headers: Record<string, string> } {
+export function inboundBody(message: Forwarded): { body: Uint8Array<ArrayBuffer>; headers: Record<string, string> } {
   const bytes = (b: string | Uint8Array) => (typeof b === 'string' ? new TextEncoder().encode(b) : b);
   const raw = bytes(message.raw);
   const attachments = (message.attachments ?? []).map((a) => bytes(a.bytes));
-  const meta = { ...message.meta, size: raw.byteLength };
+  const meta: Record<string, unknown> = { ...message.meta, size: raw.byteLength };
   const parsed = meta.parsed as Record<string, any> | undefined;
   if (parsed && Array.isArray(parsed.attachments)) {
     meta.parsed = { ...parsed, attachments: parsed.attachments.map((a: Record<string, unknown>, i: number) => ({ ...a, size: attachments[i]?.byteLength ?? a.size })) };
