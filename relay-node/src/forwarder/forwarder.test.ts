@@ -109,7 +109,7 @@ describe('forwarder', () => {
     expect(logs.some((l) => l.level === 'error' && l.message.includes('dead/'))).toBe(true);
   });
 
-  it('sends a message whose parsed parts would pass the edge\'s limits as its raw bytes alone, never to dead/', async () => {
+  it('sends a message whose parsed parts would exceed the edge\'s limits as its raw bytes alone, never to dead/', async () => {
     // Quotes double when JSON-escaped: the parsed text alone is over the edge's meta limit.
     const quoted = Buffer.from(`Subject: quotes\r\n\r\n${'"'.repeat(600_000)}\r\n`);
     const { id } = await spool.write(quoted, meta('quotes'));
