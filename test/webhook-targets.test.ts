@@ -23,17 +23,17 @@ describe('checkWebhookTarget', () => {
   it('accepts a name whose every address is public, asking A and AAAA', async () => {
     doh.set('hooks.example', 'A', ['93.184.216.34', '104.16.0.1']);
     doh.set('hooks.example', 'AAAA', ['2606:4700::1111']);
-    expect(await check('https://hooks.example/in')).toEqual({ ok: true });
+    expect(await check('https://hooks.example/in')).toEqual({ ok: true, addresses: ['93.184.216.34', '104.16.0.1', '2606:4700::1111'] });
     expect(doh.queries().sort((a, b) => a.type.localeCompare(b.type)))
       .toEqual([{ name: 'hooks.example', type: 'A' }, { name: 'hooks.example', type: 'AAAA' }]);
   });
 
   it('accepts a name with IPv6 only, or reached through a CNAME', async () => {
     doh.set('v6.example', 'AAAA', ['2a00:1450:4001::200e']);
-    expect(await check('https://v6.example/')).toEqual({ ok: true });
+    expect(await check('https://v6.example/')).toEqual({ ok: true, addresses: ['2a00:1450:4001::200e'] });
     doh.set('alias.example', 'CNAME', ['target.example']);
     doh.set('target.example', 'A', ['93.184.216.34']);
-    expect(await check('https://alias.example/')).toEqual({ ok: true });
+    expect(await check('https://alias.example/')).toEqual({ ok: true, addresses: ['93.184.216.34'] });
   });
 
   it.each([
@@ -93,7 +93,7 @@ describe('checkWebhookTarget', () => {
       doh.failNext(2, mode);
       expect(await check('https://hooks.example/'), mode).toEqual({ ok: false, transient: true, problem: `could not resolve hooks.example: ${problem}` });
     }
-    expect(await check('https://hooks.example/')).toEqual({ ok: true });
+    expect(await check('https://hooks.example/')).toEqual({ ok: true, addresses: ['93.184.216.34'] });
   });
 
   it('a private address found is a verdict even when the other lookup failed', async () => {
