@@ -28,6 +28,7 @@ const USAGE = `usage: edgemail <command>
   relay start [--state-dir <dir>]             run the relay node in the foreground (Ctrl-C stops it)
         [--port <n>] [--host <addr>]          inbound (MX) listener: EDGEMAIL_INBOUND_PORT, else 2525,
         [--tls-port <n>]                      on EDGEMAIL_INBOUND_HOST, else 0.0.0.0; optional implicit TLS port
+        [--verbose]                           log each step of a message too (relay_node.log_level=debug)
   relay dead-letters [--state-dir <dir>]      list the messages the edge refused for good (<spool>/dead/):
                                               id, size, when moved, reason; the node need not be running
 
@@ -65,6 +66,7 @@ async function run(argv: string[]): Promise<void> {
       'installation-wide': { type: 'boolean' },
       'project-only': { type: 'boolean' },
       force: { type: 'boolean' },
+      verbose: { type: 'boolean' },
     },
   });
   // Settings given to the binary are checked like the server's, and removed

@@ -12,6 +12,7 @@ export interface RelayFlags {
   host?: string;
   'tls-port'?: string;
   force?: boolean;
+  verbose?: boolean;
 }
 
 /** A flag or environment value that is not a port. */
@@ -37,7 +38,7 @@ export async function relayEnroll(flags: RelayFlags): Promise<void> {
 }
 
 /**
- * `relay start [--state-dir <dir>] [--port <n>] [--host <addr>] [--tls-port <n>]`:
+ * `relay start [--state-dir <dir>] [--port <n>] [--host <addr>] [--tls-port <n>] [--verbose]`:
  * runs the node in the foreground until SIGINT/SIGTERM (graceful: exit 0) or
  * until the edge revokes it (exit 3, naming the revocation).
  */
@@ -47,7 +48,9 @@ export async function relayStart(flags: RelayFlags, config: Config): Promise<num
   const host = flags.host ?? process.env.EDGEMAIL_INBOUND_HOST ?? '0.0.0.0';
   let node;
   try {
-    node = await startRelayNode({ stateDir: flags['state-dir'] ?? defaultStateDir(), config, port, host, tlsPort });
+    // --verbose: the debug lines too, as `relay_node.log_level = debug` asks.
+    const settings: Config = flags.verbose ? { ...config, 'relay_node.log_level': 'debug' } : config;
+    node = await startRelayNode({ stateDir: flags['state-dir'] ?? defaultStateDir(), config: settings, port, host, tlsPort });
   } catch (err) {
     // Revoked before it could even start: the same exit as a revocation while running.
     if (!isFatalEdgeError(err)) throw err;

@@ -22,6 +22,8 @@ async function main() {
     }
     throw e;
   }
+  // `--verbose` also shows the relay node's debug lines (each step of a message): relay_node.log_level = debug.
+  if (process.argv.includes('--verbose')) settings.SERVICE_RELAY_NODE_LOG_LEVEL = 'debug';
   const dataDir = localDataDir();
   // Sealing needs a key the next start still has: made once into .data/, unless one is given.
   settings[ENCRYPTION_KEY_ENV] ||= localEncryptionKey(encryptionKeyFile(dataDir));

@@ -2,7 +2,7 @@
 // the integration tests use.
 export { startRelayNode, type RelayNode, type RelayNodeOptions, type RelayNodeOutboundOptions } from './node.js';
 export { enrollNode, AlreadyEnrolledError, type EnrollOptions } from './enroll.js';
-export { createConsoleLog } from './console-log.js';
+export { createConsoleLog, type ConsoleLogOptions, type LogLevel } from './console-log.js';
 export { createEdgeClient, retrying, type EdgeClient, type EdgeClientOptions } from './edge-client.js';
 export {
   EdgeError,

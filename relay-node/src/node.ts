@@ -99,7 +99,7 @@ export interface RelayNode {
  */
 export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNode> {
   const { config } = options;
-  const log = options.log ?? createConsoleLog();
+  const log = options.log ?? createConsoleLog('relay', { level: config['relay_node.log_level'] });
   const hostName = options.hostName ?? hostname();
   const proxyEnabled = config['relay_node.inbound.proxy_protocol.enabled'];
   const trusted = config['relay_node.inbound.proxy_protocol.trusted'];

@@ -9,7 +9,7 @@ import type { InboundDeps, Log } from '../src/smtp/types.js';
 import { memoryStore, type MemoryStore } from './memory-store.js';
 
 export interface LogLine {
-  level: 'info' | 'warn' | 'error';
+  level: 'debug' | 'info' | 'warn' | 'error';
   message: string;
   fields?: Record<string, unknown>;
 }
@@ -33,6 +33,7 @@ export interface HarnessOptions {
 
 export function collectingLog(lines: LogLine[]): Log {
   return {
+    debug: (message, fields) => lines.push({ level: 'debug', message, fields }),
     info: (message, fields) => lines.push({ level: 'info', message, fields }),
     warn: (message, fields) => lines.push({ level: 'warn', message, fields }),
     error: (message, fields) => lines.push({ level: 'error', message, fields }),

@@ -4,8 +4,15 @@
 import type { Readable, Transform } from 'node:stream';
 import type { AuthenticateMessage, IngestAuthentication } from '../auth/verdicts.js';
 
-/** Structured log lines; the node's logger or a test's collector. */
+/**
+ * Structured log lines; the node's logger or a test's collector. `info` is
+ * what a person reads at the default level: one line per message received,
+ * delivered or refused, and per error; `debug` is the rest (each step of a
+ * message), shown with `--verbose` or `relay_node.log_level = debug`.
+ */
 export interface Log {
+  /** Optional: a log without it drops these lines. */
+  debug?(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;

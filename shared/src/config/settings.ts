@@ -90,6 +90,7 @@ export const settings = {
   'webhook.timeout': duration(10_000, 'Time limit of one delivery request.'),
   'relay_node.spool.min_free_bytes': integer(268_435_456, 'Relay node: free space (bytes) the spool\'s file system must keep; below it new mail is answered `452 4.3.1` (at MAIL FROM and after the data) until space returns. Never 250 what cannot be fsynced.', z.number().int().min(0)),
   'relay_node.spool.max_dead_letter_bytes': integer(1_073_741_824, 'Relay node: most bytes the spool\'s `dead/` folder (messages the edge refused for good) may hold; while it is full new mail is answered `452 4.3.1` rather than dropped. Counted in the heartbeat.', z.number().int().min(1)),
+  'relay_node.log_level': string('info', 'Relay node: `info` logs one line per message received, delivered or refused, per error and per change of state (the edge unreachable, back); `debug` adds each step of a message (spooled, accepted at the SMTP door, captured, hosts tried). `relay start --verbose` and `pnpm dev --verbose` set `debug`.', { schema: z.enum(['info', 'debug']) }) as Setting<'info' | 'debug'>,
 
   'domains.max_per_project': integer(100, 'Domains one project may register; one more is refused with 400. 0 disables the cap.'),
   'relay_nodes.max_per_project': integer(10, 'Relay nodes one project may enrol (revoked nodes do not count); one more is refused with 400. 0 disables the cap.'),
