@@ -2,8 +2,8 @@
 // functions (the real routes are exercised in test/relay-inbound.test.ts).
 import { X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { collectingLog } from '../../test-support/inbound-harness.js';
-import { EdgeUnavailableError } from '../edge-errors.js';
+import { collectingLog, type LogLine } from '../../test-support/inbound-harness.js';
+import { EdgeRefusedError, EdgeUnavailableError } from '../edge-errors.js';
 import type { CertificateAnswer } from '../protocol.js';
 import { createListenerTls } from './listener-tls.js';
 import { generateSelfSigned } from './self-signed.js';
@@ -65,5 +65,32 @@ describe('listener TLS', () => {
     tls.stop();
     expect(tls.report()).toEqual({ source: 'self_signed', not_after: pair.not_after });
     expect(tls.inboundTls().secureContext).not.toBe(standIn);
+  });
+  it('a node refused the shared certificate (403: not installation-wide) says at info that it presents its own pair, and asks no more', async () => {
+    const logs: LogLine[] = [];
+    let asked = 0;
+    const tls = createListenerTls({
+      publicUrl: 'https://mail.example.com',
+      log: collectingLog(logs),
+      edge: {
+        certificate: async () => {
+          asked++;
+          throw new EdgeRefusedError('GET /relay/v1/certificate', 403, 'the shared certificate is served to installation-wide relay nodes only');
+        },
+        offerSelfSigned: async () => {
+          throw new Error('not expected');
+        },
+      },
+    });
+    await tls.start();
+    await new Promise((r) => setTimeout(r, 1200)); // past the first retry a stand-in start would make
+    tls.stop();
+    expect(tls.report()).toMatchObject({ source: 'stand_in' });
+    expect(asked).toBe(1);
+    expect(logs.filter((l) => l.level !== 'debug')).toEqual([{
+      level: 'info',
+      message: 'this node serves its own project only, so the edge keeps the installation\'s shared certificate from it: the listener presents a self-signed pair of its own',
+      fields: { names: ['mail.example.com', '*.mail.example.com', 'localhost'] },
+    }]);
   });
 });

@@ -112,12 +112,15 @@ export function createListenerTls(options: ListenerTlsOptions): ListenerTls {
         if (isFatalEdgeError(err)) throw err;
         // Present a pair of our own meanwhile: STARTTLS stays on offer (senders
         // prefer encryption to none) and the edge's pair replaces it when it comes.
-        options.log.warn('listener certificate not available from the edge; presenting a stand-in self-signed pair until it is', { error: String(err) });
+        // A node that is not installation-wide never gets the shared pair (403): its own
+        // one is how it is meant to run, so that is said as information, not a warning.
+        const scoped = err instanceof EdgeRefusedError && err.status === 403;
+        if (scoped) options.log.info('this node serves its own project only, so the edge keeps the installation\'s shared certificate from it: the listener presents a self-signed pair of its own', { names });
+        else options.log.warn('listener certificate not available from the edge; presenting a stand-in self-signed pair until it is', { error: String(err) });
         const pair = await generateSelfSigned(names);
         use(null, createSecureContext({ key: pair.private_key, cert: pair.certificate }));
         current!.standInNotAfter = pair.not_after;
-        // A node that is not installation-wide never gets the shared pair: its own one stays.
-        if (!(err instanceof EdgeRefusedError && err.status === 403)) void keepTrying();
+        if (!scoped) void keepTrying();
       }
       // Assignment and ACME (steps 1 and 2) arrive with the certificates issue;
       // this period is how a changed certificate will reach a running node.
