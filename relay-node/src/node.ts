@@ -22,7 +22,7 @@ import { domainsFile, readNodeState, spoolDir } from './state/index.js';
 import { createListenerTls, type ListenerTls } from './tls/listener-tls.js';
 import { NODE_VERSION } from './version.js';
 import type { BackoffOptions } from './backoff.js';
-import { createOutboundWorker, describeOutbound, processJob, routeSettingsFromConfig, TransportPool, type DeliveryTimeouts, type OutboundWorker } from './outbound/index.js';
+import { createOutboundWorker, describeOutbound, heloNameFromConfig, processJob, routeSettingsFromConfig, TransportPool, type DeliveryTimeouts, type OutboundWorker } from './outbound/index.js';
 
 /** Overrides of the outbound worker's defaults (tests shorten them). */
 export interface RelayNodeOutboundOptions {
@@ -104,6 +104,8 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   const proxyEnabled = config['relay_node.inbound.proxy_protocol.enabled'];
   const trusted = config['relay_node.inbound.proxy_protocol.trusted'];
   validateProxySettings(proxyEnabled, trusted, 'relay_node.inbound');
+  // Refused here, before anything opens, when it is not a fully qualified name (helo-name.ts).
+  const heloName = options.outbound === false ? '' : heloNameFromConfig(config);
   const tlsEnabled = config['relay_node.inbound.tls.enabled'];
 
   const state = await readNodeState(options.stateDir);
@@ -133,7 +135,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   const outbound: OutboundWorker | null = outboundOptions && createOutboundWorker({
     claim: (max, signal) => edge.claimOutbound(max, signal),
     report: (results, signal) => edge.reportOutbound(results, signal),
-    deliver: (job, signal) => processJob(job, { settings: outboundSettings, resolve, hostName, log, timeouts: outboundOptions.timeouts, transports: transports ?? undefined }, signal),
+    deliver: (job, signal) => processJob(job, { settings: outboundSettings, resolve, hostName: heloName, log, timeouts: outboundOptions.timeouts, transports: transports ?? undefined }, signal),
     log,
     onFatal,
     concurrency: outboundOptions.concurrency ?? config['outbound.concurrency'],
@@ -193,7 +195,8 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       await Promise.all(listeners.map((l) => l.close(options.drainMs ?? 10_000)));
       await forwarder.stop();
       await outboundStopped;
-      transports?.stop();
+      // Idle delivery sessions end with QUIT (bounded), not a dropped connection.
+      await transports?.stop();
       tls?.stop();
       log.info('relay node stopped', { node: state.node_id, spool_depth: await spool.depth().catch(() => -1) });
       await spool.close().catch(() => undefined);

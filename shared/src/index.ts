@@ -5,6 +5,7 @@ export * from './config/docs.js';
 export * from './auth/permissions.js';
 export * from './auth/tokens.js';
 export * from './ip.js';
+export * from './domain-name.js';
 export * from './client-address.js';
 export * from './cache/lru.js';
 export * from './rate/fixed-window.js';

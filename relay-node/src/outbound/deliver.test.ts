@@ -213,7 +213,7 @@ describe('sessions reused per destination', () => {
       expect(rx.messages.map((m) => m.rcptTo)).toEqual(jobs.map((j) => [j.envelope.to]));
       expect(rx.connections).toBe(1);
     } finally {
-      transports.stop();
+      await transports.stop();
     }
   });
 
@@ -237,7 +237,7 @@ describe('sessions reused per destination', () => {
       expect(refused.smtp_code).toBe(550);
       expect(rx.connections).toBe(1);
     } finally {
-      transports.stop();
+      await transports.stop();
     }
   });
 });

@@ -22,7 +22,7 @@ export interface DeliveryTimeouts {
 export const DEFAULT_DELIVERY_TIMEOUTS: DeliveryTimeouts = { connectionMs: 30_000, greetingMs: 60_000, socketMs: 120_000 };
 
 export interface DeliverOptions {
-  /** The EHLO name: the node's host name. */
+  /** The EHLO name: `outbound.helo_name` (helo-name.ts). */
   name: string;
   timeouts?: Partial<DeliveryTimeouts>;
   /** Aborting ends the session (the attempt is deferred: `delivery interrupted`). */

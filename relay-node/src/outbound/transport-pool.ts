@@ -2,7 +2,8 @@
 // to it, as Postfix's connection cache does: a new session per message costs a
 // TCP (and TLS) handshake, a greeting and an EHLO before any mail moves.
 // One nodemailer pooled transport per destination and set of session options;
-// a destination left idle is closed.
+// a session left idle, or still open when the node stops, ends with QUIT (as
+// an MTA's does), never with a dropped connection.
 import { createTransport, type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 
@@ -11,11 +12,19 @@ export interface TransportPoolOptions {
   connectionsPerDestination?: number;
   /** Messages one session carries before it is closed and replaced. Default 100. */
   messagesPerConnection?: number;
-  /** A destination with no message for this long is closed, ms. Default 30000. */
+  /** A session (and then its destination) with no message for this long says QUIT, ms. Default 30000. */
   idleMs?: number;
+  /** How long a QUIT waits for the server's 221 before the connection is closed anyway, ms. Default 2000. */
+  quitWaitMs?: number;
 }
 
 interface Entry { transport: Transporter; lastUsed: number; inFlight: number }
+
+/** What this file uses of a nodemailer pool's session (PoolResource and its SMTPConnection). */
+interface PooledSession {
+  available: boolean;
+  connection?: { quit(): void; close(): void; once(event: 'end', listener: () => void): unknown };
+}
 
 export class TransportPool {
   private readonly entries = new Map<string, Entry>();
@@ -23,11 +32,13 @@ export class TransportPool {
   private readonly connections: number;
   private readonly messages: number;
   private readonly idleMs: number;
+  private readonly quitWaitMs: number;
 
   constructor(options: TransportPoolOptions = {}) {
     this.connections = options.connectionsPerDestination ?? 5;
     this.messages = options.messagesPerConnection ?? 100;
     this.idleMs = options.idleMs ?? 30_000;
+    this.quitWaitMs = options.quitWaitMs ?? 2000;
     this.sweeper = setInterval(() => this.closeIdle(), Math.max(1000, this.idleMs / 2));
     this.sweeper.unref();
   }
@@ -41,7 +52,8 @@ export class TransportPool {
     let entry = this.entries.get(key);
     if (!entry) {
       entry = {
-        transport: createTransport({ ...options, pool: true, maxConnections: this.connections, maxMessages: this.messages }),
+        // nodemailer's own idle timer ends each idle session with QUIT (the sweeper below retires the rest).
+        transport: createTransport({ ...options, pool: true, maxConnections: this.connections, maxMessages: this.messages, idleTimeout: this.idleMs }),
         lastUsed: Date.now(),
         inFlight: 0,
       };
@@ -70,20 +82,50 @@ export class TransportPool {
     const now = Date.now();
     for (const [key, entry] of this.entries) {
       if (entry.inFlight === 0 && now - entry.lastUsed >= this.idleMs) {
-        entry.transport.close();
         this.entries.delete(key);
+        void this.retire(entry);
       }
     }
   }
 
-  /** Every session closed; the pool stays usable. */
-  closeAll() {
-    for (const entry of this.entries.values()) entry.transport.close();
+  /** Every session ended with QUIT (bounded by `quitWaitMs`); the pool stays usable. */
+  async closeAll(): Promise<void> {
+    const entries = [...this.entries.values()];
     this.entries.clear();
+    await Promise.all(entries.map((entry) => this.retire(entry)));
   }
 
-  stop() {
+  /** For node shutdown: no more sweeps, every session ended with QUIT. */
+  async stop(): Promise<void> {
     clearInterval(this.sweeper);
-    this.closeAll();
+    await this.closeAll();
+  }
+
+  /**
+   * QUIT on each idle session, then the transport closed (a session still
+   * delivering finishes first). nodemailer's close() alone drops idle sessions
+   * without a word, and offers no public QUIT: its pool's session list is
+   * private, so it is read here, as its own idle timer does it.
+   */
+  private retire(entry: Entry): Promise<void> {
+    const pool = (entry.transport as unknown as { transporter?: { _connections?: PooledSession[] } }).transporter;
+    const idle = (pool?._connections ?? []).filter((session) => session.available && session.connection);
+    const quits = idle.map((session) => new Promise<void>((resolve) => {
+      const connection = session.connection!;
+      // Not handed another message while it says goodbye (nodemailer's idle timer does the same).
+      session.available = false;
+      const timer = setTimeout(() => {
+        connection.close();
+        resolve();
+      }, this.quitWaitMs);
+      timer.unref();
+      connection.once('end', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      connection.quit();
+    }));
+    entry.transport.close();
+    return Promise.all(quits).then(() => undefined);
   }
 }

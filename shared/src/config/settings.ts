@@ -111,6 +111,7 @@ export const settings = {
   'outbound.capture_dir': string('', 'Relay node: send nothing to recipients\' MX (or the smarthost); write each such message as an .eml file into this directory instead. A project\'s or the shared pool\'s SMTP server still gets its mail. `pnpm dev` sets it (no Internet).'),
   'outbound.allow_private_mx': boolean(false, 'Relay node: deliver to recipient MX hosts (and A/AAAA fallbacks) on loopback, RFC 1918 or other reserved space. Off, such addresses are dropped, and a recipient left with none fails naming the rule. For closed networks only.'),
   'outbound.mx_port': integer(25, 'Relay node, tests only: the port of recipient MX hosts. Production is always 25.', z.number().int().min(1).max(65535)),
+  'outbound.helo_name': string('', 'Relay node: the name it gives in EHLO/HELO on every delivery (MX, smarthost, a project\'s or the shared pool\'s SMTP server). Empty: the host of `server.public_url`. It must be a fully qualified domain name (receivers refuse bare words such as `vm`), ideally the one the node\'s outbound address resolves back to; otherwise `relay start` refuses to start, naming this setting. An IP address (set here, or the host of `server.public_url`, as in `pnpm dev`) is sent as an address literal: `[192.0.2.1]`, `[IPv6:2001:db8::1]`.'),
 
   'acme.enabled': boolean(false, 'Obtain listener certificates over ACME for `acme.hosts`.'),
   'acme.hosts': list([], 'Host names ACME may obtain certificates for.'),

@@ -22,6 +22,16 @@ export interface ReceivedMessage {
   localAddress: string;
 }
 
+/** One SMTP session as the receiver saw it. */
+export interface ReceivedSession {
+  /** The commands the client sent, by name, in order (`EHLO`, `MAIL`, …, `QUIT`). */
+  commands: string[];
+  /** The argument of the client's last EHLO/HELO. */
+  helo: string;
+  /** The connection has ended (by either side). */
+  closed: boolean;
+}
+
 export interface ReceiverOptions {
   /** Address to bind: any 127.x.y.z (tests give MX hosts different ones). Default 127.0.0.1. */
   host?: string;
@@ -51,6 +61,8 @@ export interface Receiver {
   readonly messages: ReceivedMessage[];
   /** Sessions opened so far. */
   readonly connections: number;
+  /** Every session opened so far, in order. */
+  readonly sessions: ReceivedSession[];
   close(): Promise<void>;
 }
 
@@ -85,18 +97,25 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const host = options.host ?? '127.0.0.1';
   const messages: ReceivedMessage[] = [];
   let connections = 0;
+  const sessions = new Map<string, ReceivedSession>();
   const tls = options.starttls !== false || options.implicitTls ? testCertificate() : null;
   const settings: SMTPServerOptions = {
-    logger: false,
+    // smtp-server has no hook per command; its debug log names each one with the session's id.
+    logger: commandRecorder(sessions),
     disableReverseLookup: true,
     secure: !!options.implicitTls,
     ...(tls ? { key: tls.key, cert: tls.cert } : {}),
     disabledCommands: [...(options.starttls === false && !options.implicitTls ? ['STARTTLS'] : []), ...(options.auth ? [] : ['AUTH'])],
     authOptional: !options.auth,
     allowInsecureAuth: !!options.insecureAuth,
-    onConnect(_session, callback) {
+    onConnect(session, callback) {
       connections++;
+      sessions.set(session.id, { commands: [], helo: '', closed: false });
       callback();
+    },
+    onClose(session) {
+      const seen = sessions.get(session.id);
+      if (seen) seen.closed = true;
     },
     onAuth(auth, _session, callback) {
       if (options.auth && auth.username === options.auth.user && auth.password === options.auth.pass) return callback(null, { user: auth.username });
@@ -140,11 +159,29 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     get connections() {
       return connections;
     },
+    get sessions() {
+      return [...sessions.values()];
+    },
     close: () => new Promise<void>((resolve) => {
       for (const connection of (server as unknown as { connections: Set<{ close(): void }> }).connections) connection.close();
       server.close(() => resolve());
     }),
   };
+}
+
+/** A bunyan-style logger that notes each command smtp-server logs (`C: EHLO relay.test`) in its session. */
+function commandRecorder(sessions: Map<string, ReceivedSession>): SMTPServerOptions['logger'] {
+  const ignore = () => undefined;
+  const debug = (entry: unknown, ...text: unknown[]) => {
+    const { tnx, cid, command } = (entry ?? {}) as { tnx?: string; cid?: string; command?: string };
+    const session = tnx === 'command' && cid ? sessions.get(cid) : undefined;
+    if (!session || !command) return;
+    session.commands.push(command);
+    const line = text.map(String).join(' ');
+    const helo = /^C:\s+(?:EHLO|HELO)\s+(\S+)/i.exec(line);
+    if (helo) session.helo = helo[1]!;
+  };
+  return { trace: ignore, debug, info: ignore, warn: ignore, error: ignore, fatal: ignore } as unknown as SMTPServerOptions['logger'];
 }
 
 /** A TCP server that accepts and never says a word (no greeting). */
