@@ -32,7 +32,7 @@ describe('POST /api/v1/domains', () => {
           { type: 'TXT', name: `${r.body.domain.dkim.selector}._domainkey.${lower}`, value: expect.stringMatching(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/]+={0,2}$/), purpose: 'dkim', required: true, status: 'pending' },
           { type: 'TXT', name: lower, value: 'v=spf1 ip4:127.0.0.1 ~all', purpose: 'spf', required: true, status: 'pending' },
           { type: 'TXT', name: `_dmarc.${lower}`, value: 'v=DMARC1; p=none', purpose: 'dmarc', required: false, status: 'pending' },
-          { type: 'MX', name: lower, value: '10 127.0.0.1', purpose: 'mx', required: false, status: 'pending' },
+          // No MX: the public host is an address, and an MX names a host, never an IP (docs/sending.md).
         ],
         created_at: expect.any(String),
       },

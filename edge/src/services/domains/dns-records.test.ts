@@ -19,6 +19,17 @@ test('no key yet: no DKIM record', () => {
   expect(expectedRecords({ ...facts, dkimSelector: null, dkimAlgorithm: null, dkimPublicKey: null }, 'h.example').map((r) => r.purpose)).toEqual(['spf', 'dmarc', 'mx']);
 });
 
+test('an address as the public host (pnpm dev): SPF names it, no MX suggestion (an MX names a host, never an IP)', () => {
+  for (const host of ['127.0.0.1', '2001:db8::1']) {
+    const records = expectedRecords(facts, host);
+    expect(records.map((r) => r.purpose)).toEqual(['dkim', 'spf', 'dmarc']);
+    expect(records.find((r) => r.type === 'MX')).toBeUndefined();
+  }
+  expect(expectedRecords(facts, 'mx.edgemail.test').filter((r) => r.type === 'MX')).toEqual([
+    { type: 'MX', name: 'acme.test', value: '10 mx.edgemail.test', purpose: 'mx', required: false },
+  ]);
+});
+
 describe('judge', () => {
   test('dkim: our p= anywhere among the values, whitespace ignored; another key is mismatch', () => {
     expect(judge(dkim!, txt('v=DKIM1; k=rsa; p=Q U\tJD'))).toEqual({ ok: true, found: ['v=DKIM1; k=rsa; p=Q U\tJD'] });

@@ -10,6 +10,10 @@
 //   publishes the relay nodes' outbound addresses.
 // - DMARC TXT at `_dmarc.<domain>`: a suggestion (`p=none`); reported, never required.
 // - MX at the domain pointing at the public host: needed for receiving only.
+//   An MX names a host, never an address (RFC 5321 5.1; receivers ignore
+//   `10 127.0.0.1`), so a public host that is an address (`pnpm dev`) gets no
+//   MX suggestion: the operator publishes an A record under a name and sets
+//   `server.public_url` to it.
 import { parseIp } from '@edgemail/shared';
 import type { Config } from '@edgemail/shared';
 import type { DnsRecord } from '../../net/doh.js';
@@ -60,7 +64,10 @@ export function spfValue(host: string): string {
 
 export const dkimRecordName = (selector: string, domain: string) => `${selector}._domainkey.${domain}`;
 
-/** The records to publish, DKIM first; without DKIM while the domain has no key yet (made at its first verify). */
+/**
+ * The records to publish, DKIM first; without DKIM while the domain has no key
+ * yet (made at its first verify), without MX when `host` is an IP address.
+ */
 export function expectedRecords(domain: DomainKeyFacts, host: string): ExpectedRecord[] {
   const records: ExpectedRecord[] = [];
   if (domain.dkimSelector && domain.dkimAlgorithm && domain.dkimPublicKey) {
@@ -72,8 +79,8 @@ export function expectedRecords(domain: DomainKeyFacts, host: string): ExpectedR
   records.push(
     { type: 'TXT', name: domain.name, value: spfValue(host), purpose: 'spf', required: true },
     { type: 'TXT', name: `_dmarc.${domain.name}`, value: 'v=DMARC1; p=none', purpose: 'dmarc', required: false },
-    { type: 'MX', name: domain.name, value: `${MX_PRIORITY} ${host}`, purpose: 'mx', required: false },
   );
+  if (!parseIp(host)) records.push({ type: 'MX', name: domain.name, value: `${MX_PRIORITY} ${host}`, purpose: 'mx', required: false });
   return records;
 }
 
