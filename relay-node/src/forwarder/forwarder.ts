@@ -167,12 +167,21 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
 
   const forwardOne = async (id: string): Promise<void> => {
     try {
-      const answer = await send(await prepare(id));
+      const request = await prepare(id);
+      const answer = await send(request);
       await spool.remove(id);
       retries.delete(id);
       edgeBackoff.reset();
-      const fields = { id, records: answer.inbound_emails.map((r) => `${r.project_id}:${r.status}`), duplicate: answer.duplicate };
+      // A receipt's one line at the default level: the records' ids as the API
+      // shows them, who sent it from where, and the verdicts.
+      const { meta } = request;
+      const fields = {
+        id, records: answer.inbound_emails, duplicate: answer.duplicate,
+        from: meta.mail_from, to: meta.rcpt_to, client: meta.client_ip, bytes: meta.size,
+        auth: { spf: meta.auth.spf, dkim: meta.auth.dkim, dmarc: meta.auth.dmarc, aligned: meta.auth.aligned },
+      };
       if (!answer.inbound_emails.length && !answer.duplicate) log.warn('forwarded, but no project owns any recipient any more', fields);
+      else if (meta.smtp_rejected) log.info('inbound message refused by DMARC policy (550 5.7.1); record kept', fields);
       else log.info('inbound message forwarded', fields);
     } catch (err) {
       if (stopped) return; // aborted by stop(): the message stays spooled for the next start

@@ -34,7 +34,7 @@ export function createSpoolStore(options: SpoolStoreOptions): StoreMessage {
     // The verifier read the bytes as sent; what is kept loses any Authentication-Results claiming our name.
     const kept = pipeline(message, dropForgedAuthResults(options.hostName), () => undefined);
     const { id, size } = await options.spool.write(kept, meta);
-    options.log.info('inbound message spooled', { id, session: envelope.sessionId, bytes: size, rcpt: envelope.rcptTo.length });
+    options.log.debug?.('inbound message spooled', { id, session: envelope.sessionId, bytes: size, rcpt: envelope.rcptTo.length });
     options.onSpooled?.(id);
   };
 }

@@ -14,6 +14,7 @@ import { startReceiver, type Receiver } from './test-support/receiver.js';
 
 const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
 const log: Log = {
+  debug: (message, fields) => lines.push({ level: 'debug', message, fields }),
   info: (message, fields) => lines.push({ level: 'info', message, fields }),
   warn: (message, fields) => lines.push({ level: 'warn', message, fields }),
   error: (message, fields) => lines.push({ level: 'error', message, fields }),
@@ -53,7 +54,7 @@ test('MX route: the signed bytes go to <capture_dir>/<email_id>.eml, reported se
   expect(dns.queries.udp + dns.queries.tcp).toBe(0);
   expect(receiver.connections).toBe(0);
   const said = lines.filter((l) => l.fields?.email_id === job.email_id);
-  expect(said).toEqual([{ level: 'info', message: 'outbound message captured', fields: { email_id: job.email_id, to: 'ann@dest.test', file: path } }]);
+  expect(said).toEqual([{ level: 'debug', message: 'outbound message captured', fields: { email_id: job.email_id, to: 'ann@dest.test', file: path } }]);
 });
 
 test('a configured SMTP server still gets its mail: capture stands in for MX delivery only', async () => {

@@ -70,7 +70,8 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
     if (plan.kind === 'refused') return finish({ outcome: plan.outcome, smtp_code: null, reply: plan.reply, server: null });
     if (plan.kind === 'capture') {
       const path = await captureMessage(plan.dir, job.email_id, bytes);
-      deps.log.info('outbound message captured', { email_id: job.email_id, to: job.envelope.to, file: path });
+      // Debug: the worker's delivered line names the file (`server: capture:<path>`).
+      deps.log.debug?.('outbound message captured', { email_id: job.email_id, to: job.envelope.to, file: path });
       return finish({ outcome: 'sent', smtp_code: 250, reply: `250 captured to ${path}`, server: `capture:${path}` });
     }
     if (plan.dropped) {
@@ -88,14 +89,17 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
       signal: jobSignal,
       deadline,
     });
-    if (outcome.tried.length > 1) deps.log.info('outbound delivery tried several hosts', { email_id: job.email_id, via: plan.via, tried: outcome.tried });
+    if (outcome.tried.length > 1) deps.log.debug?.('outbound delivery tried several hosts', { email_id: job.email_id, via: plan.via, tried: outcome.tried });
     let ended: Omit<DeliveryOutcome, 'tried'> = outcome;
     if (leaseSignal?.aborted && !signal?.aborted) {
       ended = { ...outcome, outcome: 'deferred', smtp_code: null, reply: `delivery cut off ${margin} ms before the lease's end (${outcome.reply}); tried again later` };
     }
     if (plan.via === 'pool') {
       // The pool is the operator's: its host and its replies stay in this log, the tenant sees a neutral account.
-      deps.log.info('outbound delivery through the shared pool', { email_id: job.email_id, outcome: ended.outcome, server: ended.server, reply: ended.reply, tried: outcome.tried });
+      // A sent one is the worker's delivered line; the pool's own reply to a failure stays at info.
+      const pool = { email_id: job.email_id, outcome: ended.outcome, server: ended.server, reply: ended.reply, tried: outcome.tried };
+      if (ended.outcome === 'sent') deps.log.debug?.('outbound delivery through the shared pool', pool);
+      else deps.log.info('outbound delivery through the shared pool', pool);
       return finish(sharedPoolOutcome(ended));
     }
     return finish(ended);

@@ -12,6 +12,7 @@ import { startReceiver, type Receiver } from './test-support/receiver.js';
 
 const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
 const log: Log = {
+  debug: (message, fields) => lines.push({ level: 'debug', message, fields }),
   info: (message, fields) => lines.push({ level: 'info', message, fields }),
   warn: (message, fields) => lines.push({ level: 'warn', message, fields }),
   error: (message, fields) => lines.push({ level: 'error', message, fields }),
