@@ -91,6 +91,12 @@ export interface ParsedMeta {
   html: string;
   /** Header name (lower case) → its first value, unfolded and decoded. */
   headers: Record<string, string>;
+  /**
+   * Header name → all its values in the message's order, for each name that
+   * occurs more than once. A separate key so that an edge older than it (which
+   * ignores unknown keys) still takes the message, with first values only.
+   */
+  repeated_headers?: Record<string, string[]>;
   attachments: ParsedAttachmentMeta[];
 }
 

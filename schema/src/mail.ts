@@ -85,7 +85,8 @@ export const inboundEmails = pgTable('inbound_emails', {
   subject: text('subject').notNull().default(''),
   textBody: text('text_body').notNull().default(''),
   htmlBody: text('html_body').notNull().default(''),
-  headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
+  // A string per header that occurs once, its values in order for one that occurs more often.
+  headers: jsonb('headers').$type<Record<string, string | string[]>>().notNull().default({}),
   attachments: jsonb('attachments').$type<InboundAttachment[]>().notNull().default([]),
   auth: jsonb('auth').$type<InboundAuth>().notNull(),
   // R2 key of the raw message; null when the bytes were not stored.

@@ -30,7 +30,10 @@ export const InboundEmailSchema = z.object({
   subject: z.string(),
   text_body: z.string(),
   html_body: z.string(),
-  headers: z.record(z.string(), z.string()),
+  headers: z.record(z.string(), z.union([z.string(), z.array(z.string())])).openapi({
+    description: 'Top-level header name (lower case) → its value, unfolded and decoded: a string for a header that occurs once, an array of strings in the message\'s order (the top one first) for one that occurs more than once (`received`, the newest hop first)',
+    example: { subject: 'Hello', received: ['from mx.example.org by mx.acme.test; …', 'from client by mx.example.org; …'] },
+  }),
   attachments: z.array(InboundAttachmentSchema).openapi({ description: 'Metadata only; the bytes are at `…/attachments/{idx}`' }),
   auth: InboundAuthSchema,
   has_raw: z.boolean(),

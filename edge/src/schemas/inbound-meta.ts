@@ -52,7 +52,10 @@ export const InboundMetaSchema = z.object({
     subject: optionalText(),
     text: optionalText(),
     html: optionalText(),
-    headers: z.record(text(998), text()).default({}),
+    headers: z.record(text(998), text()).default({}).openapi({ description: 'Each header\'s first value (name in lower case)' }),
+    // Absent from nodes older than it: their records keep first values only.
+    repeated_headers: z.record(text(998), z.array(text()).min(2, 'must list every value of a header that occurs more than once (at least two)'))
+      .default({}).openapi({ description: 'Every value, in the message\'s order, of each header that occurs more than once' }),
     attachments: z.array(z.object({
       filename: optionalText(1000),
       content_type: optionalText(255).transform((t) => t || 'application/octet-stream'),

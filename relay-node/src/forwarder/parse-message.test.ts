@@ -52,6 +52,8 @@ describe('parseMessage', () => {
     });
     expect(parsed.headers.from).toBe('Ann Leïa <ann@example.org>');
     expect(parsed.headers.received).toBe('from a.example ([192.0.2.1])\tby mx with ESMTP; Thu, 26 Nov 2026 02:00:00 +0000');
+    // Every value of a repeated header, top first; a header that occurs once is not repeated.
+    expect(parsed.repeated_headers).toEqual({ received: ['from a.example ([192.0.2.1])\tby mx with ESMTP; Thu, 26 Nov 2026 02:00:00 +0000', 'from b.example'] });
     expect(parsed.headers['x-folded']).toBe('one  two');
     expect(parsed.headers['content-type']).toBe('multipart/mixed; boundary="b1"');
     expect(attachments).toHaveLength(1);

@@ -37,7 +37,8 @@ export function unparsed(error: string): ParsedMessage {
  * `text` is the text/plain part and `html` the text/html part, each empty
  * when absent (no conversion from one to the other); `cid:` links are left
  * as they are; `headers` holds each top-level header's first value,
- * unfolded, with RFC 2047 words decoded.
+ * unfolded, with RFC 2047 words decoded, and `repeated_headers` every value,
+ * in order, of each header that occurs more than once (`headerValues`).
  */
 export async function parseMessage(input: Readable, options: ParseOptions = {}): Promise<ParsedMessage> {
   const timeoutMs = options.timeoutMs ?? 60_000;
@@ -60,6 +61,7 @@ export async function parseMessage(input: Readable, options: ParseOptions = {}):
       contentType: clip(a.contentType || 'application/octet-stream', 255),
       filename: clip(a.filename ?? '', 1000),
     }));
+    const { headers, repeated } = headerValues(mail.headerLines);
     return {
       parsed: {
         ok: true,
@@ -68,7 +70,8 @@ export async function parseMessage(input: Readable, options: ParseOptions = {}):
         subject: mail.subject,
         text: mail.text,
         html: mail.html,
-        headers: firstHeaderValues(mail.headerLines),
+        headers,
+        repeated_headers: repeated,
         attachments: attachments.map((a) => ({ filename: a.filename, content_type: a.contentType, size: a.content.length })),
       },
       attachments,
@@ -91,25 +94,39 @@ function clip(text: string, max: number): string {
 }
 
 /**
- * Header name (lower case) → its first value: unfolded, raw 8-bit bytes read
- * as UTF-8 (as mailparser does), RFC 2047 encoded words decoded.
+ * Each top-level header's values, unfolded, raw 8-bit bytes read as UTF-8 (as
+ * mailparser does), RFC 2047 encoded words decoded. `headers`: name (lower
+ * case) → its first value, as an edge of any version stores it. `repeated`:
+ * name → all its values in the message's order (the top one first), for the
+ * names that occur more than once (two `Received`, two `X-Tag`); a newer edge
+ * stores those as arrays, an older one ignores the key.
  */
-export function firstHeaderValues(lines: HeaderLines): Record<string, string> {
-  const headers: Record<string, string> = {};
+export function headerValues(lines: HeaderLines): { headers: Record<string, string>; repeated: Record<string, string[]> } {
+  const all = new Map<string, string[]>();
   for (const { key, line } of lines) {
-    if (Object.hasOwn(headers, key)) continue;
-    const colon = line.indexOf(':');
-    const raw = (colon < 0 ? '' : line.slice(colon + 1)).replace(/\r?\n(?=[ \t])/g, '').trim();
-    const text = Buffer.from(raw, 'binary').toString('utf8');
-    let value = text;
-    try {
-      value = libmime.decodeWords(text);
-    } catch {
-      // a malformed encoded word stays as it came
-    }
-    headers[key] = value;
+    const values = all.get(key) ?? [];
+    values.push(decodedValue(line));
+    all.set(key, values);
   }
-  return headers;
+  const headers: Record<string, string> = {};
+  const repeated: Record<string, string[]> = {};
+  for (const [key, values] of all) {
+    headers[key] = values[0]!;
+    if (values.length > 1) repeated[key] = values;
+  }
+  return { headers, repeated };
+}
+
+/** One header line's value (after the colon), unfolded and decoded. */
+function decodedValue(line: string): string {
+  const colon = line.indexOf(':');
+  const raw = (colon < 0 ? '' : line.slice(colon + 1)).replace(/\r?\n(?=[ \t])/g, '').trim();
+  const text = Buffer.from(raw, 'binary').toString('utf8');
+  try {
+    return libmime.decodeWords(text);
+  } catch {
+    return text; // a malformed encoded word stays as it came
+  }
 }
 
 /** A Readable over a Blob (the message as forwarded), for the parser. */

@@ -94,7 +94,7 @@ function insertRecordAndEvent(db: Db, plan: Planned, message: ForwardedMessage, 
   const record = {
     id, projectId: share.projectId, domainId: share.domainId, nodeId: message.node.id, spoolId: meta.spool_id,
     messageId: meta.parsed.message_id, sender: meta.mail_from, recipients: share.recipients,
-    subject: meta.parsed.subject, textBody: meta.parsed.text, htmlBody: meta.parsed.html, headers: meta.parsed.headers,
+    subject: meta.parsed.subject, textBody: meta.parsed.text, htmlBody: meta.parsed.html, headers: { ...meta.parsed.headers, ...meta.parsed.repeated_headers },
     attachments, auth: meta.auth, rawKey: rawKey(share.projectId, meta.spool_id), size: meta.size,
     status, statusReason: reason, receivedAt: new Date(meta.received_at), createdAt: new Date(),
   };
