@@ -163,6 +163,8 @@ async function startNode(name: 'a' | 'b'): Promise<RelayNode> {
     env: {
       SERVICE_OUTBOUND_MX_PORT: String(rx.port), SERVICE_RELAY_NODE_INBOUND_TLS_ENABLED: 'false',
       SERVICE_SMTP_SERVERS_ALLOW_PRIVATE_TARGETS: 'true', SERVICE_OUTBOUND_ALLOW_PRIVATE_MX: 'true',
+      // The EHLO name it delivers with (else the edge's address as a literal, [127.0.0.1]).
+      SERVICE_OUTBOUND_HELO_NAME: `relay-${name}.acme.test`,
     },
     outbound: OUTBOUND,
   });
