@@ -13,7 +13,7 @@ export const DnsRecordSchema = z.object({
     description: 'What to publish. TXT values longer than 255 characters (RSA keys) are split into several strings by most DNS interfaces; that is fine. MX: `<priority> <host>`.',
   }),
   purpose: z.enum(['dkim', 'spf', 'dmarc', 'mx']).openapi({
-    description: '`dkim`: the signing key; `spf`: which hosts may send for the domain; `dmarc`: a suggested policy (`p=none`, reports nothing); `mx`: receiving through the relay nodes.',
+    description: '`dkim`: the signing key; `spf`: which hosts may send for the domain; `dmarc`: a suggested policy (`p=none`, reports nothing); `mx`: receiving through the relay nodes (not offered when the public host is an IP address: an MX names a host, never an address).',
   }),
   required: z.boolean().openapi({ description: 'Whether the domain needs it to be verified (and so to send): DKIM and SPF.' }),
   status: z.enum(['pending', 'ok', 'missing', 'mismatch']).openapi({
