@@ -3,10 +3,12 @@
 // every value, in order, in the record's `headers` (items 6); and the node
 // logs one line per receipt at its default level, with the ids the API knows
 // (item 5).
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { repoRoot } from '../edge/local/edge-worker.js';
 import { enrollNode, readNodeState, type RelayNode } from '../relay-node/src/index.js';
 import { startDnsServer, type TestDnsServer } from '../relay-node/test-support/dns-server.js';
 import { collectingLog, type LogLine } from '../relay-node/test-support/inbound-harness.js';
@@ -14,6 +16,7 @@ import { sendMessage } from '../relay-node/test-support/smtp-client.js';
 import { proveOwnership } from './support/domain-ownership.js';
 import { inboundRecords, startTestNode } from './support/relay-node.js';
 import { forward, inboundMeta } from './support/relay.js';
+import { freePort } from './support/global-setup.js';
 import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
 import { eventually } from './support/wait.js';
 
@@ -142,5 +145,40 @@ describe('the node\'s log at its default level', () => {
     expect(shown[0]!.fields!.id).toMatch(/^[A-Za-z0-9._-]+$/);
     // What was an info line each before is there for --verbose.
     expect(logs.filter((l) => l.level === 'debug').map((l) => l.message)).toEqual(expect.arrayContaining(['inbound message spooled', 'inbound message accepted']));
+  });
+
+  test('`edgemail relay start --verbose` prints the steps as debug lines; without it a receipt is the one info line', async () => {
+    const run = async (flags: string[], subject: string) => {
+      const dir = mkdtempSync(join(tmpdir(), 'relay-verbose-'));
+      await enrollNode({ edgeUrl: stack.url, key, name: `mx-${subject}`, stateDir: dir });
+      const port = await freePort();
+      // The operator binary, as in production; TLS off so start-up does not wait on the certificate.
+      const child = spawn(process.execPath, ['--import', 'tsx', 'edge/cli/main.ts', 'relay', 'start', '--state-dir', dir, '--port', String(port), '--host', '127.0.0.1', ...flags], {
+        cwd: repoRoot,
+        env: { ...process.env, SERVICE_RELAY_NODE_INBOUND_TLS_ENABLED: 'false', SERVICE_SERVER_PUBLIC_URL: stack.url, SERVICE_DNS_SERVERS: dns.address, SERVICE_RELAY_NODE_INBOUND_RATE_PER_MINUTE: '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      try {
+        await eventually(async () => stdout, (o) => o.includes('relay node started'), 30_000);
+        const sent = await sendMessage({ port, from: 'ann@sender.example', to: `support@${DOMAIN}`, message: mail(subject) });
+        expect(sent.response).toMatch(/^250 /);
+        const record = await recordWithSubject(subject);
+        await eventually(async () => stdout, (o) => o.includes(record.id), 10_000);
+        return { stdout, record };
+      } finally {
+        child.kill('SIGTERM');
+        await exited;
+        rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    const quiet = await run([], 'quiet-node');
+    const mine = (stdout: string, id: string) => stdout.split('\n').filter((l) => / relay (debug|info) inbound message /.test(l) && (l.includes(id) || l.includes('"session"')));
+    expect(mine(quiet.stdout, quiet.record.id)).toEqual([expect.stringMatching(new RegExp(` relay info inbound message forwarded .*"records":\\[\\{"id":"${quiet.record.id}"`))]);
+    const verbose = await run(['--verbose'], 'verbose-node');
+    const lines = mine(verbose.stdout, verbose.record.id);
+    expect(lines.map((l) => / relay (\w+ inbound message \w+)/.exec(l)![1])).toEqual(['debug inbound message spooled', 'debug inbound message accepted', 'info inbound message forwarded']);
   });
 });
