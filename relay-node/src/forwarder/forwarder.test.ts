@@ -184,6 +184,22 @@ describe('forwarder', () => {
     expect(delivered.sort()).toEqual(['a', 'b']);
   });
 
+  it('says an unreachable edge once per outage (each further wait is a debug line), and once that it answers again', async () => {
+    for (const s of ['a', 'b']) await spool.write(message(s), meta(s));
+    let down = 3;
+    start(async () => {
+      if (down-- > 0) throw new EdgeUnavailableError('POST /relay/v1/inbound', null, 'ECONNREFUSED');
+      return OK;
+    }, undefined, 1);
+    await until(async () => (await spool.depth()) === 0);
+    const said = logs.filter((l) => l.level !== 'debug' && l.message.startsWith('the edge'));
+    expect(said.map((l) => `${l.level} ${l.message}`)).toEqual([
+      'warn the edge is unreachable; messages stay spooled (said once until it answers again)',
+      'info the edge takes inbound messages again',
+    ]);
+    expect(logs.filter((l) => l.level === 'debug' && l.message === 'the edge is unreachable; messages stay spooled')).toHaveLength(2);
+  });
+
   it('ends a long wait for an unreachable edge as soon as a heartbeat gets through, but keeps a 429 wait', async () => {
     await spool.write(message('back'), meta('back'));
     let down = true;

@@ -88,6 +88,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const retries = new Map<string, { attempt: number; notBefore: number }>();
   let pausedUntil = 0;
   let pauseReason: 'rate' | 'down' | null = null;
+  /** Said once per outage at warn (each further wait is a debug line); cleared by a forward that gets through. */
+  let edgeDownSaid = false;
   let stopped = false;
   let woken = false;
   let wake: (() => void) | null = null;
@@ -172,6 +174,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       await spool.remove(id);
       retries.delete(id);
       edgeBackoff.reset();
+      if (edgeDownSaid) log.info('the edge takes inbound messages again', { id });
+      edgeDownSaid = false;
       // A receipt's one line at the default level: the records' ids as the API
       // shows them, who sent it from where, and the verdicts.
       const { meta } = request;
@@ -217,7 +221,10 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       if (err instanceof EdgeUnavailableError && (err.status === null || EDGE_DOWN.has(err.status))) {
         const wait = edgeBackoff.next();
         pause(wait, 'down');
-        log.warn('the edge is unreachable; messages stay spooled', { id, wait_ms: wait, error: err.message });
+        const fields = { id, wait_ms: wait, error: err.message };
+        if (edgeDownSaid) log.debug?.('the edge is unreachable; messages stay spooled', fields);
+        else log.warn('the edge is unreachable; messages stay spooled (said once until it answers again)', fields);
+        edgeDownSaid = true;
         return;
       }
       // A 500, a 404 from an edge without the route yet, a local read error:
@@ -274,7 +281,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       if (pauseReason !== 'down' || pausedUntil <= Date.now()) return;
       pausedUntil = 0;
       pauseReason = null;
-      log.info('the edge answers again; forwarding resumes');
+      // Debug: the heartbeat says the edge answers again, the first forward through says the rest.
+      log.debug?.('the edge answers again; forwarding resumes');
       woken = true;
       wake?.();
     },
