@@ -184,6 +184,18 @@ describe('forwarder', () => {
     expect(delivered.sort()).toEqual(['a', 'b']);
   });
 
+  it('logs one info line per message it forwards, naming the records; a DMARC refusal says so in that line', async () => {
+    await spool.write(message('fine'), meta('fine'));
+    await spool.write(message('refused'), { ...meta('refused'), smtp_rejected: true });
+    start(async (r) => ({ inbound_emails: [{ id: `rec-${r.meta.parsed.subject}`, project_id: 'p1', status: r.meta.smtp_rejected ? 'rejected' : 'received' }], duplicate: false }), undefined, 1);
+    await until(async () => (await spool.depth()) === 0);
+    expect(logs.filter((l) => l.level !== 'debug').map((l) => [l.message, (l.fields?.records as { id: string }[])[0]!.id])).toEqual([
+      ['inbound message forwarded', 'rec-fine'],
+      ['inbound message refused by DMARC policy (550 5.7.1); record kept', 'rec-refused'],
+    ]);
+    expect(logs[0]!.fields).toMatchObject({ from: 'ann@example.org', to: ['fine@acme.test'], client: '192.0.2.9', auth: { spf: 'pass', dkim: 'none', dmarc: 'none', aligned: true }, duplicate: false });
+  });
+
   it('says an unreachable edge once per outage (each further wait is a debug line), and once that it answers again', async () => {
     for (const s of ['a', 'b']) await spool.write(message(s), meta(s));
     let down = 3;
