@@ -67,7 +67,10 @@ export async function startNeonBridge(opts: NeonBridgeOptions): Promise<NeonBrid
       connectionTimeoutMillis: 10_000,
     });
     // Idle clients die when the server stops or the database is dropped; that must not crash us.
-    pool.on('error', (err) => log(`neon-bridge: idle connection to ${database} failed: ${err.message}`));
+    // A shutdown (57P01: Ctrl-C reaches PostgreSQL too, one process group) is no failure worth a line.
+    pool.on('error', (err) => {
+      if ((err as { code?: string }).code !== '57P01') log(`neon-bridge: idle connection to ${database} failed: ${err.message}`);
+    });
     pools.set(connectionString, pool);
     return pool;
   }
