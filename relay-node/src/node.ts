@@ -214,7 +214,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     const deps: InboundDeps = {
       recipientDomainAccepted: (domain) => domains.accepts(domain),
       recipientDomainFull: (domain) => domains.isFull(domain),
-      store: createSpoolStore({ spool, hostName, log, onSpooled: () => forwarder.notify() }),
+      store: createSpoolStore({ spool, hostName, log, maxHeaderSize: config['relay_node.inbound.max_header_size'], onSpooled: () => forwarder.notify() }),
       authenticate: createAuthenticator({ resolver: resolve, mta: hostName, deadlineMs: config['relay_node.inbound.mail_auth_timeout'], log }),
       log,
       transforms: ingestTransforms(config['relay_node.inbound.bare_newlines'], config['relay_node.inbound.max_message_size']),

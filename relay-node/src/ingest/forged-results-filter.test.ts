@@ -42,6 +42,29 @@ describe('dropForgedAuthResults', () => {
     expect(await filtered('Authentication-Results: mx.edge.test; x=y\nFrom: a\n\nbody\n', 3)).toBe('From: a\n\nbody\n');
   });
 
+  it('reads a message that starts with a blank line as having no header: its body passes untouched', async () => {
+    const message = '\r\nAuthentication-Results: mx.edge.test; dkim=pass\r\nFrom: a@b.test\r\n\r\nmore\r\n';
+    for (const size of [1, 2, 7, message.length]) expect(await filtered(message, size)).toBe(message);
+    expect(await filtered('\nAuthentication-Results: mx.edge.test; dkim=pass\n', 3)).toBe('\nAuthentication-Results: mx.edge.test; dkim=pass\n');
+  });
+
+  it('passes 8 MiB of header-less body through unchanged, fed a chunk at a time', async () => {
+    const line = 'Authentication-Results: mx.edge.test; dkim=pass\r\n';
+    const message = '\r\n' + line.repeat(Math.ceil(8 * 1_048_576 / line.length));
+    const out = await filtered(message, 16_384);
+    expect(out.length).toBe(message.length);
+    expect(out === message).toBe(true);
+  });
+
+  it('stops holding past max_header_size without a blank line, and lets every byte through unchanged', async () => {
+    const header = 'Authentication-Results: mx.edge.test; dkim=pass\r\n'.repeat(100); // ~5 KB, no blank line
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < header.length; i += 100) chunks.push(Buffer.from(header.slice(i, i + 100), 'latin1'));
+    expect(await text(Readable.from(chunks).pipe(dropForgedAuthResults('mx.edge.test', 1024)))).toBe(header);
+    // Within the limit it is still a header, filtered.
+    expect(await text(Readable.from(chunks).pipe(dropForgedAuthResults('mx.edge.test', 10_000)))).toBe('');
+  });
+
   it('takes the authserv-id as RFC 8601 section 2.2 writes it', () => {
     expect(authservIdOf(' mx.edge.test; spf=pass')).toBe('mx.edge.test');
     expect(authservIdOf(' (a (b) c) "mx.edge.test" 1; none')).toBe('mx.edge.test');

@@ -11,48 +11,61 @@ import { Transform, type TransformCallback } from 'node:stream';
  * ignored). Deleted, not renamed: a renamed copy still reads `<our host>;
  * dkim=pass` to a careless reader, and a message never grows by it. Fields
  * naming other hosts (an upstream receiver's results) stay; the body and every
- * other byte pass unchanged. Only the header block is held, which the
- * listener's `max_header_size` already bounds.
+ * other byte pass unchanged.
  *
- * @example pipeline(message, dropForgedAuthResults('mx1.example.com'), spoolFile, done)
+ * Only the header block is held, scanned once byte by byte as it arrives (a
+ * blank line ends it; a message that starts with one has no header). Past
+ * `maxHeaderSize` bytes without its end, what is held passes unchanged: the
+ * listener refuses such a header (552 5.3.4), and a body is never filtered.
+ *
+ * @example pipeline(message, dropForgedAuthResults('mx1.example.com', 262_144), spoolFile, done)
  */
-export function dropForgedAuthResults(authservId: string): Transform {
+export function dropForgedAuthResults(authservId: string, maxHeaderSize = 262_144): Transform {
   const ours = normalise(authservId);
   let header: Buffer[] = [];
   let held = 0;
-  let inBody = false;
+  let passing = false;
+  // Where the scan stands in the current line: at its start, after a CR at its start, or inside it.
+  let line: 'start' | 'cr' | 'text' = 'start';
   const release = (self: Transform, block: Buffer) => self.push(Buffer.from(filterHeader(block.toString('latin1'), ours), 'latin1'));
   return new Transform({
     transform(this: Transform, chunk: Buffer, _encoding, done: TransformCallback) {
-      if (inBody) return done(null, chunk);
-      header.push(chunk);
-      const scanFrom = Math.max(0, held - 3);
+      if (passing) return done(null, chunk);
+      // The blank line's LF (LF LF or LF CRLF, as mailauth reads it) ends the header.
+      let end = -1;
+      for (let i = 0; i < chunk.length && held + i < maxHeaderSize; i++) {
+        const byte = chunk[i]!;
+        if (byte === 0x0a) {
+          if (line !== 'text') {
+            end = i + 1;
+            break;
+          }
+          line = 'start';
+        } else line = byte === 0x0d && line === 'start' ? 'cr' : 'text';
+      }
+      if (end >= 0) {
+        passing = true;
+        release(this, Buffer.concat([...header, chunk.subarray(0, end)]));
+        header = [];
+        return done(null, chunk.subarray(end));
+      }
       held += chunk.length;
-      const block = Buffer.concat(header);
-      const end = headerEnd(block, scanFrom);
-      if (end < 0) {
-        header = [block];
+      if (held < maxHeaderSize) {
+        header.push(chunk);
         return done();
       }
-      inBody = true;
+      // No end within the limit: not a header we keep holding (the listener refuses it anyway).
+      passing = true;
+      for (const part of header) this.push(part);
       header = [];
-      release(this, block.subarray(0, end));
-      done(null, block.subarray(end));
+      done(null, chunk);
     },
     flush(this: Transform, done: TransformCallback) {
       // A message that is all header (no blank line) is still a header.
-      if (!inBody && header.length) release(this, Buffer.concat(header));
+      if (!passing && header.length) release(this, Buffer.concat(header));
       done();
     },
   });
-}
-
-/** The offset just after the empty line that ends the header block (LF LF or LF CRLF, as mailauth reads it), or -1. */
-function headerEnd(block: Buffer, from: number): number {
-  const blank = /\n\r?\n/g;
-  blank.lastIndex = from;
-  const found = blank.exec(block.toString('latin1'));
-  return found ? found.index + found[0].length : -1;
 }
 
 /** The header block without the fields that claim `ours`; folded lines belong to the field above them. */

@@ -14,6 +14,8 @@ export interface SpoolStoreOptions {
   /** This node's host name, for the Received header. */
   hostName: string;
   log: Log;
+  /** `inbound.max_header_size`: how much of a message is held as its header, at most. Default 262144. */
+  maxHeaderSize?: number;
   /** Told each spooled id, so the forwarder starts on it at once. */
   onSpooled?: (id: string) => void;
 }
@@ -32,7 +34,7 @@ export function createSpoolStore(options: SpoolStoreOptions): StoreMessage {
   return async (message, envelope) => {
     const meta = envelope.authentication.then((verdicts) => spooledMeta(envelope, verdicts, options.hostName));
     // The verifier read the bytes as sent; what is kept loses any Authentication-Results claiming our name.
-    const kept = pipeline(message, dropForgedAuthResults(options.hostName), () => undefined);
+    const kept = pipeline(message, dropForgedAuthResults(options.hostName, options.maxHeaderSize), () => undefined);
     const { id, size } = await options.spool.write(kept, meta);
     options.log.debug?.('inbound message spooled', { id, session: envelope.sessionId, bytes: size, rcpt: envelope.rcptTo.length });
     options.onSpooled?.(id);
