@@ -92,6 +92,16 @@ describe('composeMessage', () => {
     const job = makeJob('ann@dest.test', { dkim: { ...keys.rsa.dkim, private_key_pem: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n' } });
     await expect(composeSignedMessage(job, { signTime: new Date() })).rejects.toBeInstanceOf(DkimSignError);
   });
+
+  test('a job whose From is two mailboxes is failed (permanent, the reason named), never deferred, and nothing is sent', async () => {
+    const job = makeJob('ann@dest.test', { dkim: keys.rsa.dkim, message: { from: 'ceo@bank.example, Foo <news@acme.test>' } });
+    const result = await processJob(job, deps);
+    expect(result).toMatchObject({
+      outcome: 'failed', smtp_code: null, server: null,
+      reply: 'from must be exactly one mailbox, not "ceo@bank.example, Foo <news@acme.test>"',
+    });
+    expect(receiver.messages.some((m) => m.bytes.includes(job.message.message_id))).toBe(false);
+  });
 });
 
 describe('DKIM on what arrived', () => {

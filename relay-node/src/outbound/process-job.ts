@@ -4,7 +4,7 @@ import type { DNSResolver } from 'mailauth';
 import type { OutboundJob, OutboundResult } from '../protocol.js';
 import type { Log } from '../smtp/types.js';
 import { captureMessage } from './capture.js';
-import { composeSignedMessage } from './compose.js';
+import { AddressRefusedError, composeSignedMessage } from './compose.js';
 import { deliverMessage, type DeliveryOutcome, type DeliveryTimeouts } from './deliver.js';
 import { planDelivery, type RouteSettings } from './route.js';
 import { sharedPoolOutcome } from './shared-pool-outcome.js';
@@ -32,7 +32,8 @@ const LEASE_MARGIN_MS = 10_000;
 /**
  * Delivers one job and answers its Result. Never throws: a failure of the
  * node itself (a key mailauth refuses, a capture directory it cannot write)
- * is a `deferred` result naming it, so the recipient is tried again later.
+ * is a `deferred` result naming it, so the recipient is tried again later; an
+ * address entry that is not exactly one mailbox is `failed` (permanent).
  *
  * @example const result = await processJob(job, { settings, resolve, hostName, log }, signal);
  */
@@ -53,6 +54,11 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
   try {
     bytes = await composeSignedMessage(job, { signTime: started });
   } catch (err) {
+    // An address entry that is not one mailbox is in the job itself: no later attempt composes it either.
+    if (err instanceof AddressRefusedError) {
+      deps.log.info('outbound message refused: an address is not exactly one mailbox', { email_id: job.email_id, field: err.field });
+      return finish({ outcome: 'failed', smtp_code: null, reply: err.message, server: null });
+    }
     deps.log.error('outbound message could not be composed or signed', { email_id: job.email_id, error: String(err) });
     return finish({ outcome: 'deferred', smtp_code: null, reply: `relay node could not compose the message: ${messageOf(err)}`, server: null });
   }
