@@ -122,6 +122,8 @@ describe('reserved headers', () => {
     ['Resent-Message-ID', TRACE],
     ['Authentication-Results', TRACE],
     ['authentication-results', TRACE],
+    ['Received-SPF', TRACE],
+    ['received-spf', TRACE],
     ['ARC-Seal', TRACE],
     ['arc-authentication-results', TRACE],
     ['ARC-Message-Signature', TRACE],

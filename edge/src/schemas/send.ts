@@ -26,9 +26,10 @@ const hasControl = (s: string) => /[\x00-\x1f\x7f]/.test(s);
  */
 export const RESERVED_HEADERS = [
   'from', 'sender', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'reply-to', 'mime-version',
-  'dkim-signature', 'received', 'return-path', 'authentication-results',
+  'dkim-signature', 'received', 'return-path', 'authentication-results', 'received-spf',
 ] as const;
-const TRACE_HEADERS = new Set(['received', 'return-path', 'authentication-results']);
+// Received-SPF asserts an SPF result (RFC 7208 9.1), as Authentication-Results does.
+const TRACE_HEADERS = new Set(['received', 'return-path', 'authentication-results', 'received-spf']);
 
 /** Why a custom header name is refused, or null when it may be used. */
 function reservedHeaderProblem(name: string): string | null {
