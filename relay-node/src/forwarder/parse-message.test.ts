@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { parseMessage } from './parse-message.js';
+import { clip, parseMessage } from './parse-message.js';
 
 const crlf = (lines: string[]) => Buffer.from(lines.join('\r\n'), 'utf8');
 
@@ -67,6 +67,39 @@ describe('parseMessage', () => {
     expect(parsed.subject).toBe('café');
     expect(parsed.headers['x-latin']).toBe('caf\ufffd');
     expect(parsed.text).toBe('hi\n');
+  });
+
+  it('keeps every parsed value within the edge\'s limits: a header name over 998 characters left out, a long Message-ID, filename and content type cut', async () => {
+    const longName = `X-${'n'.repeat(1_200)}`;
+    const raw = crlf([
+      `${longName}: first`,
+      `${longName}: second`,
+      `Message-ID: <${'m'.repeat(996)}\u{1F600}@example.org>`, // the cut at 998 falls inside the emoji
+      'Subject: odd',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="b"',
+      '',
+      '--b',
+      `Content-Type: application/x-${'t'.repeat(300)}`,
+      `Content-Disposition: attachment; filename="${'f'.repeat(1_500)}.pdf"`,
+      '',
+      'data',
+      '--b--',
+      '',
+    ]);
+    const { parsed } = await parseMessage(Readable.from([raw]));
+    expect(parsed.ok).toBe(true);
+    expect(Object.keys(parsed.headers).filter((k) => k.length > 998)).toEqual([]);
+    expect(parsed.repeated_headers).toEqual({});
+    expect(parsed.headers.subject).toBe('odd');
+    expect(parsed.message_id).toBe(`<${'m'.repeat(996)}`); // 997: the emoji's half is not kept
+    expect(parsed.attachments).toEqual([{ filename: 'f'.repeat(1_000), content_type: `application/x-${'t'.repeat(241)}`, size: 4 }]);
+  });
+
+  it('clip never splits a surrogate pair', () => {
+    expect(clip('ab\u{1F600}', 3)).toBe('ab');
+    expect(clip('ab\u{1F600}', 4)).toBe('ab\u{1F600}');
+    expect(clip('abc', 2)).toBe('ab');
   });
 
   it('says ok: false, with the reason, when mailparser refuses the message (over 1,000 parts)', async () => {

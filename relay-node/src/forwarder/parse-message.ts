@@ -24,7 +24,7 @@ export interface ParseOptions {
  * `failed` with `error` as its `status_reason`, its raw bytes kept.
  */
 export function unparsed(error: string): ParsedMessage {
-  return { parsed: { ok: false, error: clip(error, 1000), message_id: '', subject: '', text: '', html: '', headers: {}, attachments: [] }, attachments: [] };
+  return { parsed: { ok: false, error: clip(error, EDGE_LIMITS.error), message_id: '', subject: '', text: '', html: '', headers: {}, attachments: [] }, attachments: [] };
 }
 
 /**
@@ -56,17 +56,19 @@ export async function parseMessage(input: Readable, options: ParseOptions = {}):
       }),
     ]);
     if (mail.defect) return unparsed(mail.defect);
+    // The edge takes at most 1000; dropping some would store a record that lies about the message.
+    if (mail.attachments.length > EDGE_LIMITS.attachments) return unparsed(`${mail.attachments.length} attachments, over the ${EDGE_LIMITS.attachments} a record holds`);
     const attachments = mail.attachments.map((a) => ({
       content: a.content,
-      contentType: clip(a.contentType || 'application/octet-stream', 255),
-      filename: clip(a.filename ?? '', 1000),
+      contentType: clip(a.contentType || 'application/octet-stream', EDGE_LIMITS.contentType),
+      filename: clip(a.filename ?? '', EDGE_LIMITS.filename),
     }));
     const { headers, repeated } = headerValues(mail.headerLines);
     return {
       parsed: {
         ok: true,
         error: null,
-        message_id: clip(mail.messageId, 998),
+        message_id: clip(mail.messageId, EDGE_LIMITS.messageId),
         subject: mail.subject,
         text: mail.text,
         html: mail.html,
@@ -85,13 +87,20 @@ export async function parseMessage(input: Readable, options: ParseOptions = {}):
 }
 
 /**
- * The edge refuses a `meta` whose fields pass its limits (RFC 5322's 998-octet
- * line for a Message-ID, 255 for a content type), and a refusal is permanent:
- * cut instead, so an odd message still lands.
+ * The edge refuses a `meta` whose fields pass its limits
+ * (edge/src/schemas/inbound-meta.ts: RFC 5322's 998-octet line for a
+ * Message-ID or a header name, 255 for a content type), and a refusal is
+ * permanent: cut instead, so an odd message still lands. Lengths are UTF-16
+ * code units, as zod counts them; a cut never splits a surrogate pair.
  */
-function clip(text: string, max: number): string {
-  return text.length > max ? text.slice(0, max) : text;
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
 }
+
+/** The edge's limits on the parsed parts (edge/src/schemas/inbound-meta.ts). */
+export const EDGE_LIMITS = { headerName: 998, messageId: 998, error: 1000, filename: 1000, contentType: 255, attachments: 1000 } as const;
 
 /**
  * Each top-level header's values, unfolded, raw 8-bit bytes read as UTF-8 (as
@@ -99,11 +108,14 @@ function clip(text: string, max: number): string {
  * case) → its first value, as an edge of any version stores it. `repeated`:
  * name → all its values in the message's order (the top one first), for the
  * names that occur more than once (two `Received`, two `X-Tag`); a newer edge
- * stores those as arrays, an older one ignores the key.
+ * stores those as arrays, an older one ignores the key. A name over 998
+ * characters (RFC 5322's line) is left out: the edge refuses it, and cut it
+ * could pass for another header; the raw message keeps it.
  */
 export function headerValues(lines: HeaderLines): { headers: Record<string, string>; repeated: Record<string, string[]> } {
   const all = new Map<string, string[]>();
   for (const { key, line } of lines) {
+    if (key.length > EDGE_LIMITS.headerName) continue;
     const values = all.get(key) ?? [];
     values.push(decodedValue(line));
     all.set(key, values);
