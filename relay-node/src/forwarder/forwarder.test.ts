@@ -93,20 +93,46 @@ describe('forwarder', () => {
     expect(calls).toBe(1);
   });
 
-  it('moves a message the edge refuses with 400 to dead/, and never sends it again', async () => {
+  it('moves a message the edge refuses with 400 even as its raw bytes alone to dead/, and never sends it again', async () => {
     const { id } = await spool.write(message('bad'), meta('bad'));
-    let calls = 0;
-    start(async () => {
-      calls++;
+    const sent: boolean[] = [];
+    start(async (r) => {
+      sent.push(r.meta.parsed.ok);
       throw new EdgeRefusedError('POST /relay/v1/inbound', 400, 'invalid meta');
     });
     await until(() => existsSync(join(spool.dir, 'dead', `${id}.eml`)));
     await until(async () => (await spool.depth()) === 0);
     await new Promise((r) => setTimeout(r, 100));
-    expect(calls).toBe(1);
+    expect(sent).toEqual([true, false]); // parsed, then raw-only, then never again
     expect(readdirSync(join(spool.dir, 'dead')).sort()).toEqual([`${id}.eml`, `${id}.json`, `${id}.reason.txt`]);
     expect(readFileSync(join(spool.dir, 'dead', `${id}.reason.txt`), 'utf8')).toContain('invalid meta');
     expect(logs.some((l) => l.level === 'error' && l.message.includes('dead/'))).toBe(true);
+  });
+
+  it('answers a 400 to its parsed parts by sending the raw message alone, stored failed naming why (control characters escaped), never to dead/', async () => {
+    const { id } = await spool.write(message('odd'), meta('odd'));
+    const seen: ForwardRequest[] = [];
+    start(async (r) => {
+      seen.push(r);
+      if (r.meta.parsed.ok) throw new EdgeRefusedError('POST /relay/v1/inbound', 400, 'invalid meta: parsed.headers.x\u001b[2J: must be at most 998 characters');
+      return OK;
+    });
+    await until(async () => (await spool.depth()) === 0);
+    expect(seen.map((r) => r.meta.parsed.ok)).toEqual([true, false]);
+    expect(seen[1]!.meta.parsed.error).toBe('the edge refused its parsed parts (the edge refused POST /relay/v1/inbound (400): invalid meta: parsed.headers.x\\x1b[2J: must be at most 998 characters); only the raw message is kept');
+    expect(seen[1]!.meta).toMatchObject({ spool_id: id, rcpt_to: ['odd@acme.test'], parsed: { subject: '', headers: {}, attachments: [] } });
+    expect(existsSync(join(spool.dir, 'dead'))).toBe(false);
+  });
+
+  it('forwards a recipient spooled with U-labels (before the upgrade) in A-labels, as the edge stores domains', async () => {
+    await spool.write(message('old'), { ...meta('old'), rcpt_to: ['Ann@Bücher.test', 'bob@xn--bcher-kva.test'] });
+    const seen: ForwardRequest[] = [];
+    start(async (r) => {
+      seen.push(r);
+      return OK;
+    });
+    await until(async () => (await spool.depth()) === 0);
+    expect(seen[0]!.meta.rcpt_to).toEqual(['Ann@xn--bcher-kva.test', 'bob@xn--bcher-kva.test']);
   });
 
   it('sends a message whose parsed parts would exceed the edge\'s limits as its raw bytes alone, never to dead/', async () => {

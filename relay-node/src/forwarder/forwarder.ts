@@ -2,7 +2,8 @@
 // handed to the edge, and it leaves the spool only once the edge acknowledged
 // it (200), or for `dead/` when the edge refuses it for good (400). A forward
 // too large for the edge goes as the raw message alone (stored `failed`),
-// never to `dead/`.
+// never to `dead/`, and so does one whose parsed parts the edge refuses (400):
+// only a raw-only forward the edge refuses goes to `dead/`.
 import { openAsBlob } from 'node:fs';
 import { join } from 'node:path';
 import { Backoff, backoffDelay, sleep, type BackoffOptions } from '../backoff.js';
@@ -12,8 +13,9 @@ import type { SpooledMeta } from '../ingest/spooled-message.js';
 import { forwardingBodyLimit, forwardingMetaLimit, type ForwardAnswer, type InboundMeta } from '../protocol.js';
 import { SpoolEntryNotFoundError, type Spool } from '../spool/index.js';
 import type { Log } from '../smtp/types.js';
-import { buryMessage, type DeadLetters } from './dead-letters.js';
-import { blobReadable, parseMessage, unparsed } from './parse-message.js';
+import { asciiRecipient } from '../smtp/on-rcpt-to.js';
+import { buryMessage, escapeControls, type DeadLetters } from './dead-letters.js';
+import { blobReadable, clip, parseMessage, unparsed } from './parse-message.js';
 
 export interface ForwarderOptions {
   spool: Spool<SpooledMeta>;
@@ -60,10 +62,11 @@ export interface Forwarder {
 }
 
 /**
- * Refusals that will not change on a retry: the message goes to `dead/`. Not
- * 413: a message too large for the edge is sent again as its raw bytes alone,
- * and if even those are too large it waits (the edge's `inbound.max_message_size`
- * is below the node's, which an operator fixes).
+ * Refusals that will not change on a retry: a parsed forward is sent again as
+ * the raw message alone, and a raw-only one goes to `dead/`. Not 413: a
+ * message too large for the edge is sent again as its raw bytes alone, and if
+ * even those are too large it waits (the edge's `inbound.max_message_size` is
+ * below the node's, which an operator fixes).
  */
 const PERMANENT = new Set([400, 422]);
 /** Answers that mean the edge as a whole is not there: everyone waits, not just this message. */
@@ -119,8 +122,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
 
   /** The same message without its parsed parts: the raw bytes and the envelope only. */
   const rawOnly = (request: ForwardRequest, why: string): EncodedForward => {
-    const { parsed } = unparsed(`${why}; only the raw message is kept`);
-    log.warn('inbound message too large to forward with its parsed parts; forwarding its raw bytes only', { id: request.meta.spool_id, why });
+    // `why` may quote the edge's refusal, which may quote the sender's bytes.
+    const { parsed } = unparsed(`${escapeControls(why)}; only the raw message is kept`);
+    log.warn('inbound message not forwardable with its parsed parts; forwarding its raw bytes only', { id: request.meta.spool_id, why: parsed.error });
     return encodeForward({ meta: { ...request.meta, parsed }, raw: request.raw, attachments: [] });
   };
 
@@ -136,13 +140,15 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const meta: InboundMeta = {
       spool_id: id,
       received_at: m.received_at,
-      client_ip: m.client_ip,
+      client_ip: clip(m.client_ip, 64),
       // smtp-server takes any EHLO name up to its line length; the edge takes
       // 255 characters (RFC 5321's domain length). The name as given stays in
       // the message's Authentication-Results (smtp.helo).
-      helo: m.helo.slice(0, 255),
-      mail_from: m.mail_from,
-      rcpt_to: m.rcpt_to,
+      helo: clip(m.helo, 255),
+      mail_from: clip(m.mail_from, 320),
+      // Spooled before the upgrade a recipient may still carry U-labels, which
+      // no registered name matches; asciiRecipient is idempotent.
+      rcpt_to: m.rcpt_to.map(asciiRecipient),
       size: raw.size,
       auth: m.auth,
       dmarc_policy: m.dmarc_policy,
@@ -157,13 +163,20 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     return encoded;
   };
 
-  /** One forward; a 413 to a parsed forward is answered by sending the raw message alone. */
+  /**
+   * One forward. A parsed forward the edge refuses as too large (413) or as
+   * invalid (400, 422: some parsed value over its limits) is sent again as the
+   * raw message alone, stored `failed` naming why: the refusal is about the
+   * parts, and only a raw-only forward refused for good goes to `dead/`.
+   */
   const send = async (request: EncodedForward): Promise<ForwardAnswer> => {
     try {
       return await options.forward(request, abort.signal);
     } catch (err) {
-      if (!(err instanceof EdgeRefusedError && err.status === 413) || !request.meta.parsed.ok) throw err;
-      return options.forward(rawOnly(request, `too large for the edge with its parsed parts (${err.message})`), abort.signal);
+      if (!(err instanceof EdgeRefusedError) || !request.meta.parsed.ok) throw err;
+      if (err.status === 413) return options.forward(rawOnly(request, `too large for the edge with its parsed parts (${err.message})`), abort.signal);
+      if (err.status !== null && PERMANENT.has(err.status)) return options.forward(rawOnly(request, `the edge refused its parsed parts (${err.message})`), abort.signal);
+      throw err;
     }
   };
 
@@ -205,7 +218,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
           log.error('could not move a refused message to dead/', { id, error: String(buryErr) });
           return false;
         });
-        if (buried) log.error('the edge refused an inbound message for good; moved to dead/', { id, dir: join(spool.dir, 'dead'), error: err.message });
+        if (buried) log.error('the edge refused an inbound message for good; moved to dead/', { id, dir: join(spool.dir, 'dead'), error: escapeControls(err.message) });
         return;
       }
       if (err instanceof EdgeRefusedError && err.status === 413) {
