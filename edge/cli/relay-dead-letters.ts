@@ -2,7 +2,7 @@
 // messages the edge refused for good), read from the node's state directory
 // on its own machine; the node need not be running.
 import { join } from 'node:path';
-import { listDeadLetters } from '../../relay-node/src/forwarder/dead-letters.js';
+import { escapeControls, listDeadLetters } from '../../relay-node/src/forwarder/dead-letters.js';
 import { defaultStateDir, spoolDir } from '../../relay-node/src/state/index.js';
 
 /**
@@ -14,8 +14,10 @@ export async function relayDeadLetters(flags: { 'state-dir'?: string }): Promise
   const spool = spoolDir(flags['state-dir'] ?? defaultStateDir());
   const letters = await listDeadLetters(spool);
   console.log(['id', 'size', 'moved_at', 'reason'].join('\t'));
-  // A reason is one line (the edge's error message); a newline in it would break the columns.
-  for (const l of letters) console.log([l.id, l.size, l.buried_at ?? '-', l.reason.replace(/\s+/g, ' ')].join('\t'));
+  // A reason may quote the sender's bytes (an ESC, a newline, a tab): escaped, so
+  // it is one line and one column and never a terminal control sequence. A
+  // reason stored by an older node may still hold them.
+  for (const l of letters) console.log([l.id, l.size, l.buried_at ?? '-', escapeControls(l.reason)].join('\t'));
   const bytes = letters.reduce((sum, l) => sum + l.size, 0);
   console.error(`${letters.length} dead letter${letters.length === 1 ? '' : 's'} (${bytes} bytes of messages) in ${join(spool, 'dead')}: `
     + 'each is <id>.eml (the message as received), <id>.json (its envelope and verdicts) and <id>.reason.txt; '

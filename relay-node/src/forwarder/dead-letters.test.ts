@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSpool, type Spool } from '../spool/index.js';
-import { listDeadLetters, openDeadLetters } from './dead-letters.js';
+import { escapeControls, listDeadLetters, openDeadLetters } from './dead-letters.js';
 
 let dir = '';
 let spool: Spool<{ n: number }>;
@@ -29,7 +29,7 @@ describe('dead letters', () => {
     const a = await spool.write(Buffer.from('Subject: a\r\n\r\nfirst\r\n'), { n: 1 });
     const b = await spool.write(Buffer.from('Subject: b\r\n\r\nsecond, longer\r\n'), { n: 2 });
     await dead.bury(a.id, 'the edge refused POST /relay/v1/inbound (400): invalid meta: meta.rcpt_to.0: must be an address');
-    await dead.bury(b.id, 'refused\nover two lines');
+    await dead.bury(b.id, 'refused\nover two lines, naming x\u001b[2J\u009b\u2028');
     expect(await spool.list()).toEqual([]);
     const folder = join(spool.dir, 'dead');
     expect(dead.tally()).toEqual({ count: 2, bytes: bytesOf(folder) });
@@ -37,7 +37,8 @@ describe('dead letters', () => {
     const listed = await listDeadLetters(spool.dir);
     expect(listed.map((l) => [l.id, l.size, l.reason])).toEqual([
       [a.id, a.size, 'the edge refused POST /relay/v1/inbound (400): invalid meta: meta.rcpt_to.0: must be an address'],
-      [b.id, b.size, 'refused\nover two lines'],
+      // Stored escaped: the reason may quote a sender's bytes, and is read on a terminal.
+      [b.id, b.size, 'refused\\x0aover two lines, naming x\\x1b[2J\\x9b\\u2028'],
     ]);
     expect(Date.parse(listed[0]!.buried_at!)).toBeGreaterThan(Date.now() - 60_000);
 
@@ -53,5 +54,10 @@ describe('dead letters', () => {
     await (await openDeadLetters(spool)).bury(id, 'invalid meta');
     const again = await openDeadLetters(spool);
     expect(again.tally()).toEqual({ count: 1, bytes: bytesOf(join(spool.dir, 'dead')) });
+  });
+
+  it('escapes control characters and nothing else, so an escaped reason is unchanged by escaping again', () => {
+    expect(escapeControls('a\tb\r\n\u0000\u007f é ✓ \\x1b')).toBe('a\\x09b\\x0d\\x0a\\x00\\x7f é ✓ \\x1b');
+    expect(escapeControls(escapeControls('x\u001b'))).toBe('x\\x1b');
   });
 });

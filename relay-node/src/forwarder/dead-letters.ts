@@ -70,7 +70,7 @@ export async function buryMessage(spool: Spool<unknown>, id: string, reason: str
   const dead = deadDir(spool.dir);
   await mkdir(dead, { recursive: true, mode: 0o700 });
   await copyFile(join(spool.dir, `${id}.json`), join(dead, `${id}.json`));
-  await writeFile(join(dead, `${id}.reason.txt`), `${new Date().toISOString()} ${reason}\n`, { mode: 0o600 });
+  await writeFile(join(dead, `${id}.reason.txt`), `${new Date().toISOString()} ${escapeControls(reason)}\n`, { mode: 0o600 });
   await rename(join(spool.dir, `${id}.eml`), join(dead, `${id}.eml`));
   const handle = await open(dead, 'r');
   try {
@@ -83,13 +83,33 @@ export async function buryMessage(spool: Spool<unknown>, id: string, reason: str
   return sizes.reduce((a, b) => a + b, 0);
 }
 
-/** Every file of `dead/` counted; a message is its `.eml`. A missing folder is empty. */
-async function countDeadLetters(spoolDir: string): Promise<DeadLetterTally> {
-  const dir = deadDir(spoolDir);
-  const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+/**
+ * A reason as one printable line: it may quote the sender's bytes (the edge's
+ * refusal names a header as sent), so control characters, newlines included,
+ * are written as `\xHH` / `\uHHHH` rather than reaching a terminal.
+ *
+ * @example escapeControls('bad \u001b[2J name') // 'bad \\x1b[2J name'
+ */
+export function escapeControls(text: string): string {
+  // C0, DEL, C1 and the Unicode line and paragraph separators.
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+  });
+}
+
+/** The names in `dead/`; a missing folder is empty. */
+async function deadLetterNames(dir: string): Promise<string[]> {
+  return readdir(dir).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return [] as string[];
     throw err;
   });
+}
+
+/** Every file of `dead/` counted; a message is its `.eml`. */
+async function countDeadLetters(spoolDir: string): Promise<DeadLetterTally> {
+  const dir = deadDir(spoolDir);
+  const names = await deadLetterNames(dir);
   const sizes = await Promise.all(names.map((name) => stat(join(dir, name)).then((s) => (s.isFile() ? s.size : 0), () => 0)));
   return { count: names.filter((n) => n.endsWith('.eml')).length, bytes: sizes.reduce((a, b) => a + b, 0) };
 }
@@ -100,10 +120,7 @@ async function countDeadLetters(spoolDir: string): Promise<DeadLetterTally> {
  */
 export async function listDeadLetters(spoolDir: string): Promise<DeadLetter[]> {
   const dir = deadDir(spoolDir);
-  const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return [] as string[];
-    throw err;
-  });
+  const names = await deadLetterNames(dir);
   const ids = names.filter((n) => n.endsWith('.eml')).map((n) => n.slice(0, -'.eml'.length)).sort();
   return Promise.all(ids.map(async (id) => {
     const { size } = await stat(join(dir, `${id}.eml`));
