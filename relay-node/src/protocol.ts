@@ -103,13 +103,8 @@ export interface ParsedMeta {
 // `POST /relay/v1/inbound`: the body is the meta JSON, then the raw message,
 // then each attachment, back to back (edge side: edge/src/schemas/inbound-meta.ts).
 
-export const FORWARD_CONTENT_TYPE = 'application/vnd.edgemail.inbound';
-/** Byte length of the meta JSON at the start of the body. */
-export const META_LENGTH_HEADER = 'edgemail-meta-length';
-/** The edge's limit on the whole body, from `inbound.max_message_size`. */
-export const forwardingBodyLimit = (maxMessageSize: number) => 2 * maxMessageSize + 1_048_576;
-/** The edge's limit on the meta alone (it holds the meta in memory; the rest streams to storage). */
-export const forwardingMetaLimit = (maxMessageSize: number) => maxMessageSize + 1_048_576;
+// The framing and the edge's limits, one statement for both sides: shared/src/relay-protocol/inbound-forward.ts.
+export { FORWARD_BODY_TEXT_MAX_BYTES, FORWARD_CONTENT_TYPE, forwardingBodyLimit, forwardingMetaLimit, META_LENGTH_HEADER } from '@edgemail/shared';
 
 /** The meta at the start of `POST /relay/v1/inbound`. */
 export interface InboundMeta {

@@ -13,3 +13,4 @@ export * from './uuid.js';
 export * from './crypto/encryption-key.js';
 export * from './webhooks/events.js';
 export * from './webhooks/signature.js';
+export * from './relay-protocol/inbound-forward.js';

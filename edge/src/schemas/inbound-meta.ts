@@ -5,19 +5,8 @@
 // The node's side of this contract is relay-node/src/protocol.ts.
 import { z } from '@hono/zod-openapi';
 
-/** The body: `<meta JSON><raw message><attachment 0>…`, nothing else. */
-export const FORWARD_CONTENT_TYPE = 'application/vnd.edgemail.inbound';
-/** Byte length of the meta JSON at the start of the body. */
-export const META_LENGTH_HEADER = 'edgemail-meta-length';
-
-/** The whole body: the message, its attachments (at most as large again) and the meta. */
-export const forwardingBodyLimit = (maxMessageSize: number) => 2 * maxMessageSize + 1_048_576;
-/**
- * The meta alone, the one piece the edge holds in memory: room for the
- * message's text and html (JSON-escaped). A node whose meta would be larger
- * forwards the raw message alone, stored as `failed`.
- */
-export const forwardingMetaLimit = (maxMessageSize: number) => maxMessageSize + 1_048_576;
+// The framing and limits are shared with the node: shared/src/relay-protocol/inbound-forward.ts.
+export { FORWARD_CONTENT_TYPE, forwardingBodyLimit, forwardingMetaLimit, META_LENGTH_HEADER } from '@edgemail/shared';
 
 /** PostgreSQL text and jsonb cannot hold U+0000; a hostile message may carry it. */
 const text = (max?: number) => {
