@@ -58,6 +58,10 @@ export async function readForwardedBody(request: Request, limits: { maxMetaBytes
   }
   // Present (the route's middleware answers 411 otherwise) and within the body limit.
   const contentLength = lengthHeader(request, 'content-length') ?? 0;
+  // Before the meta's buffer is allocated: a length the body cannot hold is refused, not read.
+  if (metaLength > contentLength) {
+    throw refuse(META_LENGTH_HEADER, `must be at most the body's length (content-length ${contentLength}), got ${metaLength}`);
+  }
   if (!request.body) throw refuse('body', 'required');
 
   const rest = new ExactReader(request.body);

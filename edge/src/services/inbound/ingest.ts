@@ -3,8 +3,10 @@
 // one transaction. A spool id already stored for a project stores nothing
 // again, so a node may forward the same message as often as it needs to.
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { FORWARD_MAX_STORAGE_CALLS, FORWARD_MAX_STORED_ATTACHMENTS, forwardStorageCalls } from '@edgemail/shared';
 import { inboundEmails, outbox, type InboundAttachment } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
+import { badRequest } from '../../http/errors.js';
 import type { InboundMeta } from '../../schemas/inbound-meta.js';
 import type { NodeScope } from '../relay-domains/list.js';
 import { projectShares, type ProjectShare } from './recipients.js';
@@ -34,12 +36,30 @@ export interface IngestResult {
 /** An `inbound.received` outbox row this ingest committed, for the hand-over to the dispatcher. */
 export interface CommittedEvent { projectId: string; outboxId: number }
 
-/** The status ingest gives a message in one project, and why. */
-export function decideStatus(meta: InboundMeta, senderSuppressed: boolean): { status: Status; reason: string | null } {
+/** The status ingest gives a message in one project, and why (`unstored`: why its attachments are not stored). */
+export function decideStatus(meta: InboundMeta, senderSuppressed: boolean, unstored: string | null = null): { status: Status; reason: string | null } {
   if (senderSuppressed) return { status: 'rejected', reason: 'sender suppressed' };
   if (meta.smtp_rejected) return { status: 'rejected', reason: 'dmarc policy reject' };
   if (!meta.parsed.ok) return { status: 'failed', reason: meta.parsed.error || 'message could not be parsed' };
+  if (unstored) return { status: 'failed', reason: unstored };
   return { status: 'received', reason: null };
+}
+
+/**
+ * Why a parsed message's attachments are not stored, or null when they are:
+ * each is an R2 object per project, and one forward's R2 calls are bounded
+ * (shared/src/relay-protocol/inbound-forward.ts). The raw message, which
+ * holds every attachment, is kept either way.
+ */
+function whyAttachmentsUnstored(count: number, projects: number): string | null {
+  if (count > FORWARD_MAX_STORED_ATTACHMENTS) {
+    return `${count} attachments, over the ${FORWARD_MAX_STORED_ATTACHMENTS} stored per message; only the raw message is kept`;
+  }
+  const calls = forwardStorageCalls(1 + count, projects);
+  if (calls > FORWARD_MAX_STORAGE_CALLS) {
+    return `${count} attachments for ${projects} projects take ${calls} storage calls, over the ${FORWARD_MAX_STORAGE_CALLS} one message may make; only the raw message is kept`;
+  }
+  return null;
 }
 
 /** The objects of one message in one project: the raw message, then each attachment. */
@@ -117,8 +137,18 @@ function insertRecordAndEvent(db: Db, plan: Planned, message: ForwardedMessage, 
 export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedMessage): Promise<IngestResult & { events: CommittedEvent[] }> {
   const { meta } = message;
   const shares = await projectShares(db, meta.spool_id, meta.mail_from, meta.rcpt_to, message.node);
-  const plans: Planned[] = shares.filter((s) => !s.stored).map((share) => ({
-    share, id: crypto.randomUUID(), ...decideStatus(meta, share.senderSuppressed),
+  const todo = shares.filter((s) => !s.stored);
+  // Even the raw message alone is two R2 calls per further project: past the
+  // bound no forward of this message can succeed, so it is refused for good
+  // (the node dead-letters it) rather than failing as a 500 retried forever.
+  const rawCalls = forwardStorageCalls(1, todo.length);
+  if (rawCalls > FORWARD_MAX_STORAGE_CALLS) {
+    throw badRequest(`invalid meta: meta.rcpt_to: recipients in ${todo.length} projects; storing one message for each takes ${rawCalls} storage calls, over the ${FORWARD_MAX_STORAGE_CALLS} one message may make`,
+      { 'meta.rcpt_to': `recipients in at most ${Math.floor((FORWARD_MAX_STORAGE_CALLS + 1) / 2)} projects per message` });
+  }
+  const unstored = meta.parsed.ok ? whyAttachmentsUnstored(meta.parsed.attachments.length, todo.length) : null;
+  const plans: Planned[] = todo.map((share) => ({
+    share, id: crypto.randomUUID(), ...decideStatus(meta, share.senderSuppressed, unstored),
   }));
   const answer = new Map<string, IngestResult['inbound_emails'][number]>();
   for (const s of shares) if (s.stored) answer.set(s.projectId, { id: s.stored.id, project_id: s.projectId, status: s.stored.status });
@@ -128,14 +158,16 @@ export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedM
     return { inbound_emails: [...answer.values()], duplicate: shares.length > 0, events: [] };
   }
 
-  // An unparsed message has no attachments to store; only its raw bytes are
-  // kept. The sizes are the bytes received: a piece of another length fails.
-  const attachments: InboundAttachment[] = meta.parsed.ok
+  // An unparsed message has no attachments to store, nor one with too many;
+  // only its raw bytes are kept (the attachments' pieces are read and dropped).
+  // The sizes are the bytes received: a piece of another length fails.
+  const attachments: InboundAttachment[] = meta.parsed.ok && !unstored
     ? meta.parsed.attachments.map((a) => ({ filename: a.filename, content_type: a.content_type, size: a.size }))
     : [];
   // Bytes first: a record is never visible before its raw message is. A failure
   // after this leaves objects that a retry overwrites with the same bytes.
   await putObjects(store, plans.map((p) => p.share.projectId), message, attachments);
+  if (attachments.length < (meta.parsed.ok ? meta.parsed.attachments.length : 0)) await message.body.drain();
   const [first, ...rest] = plans.map((p) => insertRecordAndEvent(db, p, message, attachments));
   const results = await db.batch([first!, ...rest]);
   const events = results.flatMap((r) => r.rows.map((row) => ({ projectId: row.project_id, outboxId: Number(row.id) })));
