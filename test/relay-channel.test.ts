@@ -118,6 +118,23 @@ describe('the node credential', () => {
     expect(row.last_heartbeat_at).toBeNull();
   });
 
+  test('a heartbeat with counts past their columns is 400 naming each field (not a 500), and changes nothing', async () => {
+    const { id, token } = await enroll(stack, enroller);
+    const r = await heartbeat(stack, token, { spool_depth: 2 ** 31, dead_letters: 2 ** 31, dead_letter_bytes: 2 ** 53 });
+    expect(r.status).toBe(400);
+    expect(r.body.fields).toEqual({
+      spool_depth: 'must be at most 2147483647',
+      dead_letters: 'must be at most 2147483647',
+      dead_letter_bytes: 'must be at most 9007199254740991',
+    });
+    const { rows: [row] } = await stack.sql.query('SELECT last_heartbeat_at, dead_letters FROM relay_nodes WHERE id = $1', [id]);
+    expect(row).toEqual({ last_heartbeat_at: null, dead_letters: 0 });
+    // The largest values the columns hold are taken.
+    const edge = await heartbeat(stack, token, { spool_depth: 2 ** 31 - 1, dead_letters: 2 ** 31 - 1, dead_letter_bytes: Number.MAX_SAFE_INTEGER });
+    expect(edge.status).toBe(200);
+    expect(edge.body.node).toMatchObject({ spool_depth: 2 ** 31 - 1, dead_letters: 2 ** 31 - 1, dead_letter_bytes: Number.MAX_SAFE_INTEGER });
+  });
+
   test('a revoked node is refused from its next call on', async () => {
     const { id, token } = await enroll(stack, enroller);
     expect((await heartbeat(stack, token)).status).toBe(200);

@@ -30,15 +30,19 @@ export const EnrollSchema = z
   .strict()
   .openapi('RelayEnroll');
 
+/** PostgreSQL's `integer`. */
+const INT4_MAX = 2 ** 31 - 1;
+
 export const HeartbeatSchema = z
   .object({
     version: Version,
     listeners: z.array(ListenerSchema).max(16),
     tls: NodeTlsSchema,
-    spool_depth: z.number().int().min(0),
+    // Bounded by their columns (integer, bigint read as a number): past them the write would fail with a 500.
+    spool_depth: z.number().int().min(0).max(INT4_MAX, `must be at most ${INT4_MAX}`),
     // Optional so that a node older than these fields still beats (recorded as 0).
-    dead_letters: z.number().int().min(0).default(0).openapi({ description: 'Messages in the node\'s `<spool>/dead/` (the edge refused them for good)' }),
-    dead_letter_bytes: z.number().int().min(0).default(0).openapi({ description: 'Bytes in the node\'s `<spool>/dead/`' }),
+    dead_letters: z.number().int().min(0).max(INT4_MAX, `must be at most ${INT4_MAX}`).default(0).openapi({ description: 'Messages in the node\'s `<spool>/dead/` (the edge refused them for good)' }),
+    dead_letter_bytes: z.number().max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}`).int().min(0).default(0).openapi({ description: 'Bytes in the node\'s `<spool>/dead/`' }),
   })
   .strict()
   .openapi('RelayHeartbeat');
