@@ -94,8 +94,8 @@ async function putObjects(store: R2Bucket, projectIds: string[], message: Forwar
     if (piped.status === 'rejected') throw piped.reason;
     if (put.status === 'rejected') throw put.reason;
   }
-  // One copy at a time: a message may have a thousand attachments, and R2
-  // calls in flight count against the Worker's connection limit.
+  // One copy at a time: R2 calls in flight count against the Worker's
+  // connection limit (their number is bounded before: FORWARD_MAX_STORAGE_CALLS).
   for (const objects of others) {
     for (const [i, object] of objects.entries()) {
       const source = await store.get(first![i]!.key);
