@@ -17,6 +17,12 @@ export interface SessionBounds {
   slots: SessionSlots;
   /** `max_session_duration` in ms. */
   maxDurationMs: number;
+  /**
+   * How long a session past `maxDurationMs` may still spend receiving a message's data before it is
+   * cut off with `421 4.4.2` (nothing stored, nothing answered 250). `inbound-server.ts` gives the
+   * smaller of `idle_timeout` and 60 s.
+   */
+  dataGraceMs: number;
   /** `max_noop_rset_per_session`. */
   maxNoopRset: number;
 }
@@ -36,6 +42,7 @@ const REFUSED_BY: Record<'total' | 'address', string> = {
 export class InboundConnection extends SMTPConnection {
   private slot: SessionSlot | null = null;
   private durationTimer: NodeJS.Timeout | null = null;
+  private graceTimer: NodeJS.Timeout | null = null;
   /** Past `maxDurationMs`, waiting for a message in progress to be answered. */
   private overtime = false;
   private noopRset = 0;
@@ -53,6 +60,12 @@ export class InboundConnection extends SMTPConnection {
     // A place is taken at once (a session still in its TLS handshake holds a
     // descriptor too) and given back when the socket closes (`_onClose`).
     const taken = this._socket.destroyed ? null : this.bounds.slots.take(this.remoteAddress);
+    if (taken && 'refused' in taken && this.needsUpgrade) {
+      // Implicit TLS: a 421 could only follow a handshake, which is work spent on
+      // a client refused anyway. Closed before any TLS byte; it held no place.
+      this._socket.destroy();
+      return this._onClose();
+    }
     if (taken && !('refused' in taken)) this.slot = taken;
     if (this.bounds.maxDurationMs > 0) {
       this.durationTimer = setTimeout(() => this.onDurationReached(), this.bounds.maxDurationMs);
@@ -72,6 +85,7 @@ export class InboundConnection extends SMTPConnection {
     super._onClose();
     this.slot?.release();
     if (this.durationTimer) clearTimeout(this.durationTimer);
+    if (this.graceTimer) clearTimeout(this.graceTimer);
   }
 
   override handler_NOOP(command: Buffer, callback: () => void): void {
@@ -105,10 +119,38 @@ export class InboundConnection extends SMTPConnection {
     return true;
   }
 
-  /** A message being received is not cut off: its data ends and is answered first. */
+  /**
+   * A message whose data is arriving gets `dataGraceMs` to end and be answered
+   * first; one received in full is answered however long its storing takes.
+   */
   private onDurationReached(): void {
     this.overtime = true;
-    if (!this._dataStream && !this._handlerPending) this.endOvertime();
+    if (this.receivingData()) {
+      this.graceTimer = setTimeout(() => this.onGraceOver(), this.bounds.dataGraceMs);
+      this.graceTimer.unref();
+    } else if (!this._dataStream && !this._handlerPending) {
+      this.endOvertime();
+    }
+  }
+
+  /**
+   * Still receiving data: a client trickling a byte per idle timeout would
+   * otherwise hold the session for ever. The partial message is dropped (the
+   * socket's close aborts the data stream, and the store with it) and the
+   * socket destroyed once the 421 is written, not left for the client to close.
+   */
+  private onGraceOver(): void {
+    if (!this.receivingData() || this._closing || this._closed) return;
+    this.overtime = false;
+    const socket = this._socket;
+    this.send(421, '4.4.2 Session reached its maximum duration while the message was still arriving, closing; send it again in a new session');
+    if (socket.writableFinished || socket.destroyed) socket.destroy();
+    else socket.once('finish', () => socket.destroy()); // the library's close deadline bounds a client that never reads
+  }
+
+  /** The client still owes part of a message's data (not: the data is in and being stored). */
+  private receivingData(): boolean {
+    return !!this._dataStream && !!this._parser && this._parser._dataMode;
   }
 
   private endOvertime(): void {

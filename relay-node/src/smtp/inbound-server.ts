@@ -16,6 +16,12 @@ import type { InboundDeps } from './types.js';
 const MAX_COMMAND_LENGTH = 2048;
 // Postfix's smtpd_recipient_limit; RFC 5321 asks for at least 100.
 const MAX_RECIPIENTS = 1000;
+// A message still arriving at max_session_duration gets this long at most to
+// end (less when idle_timeout is shorter): a client sending at a normal rate
+// finishes, one trickling a byte per idle timeout is cut off.
+const DATA_GRACE_MAX_MS = 60_000;
+// smtp-server's own idle timeout when `socketTimeout` is not given.
+const LIBRARY_IDLE_TIMEOUT_MS = 60_000;
 
 /** The certificate the listener presents for STARTTLS and implicit TLS. */
 export interface InboundTls {
@@ -55,7 +61,11 @@ export interface InboundServerOptions {
    * `maxSessions` and `maxSessionsPerIp` are not read; when absent, a counter is made from them.
    */
   sessionSlots?: SessionSlots;
-  /** `max_session_duration`, ms: past it the session ends with `421 4.4.2` (after a message in progress is answered). 0 or none disables. */
+  /**
+   * `max_session_duration`, ms: past it the session ends with `421 4.4.2`. A message whose data is still
+   * arriving gets the smaller of `idleTimeoutMs` and 60 s more to end and be answered; after that the
+   * session is cut off with `421 4.4.2` and the partial message dropped. 0 or none disables.
+   */
   maxSessionDurationMs?: number;
   /** `max_messages_per_session`: MAIL FROM after that many messages gets `421 4.7.0`. 0 or none disables. */
   maxMessagesPerSession?: number;
@@ -116,6 +126,7 @@ export function createInboundServer(deps: InboundDeps, options: InboundServerOpt
     greetingDelayMs: options.greetingDelayMs,
     slots: options.sessionSlots ?? createSessionSlots({ maxSessions: options.maxSessions ?? 0, maxPerAddress: options.maxSessionsPerIp ?? 0 }),
     maxDurationMs: options.maxSessionDurationMs ?? 0,
+    dataGraceMs: Math.min(options.idleTimeoutMs || LIBRARY_IDLE_TIMEOUT_MS, DATA_GRACE_MAX_MS),
     maxNoopRset: options.maxNoopRsetPerSession ?? 0,
   });
   // updateSecureContext() rebuilds the default from key/cert; a context given ready-made replaces it.

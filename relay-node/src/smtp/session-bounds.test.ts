@@ -2,11 +2,17 @@
 // client (or all of them) may hold open, for how long, and how much it may do
 // in one session. Each attack is shown refused with its exact reply, the
 // session closed, and its place given back.
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { connect } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSpoolStore } from '../ingest/spool-store.js';
+import type { SpooledMeta } from '../ingest/spooled-message.js';
 import { buildProxyV1 } from '../proxy/build-proxy-header.js';
+import { openSpool } from '../spool/index.js';
 import { listen, type RunningListener } from '../server.js';
 import { createSessionSlots } from './session-slots.js';
 import { collectingLog, createTestInbound, startInbound, type RunningInbound } from '../../test-support/inbound-harness.js';
@@ -143,6 +149,41 @@ describe('session bounds on the inbound listener', () => {
     expect(inbound.store.messages).toHaveLength(1);
   });
 
+  it('cuts off a message trickled past max_session_duration after the grace: 421 4.4.2, socket closed, nothing spooled, no temp file left', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trickle-spool-'));
+    const spool = await openSpool<SpooledMeta>(dir);
+    try {
+      const log = collectingLog([]);
+      // Grace: the smaller of idle_timeout and 60 s, here 1 s.
+      inbound = await startInbound({
+        options: { maxSessionDurationMs: 1500, idleTimeoutMs: 1000 },
+        deps: { store: createSpoolStore({ spool, hostName: 'mx.edgemail.test', log }) },
+      });
+      const raw = await openRawAtData(inbound.port);
+      let closed = false;
+      void raw.closed.then(() => (closed = true));
+      raw.write('Subject: trickle\r\n\r\n');
+      // The message is being written to the spool (its temp files exist) while the data arrives.
+      await expect.poll(() => readdirSync(dir).length).toBeGreaterThan(0);
+      // One byte every 200 ms: never idle for 1 s, so only the deadline can end it.
+      const trickle = (async () => {
+        for (let i = 0; i < 100 && !closed; i++) {
+          raw.write('x');
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      })();
+      expect(await raw.reply(10_000)).toBe('421 4.4.2 Session reached its maximum duration while the message was still arriving, closing; send it again in a new session');
+      await raw.closed;
+      await trickle;
+      await expect.poll(() => inbound!.server.openSessions()).toBe(0);
+      await expect.poll(() => readdirSync(dir)).toEqual([]);
+      expect(await spool.list()).toEqual([]);
+    } finally {
+      await spool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('ends a NOOP/RSET flood: one past max_noop_rset_per_session gets 421 4.7.0', async () => {
     inbound = await startInbound({ options: { maxNoopRsetPerSession: 3 } });
     const raw = await greeted(inbound.port);
@@ -215,12 +256,28 @@ describe('session caps with implicit TLS', () => {
     inbound = undefined;
   });
 
-  /** The first reply over TLS, and the socket. */
-  const tlsSession = (port: number) => new Promise<{ reply: string; close(): void; closed: Promise<void> }>((resolve, reject) => {
-    const socket = connectTls({ port, host: '127.0.0.1', rejectUnauthorized: false });
+  /** The first reply over TLS (from `localAddress`), and the socket. */
+  const tlsSession = (port: number, localAddress = '127.0.0.1') => new Promise<{ reply: string; close(): void; closed: Promise<void> }>((resolve, reject) => {
+    const socket = connectTls({ socket: connect({ port, host: '127.0.0.1', localAddress }), rejectUnauthorized: false });
     const closed = new Promise<void>((done) => socket.on('close', () => done()));
     socket.once('error', reject);
     socket.once('data', (chunk) => resolve({ reply: chunk.toString('latin1').trim(), close: () => socket.destroy(), closed }));
+  });
+
+  // Closed (or reset, when the ClientHello was still unread) before the server said anything.
+  const REFUSED_BEFORE_HANDSHAKE = { handshakeCompleted: false, error: expect.stringMatching(/^(read ECONNRESET|Client network socket disconnected before secure TLS connection was established)$/) };
+
+  /** How a TLS client refused by a cap ends: whether its handshake completed, and the error it saw. */
+  const tlsRefusal = (port: number, localAddress = '127.0.0.1') => new Promise<{ handshakeCompleted: boolean; error: string }>((resolve) => {
+    const socket = connectTls({ socket: connect({ port, host: '127.0.0.1', localAddress }), rejectUnauthorized: false });
+    let handshakeCompleted = false;
+    let error = '';
+    socket.on('secureConnect', () => {
+      handshakeCompleted = true;
+      socket.destroy(); // what a refusal after the handshake would say does not matter here
+    });
+    socket.on('error', (err) => (error = err.message));
+    socket.on('close', () => resolve({ handshakeCompleted, error }));
   });
 
   it('counts a session from its first byte, and frees the place of one killed mid-handshake', async () => {
@@ -233,11 +290,31 @@ describe('session caps with implicit TLS', () => {
     await expect.poll(() => inbound!.server.openSessions()).toBe(0);
     const [a, b] = [await tlsSession(inbound.port), await tlsSession(inbound.port)];
     expect([a.reply, b.reply]).toEqual([expect.stringMatching(/^220 /), expect.stringMatching(/^220 /)]);
-    const third = await tlsSession(inbound.port);
-    expect(third.reply).toBe(TOO_MANY_ON_SERVER);
-    await third.closed;
+    // Past the cap the socket is closed before any handshake work.
+    expect(await tlsRefusal(inbound.port)).toEqual(REFUSED_BEFORE_HANDSHAKE);
     a.close();
     b.close();
     await expect.poll(() => inbound!.server.openSessions()).toBe(0);
+  });
+
+  it('closes a TLS client past max_sessions_per_ip without a handshake; the plain port beside it still answers 421 4.7.0', async () => {
+    const sessionSlots = createSessionSlots({ maxSessions: 0, maxPerAddress: 1 });
+    inbound = await startInbound({ options: { tls: pair, secure: true, sessionSlots } });
+    const plain = await startInbound({ options: { sessionSlots } });
+    try {
+      const held = await tlsSession(inbound.port);
+      expect(held.reply).toMatch(/^220 /);
+      expect(await tlsRefusal(inbound.port)).toEqual(REFUSED_BEFORE_HANDSHAKE);
+      expect(await refusedWith(plain.port)).toBe(TOO_MANY_FROM_ADDRESS);
+      // Another address completes its handshake and is greeted; the refused ones held nothing.
+      const other = await tlsSession(inbound.port, '127.0.0.2');
+      expect(other.reply).toMatch(/^220 /);
+      expect(inbound.server.openSessions('127.0.0.1')).toBe(1);
+      held.close();
+      other.close();
+      await expect.poll(() => inbound!.server.openSessions()).toBe(0);
+    } finally {
+      await plain.close();
+    }
   });
 });
