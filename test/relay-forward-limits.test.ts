@@ -130,6 +130,42 @@ describe('an envelope the SMTP listener took is one the edge takes (item 6)', ()
   });
 });
 
+describe('parsed values the edge would refuse never cost a message (review of issue 13, items 1 and 3)', () => {
+  test('a 1,200-character header name, a Message-ID, filename and content type past the edge\'s limits: 250, stored received, raw byte for byte, nothing dead-lettered', async () => {
+    const from = 'long-name@sender.example';
+    const longName = `X-${'n'.repeat(1_198)}`;
+    const sent = Buffer.from([
+      `From: <${from}>`, `To: <${TO}>`, 'Subject: long header name', `${longName}: one`, `${longName}: two`,
+      `Message-ID: <${'m'.repeat(996)}\u{1F600}@sender.example>`, 'MIME-Version: 1.0', 'Content-Type: multipart/mixed; boundary="b"', '',
+      '--b', 'Content-Type: text/plain', '', 'Hello.', '--b',
+      `Content-Type: application/x-${'t'.repeat(300)}`, `Content-Disposition: attachment; filename="${'f'.repeat(1_500)}.bin"`, '', 'data', '--b--', '',
+    ].join('\r\n'), 'utf8');
+    accepted(await sendMessage({ port: sized.port, from, to: TO, message: sent }));
+    const record = await recordFrom(from);
+    expect(record).toMatchObject({
+      status: 'received', subject: 'long header name', text_body: 'Hello.', recipients: [TO],
+      message_id: `<${'m'.repeat(996)}`,
+      attachments: [expect.objectContaining({ filename: 'f'.repeat(1_000), content_type: `application/x-${'t'.repeat(241)}` })],
+    });
+    // Left out of the parsed headers (the edge takes names up to 998 characters), kept in the raw message.
+    expect(Object.keys(record.headers).filter((name) => name.length > 998)).toEqual([]);
+    expect(record.headers.subject).toBe('long header name');
+    await expectRawAsSent(record, sent);
+    expect(deadLetters(sized)).toEqual([]);
+  });
+
+  test('a message that starts with a blank line (no header) keeps a body line claiming our Authentication-Results', async () => {
+    const from = 'no-header@sender.example';
+    const forged = 'Authentication-Results: mx.relay-test.test; dkim=pass';
+    const sent = Buffer.from(`\r\n${forged}\r\nSubject: not a header\r\n`);
+    accepted(await sendMessage({ port: sized.port, from, to: TO, message: sent }));
+    const record = await recordFrom(from);
+    expect(record.status).toBe('received');
+    await expectRawAsSent(record, sent);
+    expect(deadLetters(sized)).toEqual([]);
+  });
+});
+
 describe('a MIME tree that cannot be parsed is failed, its raw bytes kept (item 9)', () => {
   const broken = (from: string, contentType: string) => Buffer.from([
     `From: <${from}>`, `To: <${TO}>`, 'Subject: broken tree', 'MIME-Version: 1.0', `Content-Type: ${contentType}`, '',
