@@ -5,7 +5,7 @@
 // `relay_node.spool.max_dead_letter_bytes` the real listener answers new mail
 // `452 4.3.1` rather than accept what it may not deliver.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -126,5 +126,27 @@ describe('a message the edge refuses for good', () => {
     );
     expect(sent.response).toMatch(/^250 2\.6\.0 /);
     await eventually(() => inboundRecords(stack, key), (list) => list.some((r) => r.sender === 'after@sender.example'), 15_000);
+  });
+});
+
+describe('`edgemail relay dead-letters` and a reason quoting a sender\'s bytes', () => {
+  test('prints control characters escaped (one line, one column, no terminal sequence), even from a reason an older node stored raw', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'relay-dead-escape-'));
+    try {
+      const dead = join(spoolDir(state), 'dead');
+      mkdirSync(dead, { recursive: true });
+      const id = '0000000001-escape';
+      writeFileSync(join(dead, `${id}.eml`), 'Subject: x\r\n\r\nx\r\n');
+      writeFileSync(join(dead, `${id}.json`), '{}');
+      writeFileSync(join(dead, `${id}.reason.txt`), '2026-11-26T10:00:00.000Z invalid meta: parsed.headers.x\u001b[2J\u001b]0;owned\u0007\tname\nsecond line\n');
+      const run = await edgemail(['relay', 'dead-letters', '--state-dir', state]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+      const rows = run.stdout.trimEnd().split('\n');
+      expect(rows).toHaveLength(2);
+      expect(rows[1]!.split('\t')).toEqual([id, '17', '2026-11-26T10:00:00.000Z', 'invalid meta: parsed.headers.x\\x1b[2J\\x1b]0;owned\\x07\\x09name\\x0asecond line']);
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
   });
 });
