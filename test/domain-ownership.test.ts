@@ -192,6 +192,57 @@ test('two projects proving one name at the same moment: exactly one owns it, the
   expect(Number((await env.stack.sql.query('SELECT count(*) FROM domains WHERE name = $1 AND ownership_proven_at IS NOT NULL', [name])).rows[0].count)).toBe(1);
 });
 
+describe('takeover at the new owner\'s check: the holder\'s record is asked right then', () => {
+  const newProject = async (name: string) => (await (await seedProject(env.stack, env.admin, name)).key(['domains:write', 'domains:read'])).token;
+  const owners = async (name: string) =>
+    (await env.stack.sql.query('SELECT id FROM domains WHERE name = $1 AND ownership_proven_at IS NOT NULL', [name])).rows.map((r) => r.id);
+
+  test('the holder\'s record still published: the claimant stays failed; gone (the holder not re-checked since): the claimant takes the name at once', async () => {
+    const name = `moved-${crypto.randomUUID().slice(0, 8)}.test`;
+    const [oldToken, newToken] = [await newProject('old-owner'), await newProject('new-owner')];
+    const old = (await register(oldToken, name)).body.domain;
+    const claimant = (await register(newToken, name)).body.domain;
+    const dkimName = record(old, 'dkim').name;
+    expect(record(claimant, 'dkim').name).toBe(dkimName); // one selector name: the two keys are two TXT values there
+    publish(old);
+    expect((await verify(oldToken, old.id)).body.domain).toMatchObject({ status: 'verified' });
+
+    // Both keys published: the holder's record stands, so the claimant's own key takes nothing.
+    doh.set(dkimName, 'TXT', [record(old, 'dkim').value, record(claimant, 'dkim').value]);
+    expect((await verify(newToken, claimant.id)).body.domain).toMatchObject({
+      status: 'failed', status_reason: `ownership of ${name} was proven by another project`, ownership_proven_at: null,
+    });
+    expect(await get(oldToken, old.id)).toMatchObject({ status: 'verified', ownership_proven_at: expect.any(String) });
+    expect(await owners(name)).toEqual([old.id]);
+
+    // The name changed hands: only the new key is in DNS. The old owner's last check still says found.
+    doh.set(dkimName, 'TXT', [record(claimant, 'dkim').value]);
+    const taken = (await verify(newToken, claimant.id)).body.domain;
+    expect(taken).toMatchObject({ status: 'verified', status_reason: null });
+    expect(taken.ownership_proven_at).not.toBeNull();
+    expect(await get(oldToken, old.id)).toMatchObject({
+      status: 'failed', status_reason: `ownership of ${name} was proven by another project`, ownership_proven_at: null, verified_at: null,
+    });
+    expect(await owners(name)).toEqual([claimant.id]);
+    expect((await env.stack.call('GET', '/relay/v1/domains', { token: nodeToken })).body.domains).toContain(name);
+  });
+
+  test('a holder kept by migration 0007 with no key blocks no registration, and the first project to prove the name takes it', async () => {
+    const name = `legacy-${crypto.randomUUID().slice(0, 8)}.test`;
+    const [legacyToken, newToken] = [await newProject('legacy-owner'), await newProject('rightful-owner')];
+    const legacy = (await register(legacyToken, name)).body.domain;
+    // As the upgrade leaves a registration made before sending existed: owner, no key, never checked.
+    await env.stack.sql.query(`UPDATE domains SET dkim_selector = NULL, dkim_algorithm = NULL, dkim_public_key = NULL,
+      dkim_private_key_sealed = NULL, verification = NULL, ownership_proven_at = now() WHERE id = $1`, [legacy.id]);
+    const created = await register(newToken, name);
+    expect(created.status).toBe(201);
+    publish(created.body.domain);
+    expect((await verify(newToken, created.body.domain.id)).body.domain).toMatchObject({ status: 'verified', status_reason: null });
+    expect(await get(legacyToken, legacy.id)).toMatchObject({ status: 'failed', status_reason: `ownership of ${name} was proven by another project`, ownership_proven_at: null });
+    expect(await owners(name)).toEqual([created.body.domain.id]);
+  });
+});
+
 describe('domains.max_per_project', () => {
   test(`one more than ${MAX_PER_PROJECT} is 400 naming the limit, also when registrations race; nothing more is stored`, async () => {
     const limited = await seedProject(env.stack, env.admin, 'limited');
