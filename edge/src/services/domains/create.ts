@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { domains } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
+import { projectLock } from '../../db/project-lock.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { badRequest, conflict } from '../../http/errors.js';
 import type { DkimAlgorithm } from '../../crypto/dkim-keys.js';
@@ -36,7 +37,7 @@ export async function createDomain(
     // The count and the insert under a per-project lock: two concurrent
     // registrations cannot both take the last place.
     const [, result] = await db.batch([
-      db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`domains.max_per_project:${projectId}`}, 0))`),
+      db.execute(projectLock('domains', projectId)),
       db.execute<{ id: string }>(sql`
         insert into ${domains} (project_id, name, dkim_selector, dkim_algorithm, dkim_private_key_sealed, dkim_public_key)
         select ${projectId}, ${name}, ${key.dkimSelector}, ${key.dkimAlgorithm}, ${key.dkimPrivateKeySealed}, ${key.dkimPublicKey}

@@ -1,23 +1,13 @@
 // Plan send limits (spec "Plan send limits"): rows of the emails table in the
 // trailing hour and day, suppressed ones not counted; 0 is unlimited; a
 // project without a plan is unlimited. The check and the insert it guards
-// run in one transaction behind a per-project advisory lock, so two sends
-// can never both take the last slot. Any future path that creates emails
-// rows (SMTP submission) takes the same lock and the same guard.
+// run in one transaction behind the project's `send` lock (db/project-lock.ts),
+// so two sends can never both take the last slot. Any future path that creates
+// emails rows (SMTP submission) takes the same lock and the same guard.
 import { sql, type SQL } from 'drizzle-orm';
 import { emails, plans, projects } from '@edgemail/schema';
-import type { Db } from '../../db/client.js';
 
 export type LimitWindow = 'hour' | 'day';
-
-/**
- * The first statement of every batch that adds countable emails rows: a
- * transaction-scoped lock on the project's send slot, released at commit.
- * Statements after it read (READ COMMITTED) what the previous holder wrote.
- */
-export function sendLock(db: Db, projectId: string) {
-  return db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`edgemail.send:${projectId}`}, 0))`);
-}
 
 /** The project's countable rows in the trailing window (an `emails_project_id_created_at_idx` range). */
 export function usedIn(projectId: string, window: LimitWindow): SQL {

@@ -7,11 +7,12 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { emails, idempotencyKeys, outboundMessages, plans, projects, suppressions } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
+import { projectLock } from '../../db/project-lock.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import type { SendMessageInput } from '../../schemas/send.js';
 import { domainOfAddress, judgeSendingDomain, sendingDomainsQuery } from '../domains/sendable.js';
 import { findAnswerQuery, forgetExpired, keyIsFree, recordAnswer, replayOrConflict, storedAnswer, storedBody, storedKey, type IdempotentRequest } from '../idempotency/keys.js';
-import { limitReached, sendLock, usedIn, withinLimits, type PlanUsageRow } from './limits.js';
+import { limitReached, usedIn, withinLimits, type PlanUsageRow } from './limits.js';
 import { answerOf, attachmentBytes, countable, emailRows, messageRow, planMessage, recipientsOf, type MessagePlan } from './plan.js';
 
 export interface SendContext {
@@ -143,7 +144,7 @@ async function writeMessages(ctx: SendContext, planned: MessagePlan[], answer: {
     where p.id = ${projectId}`);
 
   const results = await db.batch([
-    sendLock(db, projectId),
+    db.execute(projectLock('send', projectId)),
     ...(key !== null ? [forgetExpired(db, projectId, key)] : []),
     insertMessages,
     insertEmails,

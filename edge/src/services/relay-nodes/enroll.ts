@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { relayNodes } from '@edgemail/schema';
 import { generateToken, sha256Hex } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
+import { projectLock } from '../../db/project-lock.js';
 import { badRequest } from '../../http/errors.js';
 import type { EnrollInput } from '../../schemas/relay.js';
 import { presentRelayNode, relayNodeColumns } from './present.js';
@@ -20,7 +21,7 @@ export async function enrollRelayNode(db: Db, projectId: string, input: EnrollIn
     return { node: presentRelayNode(row!), token };
   }
   const [, inserted] = await db.batch([
-    db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`edgemail.relay_nodes:${projectId}`}, 0))`),
+    db.execute(projectLock('relay_nodes', projectId)),
     // Read after the lock (READ COMMITTED: a new snapshot per statement), so it sees the previous holder's node.
     db.execute<{ id: string }>(sql`
       insert into ${relayNodes} (project_id, name, version, key_prefix, key_hash)

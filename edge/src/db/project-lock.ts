@@ -1,0 +1,20 @@
+// The one per-project advisory lock: a count and the insert it guards run in
+// one transaction behind it, so two requests can never both take the last
+// place. Each scope is its own lock: a send never waits for a domain
+// registration of the same project.
+import { sql, type SQL } from 'drizzle-orm';
+
+/** What a lock guards: plan send limits, `relay_nodes.max_per_project`, `domains.max_per_project`. */
+export type ProjectLockScope = 'send' | 'relay_nodes' | 'domains';
+
+/**
+ * The first statement of a batch (one transaction): a transaction-scoped lock
+ * on `scope` for the project, released at commit. Statements after it read
+ * (READ COMMITTED) what the previous holder wrote.
+ *
+ * @example
+ * await db.batch([db.execute(projectLock('domains', projectId)), db.execute(insertUnderCap)]);
+ */
+export function projectLock(scope: ProjectLockScope, projectId: string): SQL {
+  return sql`select pg_advisory_xact_lock(hashtextextended(${`edgemail.${scope}:${projectId}`}, 0))`;
+}
