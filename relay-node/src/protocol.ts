@@ -106,6 +106,12 @@ export interface ParsedMeta {
 // The framing and the edge's limits, one statement for both sides: shared/src/relay-protocol/inbound-forward.ts.
 export { FORWARD_BODY_TEXT_MAX_BYTES, FORWARD_CONTENT_TYPE, forwardingBodyLimit, forwardingMetaLimit, META_LENGTH_HEADER } from '@edgemail/shared';
 
+/**
+ * A recipient the edge takes in `rcpt_to` (edge/src/schemas/inbound-meta.ts):
+ * `local@domain`, no whitespace, at most 320 characters.
+ */
+export const edgeTakesRecipient = (address: string) => address.length <= 320 && /^[^\s@]+@[^\s@]+$/.test(address);
+
 /** The meta at the start of `POST /relay/v1/inbound`. */
 export interface InboundMeta {
   spool_id: string;

@@ -135,6 +135,19 @@ describe('forwarder', () => {
     expect(seen[0]!.meta.rcpt_to).toEqual(['Ann@xn--bcher-kva.test', 'bob@xn--bcher-kva.test']);
   });
 
+  it('leaves out a recipient the edge cannot store (over 320 characters in A-labels), and says so; the others get the message', async () => {
+    const long = `${'a'.repeat(150)}@${'ü.'.repeat(40)}test`; // 235 characters as sent, 475 in A-labels (ü is xn--tda)
+    await spool.write(message('long'), { ...meta('long'), rcpt_to: [long, 'Ann@Bücher.test', 'ann@xn--bcher-kva.test'] });
+    const seen: ForwardRequest[] = [];
+    start(async (r) => {
+      seen.push(r);
+      return OK;
+    });
+    await until(async () => (await spool.depth()) === 0);
+    expect(seen[0]!.meta.rcpt_to).toEqual(['Ann@xn--bcher-kva.test', 'ann@xn--bcher-kva.test']);
+    expect(logs.find((l) => l.message === 'inbound recipients the edge cannot store are left out of the forward')?.fields).toMatchObject({ recipients: [`${'a'.repeat(150)}@${'xn--tda.'.repeat(40)}test`] });
+  });
+
   it('sends a message whose parsed parts would exceed the edge\'s limits as its raw bytes alone, never to dead/', async () => {
     // Quotes double when JSON-escaped: the parsed text alone is over the edge's meta limit.
     const quoted = Buffer.from(`Subject: quotes\r\n\r\n${'"'.repeat(600_000)}\r\n`);
@@ -215,6 +228,8 @@ describe('forwarder', () => {
     await spool.write(message('refused'), { ...meta('refused'), smtp_rejected: true });
     start(async (r) => ({ inbound_emails: [{ id: `rec-${r.meta.parsed.subject}`, project_id: 'p1', status: r.meta.smtp_rejected ? 'rejected' : 'received' }], duplicate: false }), undefined, 1);
     await until(async () => (await spool.depth()) === 0);
+    // The line follows the removal from the spool: wait for it rather than race it.
+    await until(() => logs.filter((l) => l.level !== 'debug').length >= 2);
     expect(logs.filter((l) => l.level !== 'debug').map((l) => [l.message, (l.fields?.records as { id: string }[])[0]!.id])).toEqual([
       ['inbound message forwarded', 'rec-fine'],
       ['inbound message refused by DMARC policy (550 5.7.1); record kept', 'rec-refused'],

@@ -10,7 +10,7 @@ import { Backoff, backoffDelay, sleep, type BackoffOptions } from '../backoff.js
 import { encodeForward, type EncodedForward, type ForwardRequest } from '../edge-client.js';
 import { EdgeRateLimitedError, EdgeRefusedError, EdgeUnavailableError, isFatalEdgeError } from '../edge-errors.js';
 import type { SpooledMeta } from '../ingest/spooled-message.js';
-import { forwardingBodyLimit, forwardingMetaLimit, type ForwardAnswer, type InboundMeta } from '../protocol.js';
+import { edgeTakesRecipient, forwardingBodyLimit, forwardingMetaLimit, type ForwardAnswer, type InboundMeta } from '../protocol.js';
 import { SpoolEntryNotFoundError, type Spool } from '../spool/index.js';
 import type { Log } from '../smtp/types.js';
 import { asciiRecipient } from '../smtp/on-rcpt-to.js';
@@ -137,6 +137,13 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     });
     const raw = new Blob([m.trace_headers, body], { type: 'message/rfc822' });
     const { parsed, attachments } = await parseMessage(blobReadable(raw), { timeoutMs: options.parseTimeoutMs });
+    // Spooled before the upgrade a recipient may still carry U-labels, which
+    // no registered name matches (asciiRecipient is idempotent). One the edge
+    // cannot take (over 320 characters once in A-labels) would have it refuse
+    // the whole message: left out, and said.
+    const recipients = [...new Set(m.rcpt_to.map(asciiRecipient))];
+    const rcptTo = recipients.filter(edgeTakesRecipient);
+    if (rcptTo.length < recipients.length) log.warn('inbound recipients the edge cannot store are left out of the forward', { id, recipients: recipients.filter((r) => !edgeTakesRecipient(r)).map(escapeControls) });
     const meta: InboundMeta = {
       spool_id: id,
       received_at: m.received_at,
@@ -146,9 +153,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       // the message's Authentication-Results (smtp.helo).
       helo: clip(m.helo, 255),
       mail_from: clip(m.mail_from, 320),
-      // Spooled before the upgrade a recipient may still carry U-labels, which
-      // no registered name matches; asciiRecipient is idempotent.
-      rcpt_to: m.rcpt_to.map(asciiRecipient),
+      rcpt_to: rcptTo,
       size: raw.size,
       auth: m.auth,
       dmarc_policy: m.dmarc_policy,
