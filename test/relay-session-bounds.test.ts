@@ -3,7 +3,7 @@
 // `SERVICE_RELAY_NODE_*` settings. Real sockets from several loopback
 // addresses; what got through is read back through the public API. Each cap's
 // own corner cases (leaks, TLS, PROXY) are in relay-node/src/smtp/session-bounds.test.ts.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -67,6 +67,18 @@ const mail = (subject: string) =>
 const subjects = async () => new Set((await inboundRecords(stack, key)).map((r) => r.subject as string));
 const stored = (subject: string) => eventually(subjects, (s) => s.has(subject), 20_000);
 
+/** Whether an implicit-TLS session from `localAddress` completed its handshake before the socket closed. */
+const tlsHandshakeCompleted = (port: number, localAddress: string) => new Promise<boolean>((resolve) => {
+  const socket = connectTls({ socket: connect({ port, host: '127.0.0.1', localAddress }), rejectUnauthorized: false });
+  let completed = false;
+  socket.on('secureConnect', () => {
+    completed = true;
+    socket.destroy();
+  });
+  socket.on('error', () => undefined); // the refused client sees a reset or an early close
+  socket.on('close', () => resolve(completed));
+});
+
 /** The first reply on an implicit-TLS session from `localAddress`. */
 const firstTlsReply = (port: number, localAddress: string) => new Promise<string>((resolve, reject) => {
   const socket = connectTls({ socket: connect({ port, host: '127.0.0.1', localAddress }), rejectUnauthorized: false });
@@ -100,12 +112,13 @@ describe('the spool free-space floor (relay_node.spool.min_free_bytes)', () => {
 });
 
 describe('session bounds from the settings', () => {
-  test('a third session from one address is refused 421 4.7.0 and closed, on either port; another address is served', async () => {
+  test('a third session from one address is refused 421 4.7.0 on port 25, closed without a TLS handshake on the TLS port; another address is served', async () => {
     const held = [await greeted(node!.port, '127.0.0.2'), await greeted(node!.port, '127.0.0.2')];
     const third = await openRaw(node!.port, { localAddress: '127.0.0.2' });
     expect(await third.reply()).toBe('421 4.7.0 Too many open sessions from your address, try again later');
     await third.closed;
-    expect(await firstTlsReply(node!.tlsPort!, '127.0.0.2')).toBe('421 4.7.0 Too many open sessions from your address, try again later');
+    // No handshake work for a client refused anyway.
+    expect(await tlsHandshakeCompleted(node!.tlsPort!, '127.0.0.2')).toBe(false);
     expect(await firstTlsReply(node!.tlsPort!, '127.0.0.3')).toMatch(/^220 /);
     const other = await sendMessage({ port: node!.port, localAddress: '127.0.0.3', from: 'ann@sender.example', to: TO, message: mail('other-address') });
     expect(other.response).toMatch(/^250 2\.6\.0 /);
@@ -149,5 +162,28 @@ describe('session bounds from the settings', () => {
     }
     expect(reply).toBe('421 4.4.2 Session reached its maximum duration, closing; connect again to go on');
     await raw.closed;
+  });
+
+  test('a message trickled past the maximum duration is cut off with 421 4.4.2 after the grace; nothing is spooled or stored', async () => {
+    const raw = await greeted(node!.port, '127.0.0.8');
+    await toDataPrompt(raw, { from: 'ann@sender.example', to: TO });
+    let closed = false;
+    void raw.closed.then(() => (closed = true));
+    raw.write('From: Ann <ann@sender.example>\r\nSubject: trickled\r\n\r\n');
+    // A byte every 500 ms: never idle for the 2 s idle timeout; the grace is that 2 s.
+    const trickle = (async () => {
+      for (let i = 0; i < 60 && !closed; i++) {
+        raw.write('x');
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    })();
+    expect(await raw.reply(20_000)).toBe('421 4.4.2 Session reached its maximum duration while the message was still arriving, closing; send it again in a new session');
+    await raw.closed;
+    await trickle;
+    await expect.poll(() => readdirSync(node!.spoolDir).filter((name) => name !== 'dead')).toEqual([]); // no message, no temp file
+    // A message sent after it is stored, and the trickled one is not among the records.
+    const after = await sendMessage({ port: node!.port, localAddress: '127.0.0.8', from: 'ann@sender.example', to: TO, message: mail('after-trickle') });
+    expect(after.response).toMatch(/^250 2\.6\.0 /);
+    expect(await stored('after-trickle')).not.toContain('trickled');
   });
 });
