@@ -41,7 +41,7 @@ const listener = <N extends string>(name: N, ratePerMinute: number): ListenerSet
   // single address exhausts the node's file descriptors with idle sessions.
   [`${name}.max_sessions`]: integer(500, `Open SMTP sessions the ${name} listener holds at once, from all clients; one more is answered \`421 4.7.0\` and closed. 0 disables.`),
   [`${name}.max_sessions_per_ip`]: integer(20, `Open SMTP sessions one client IP may hold at once on the ${name} listener; one more is answered \`421 4.7.0\` and closed. 0 disables.`),
-  [`${name}.max_session_duration`]: duration(600_000, `Longest an SMTP session on the ${name} listener may last; past it the session is ended with \`421 4.4.2\` (a message being received is not cut off before its data ends). 0 disables.`),
+  [`${name}.max_session_duration`]: duration(600_000, `Longest an SMTP session on the ${name} listener may last; past it the session is ended with \`421 4.4.2\`. A message whose data is still arriving gets the smaller of \`idle_timeout\` and 60 s more to end and be answered; after that the session is cut off with \`421 4.4.2\` and the partial message dropped. 0 disables.`),
   [`${name}.idle_timeout`]: duration(300_000, `Time the ${name} listener waits for the client's next command or data (RFC 5321 4.5.3.2 asks for at least 5 minutes) before ending the session.`),
   [`${name}.max_messages_per_session`]: integer(100, `Messages one SMTP session on the ${name} listener may send; MAIL FROM beyond it is answered \`421 4.7.0\` and the session closed. 0 disables.`),
   [`${name}.max_noop_rset_per_session`]: integer(50, `NOOP and RSET commands (counted together) one SMTP session on the ${name} listener may send; one more is answered \`421 4.7.0\` and the session closed. 0 disables.`),
