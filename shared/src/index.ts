@@ -6,6 +6,7 @@ export * from './auth/permissions.js';
 export * from './auth/tokens.js';
 export * from './ip.js';
 export * from './domain-name.js';
+export * from './smtp-enhanced-code.js';
 export * from './client-address.js';
 export * from './cache/lru.js';
 export * from './rate/fixed-window.js';

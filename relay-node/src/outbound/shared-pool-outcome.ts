@@ -4,13 +4,11 @@
 // node's log, not in a tenant's email log or webhooks. The reply code and the
 // enhanced status code stay: they are what the tenant acts on (a `550 5.1.1`
 // is still a hard bounce).
+import { enhancedCode, formatEnhancedCode } from '@edgemail/shared';
 import type { DeliveryOutcome } from './deliver.js';
 
 /** The `server` every pool attempt shows. */
 export const SHARED_POOL_SERVER = 'shared pool';
-
-/** An RFC 3463 enhanced status code right after the reply code (`550 5.1.1 …`, `451-4.7.1 …`). */
-const ENHANCED = /^[2-5]\d\d[ -]([245]\.\d{1,3}\.\d{1,3})\b/;
 
 /**
  * The outcome with a neutral server name and a generic reply that keeps only
@@ -25,8 +23,8 @@ export function sharedPoolOutcome(o: Omit<DeliveryOutcome, 'tried'>): Omit<Deliv
     const what = o.outcome === 'failed' ? 'the shared pool did not take the message' : 'the shared pool could not be reached or did not answer';
     return { ...o, server: SHARED_POOL_SERVER, reply: `${what} ${details}` };
   }
-  const enhanced = ENHANCED.exec(o.reply)?.[1];
-  const code = enhanced ? `${o.smtp_code} ${enhanced}` : String(o.smtp_code);
+  const enhanced = enhancedCode(o.reply);
+  const code = enhanced ? `${o.smtp_code} ${formatEnhancedCode(enhanced)}` : String(o.smtp_code);
   const what = o.outcome === 'sent' ? 'accepted by the shared pool'
     : o.outcome === 'failed' ? 'the shared pool refused the message' : 'the shared pool deferred the message';
   return { ...o, server: SHARED_POOL_SERVER, reply: `${code} ${what} ${details}` };

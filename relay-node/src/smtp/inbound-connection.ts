@@ -7,7 +7,7 @@ import type { TLSSocket } from 'node:tls';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { SMTPConnection, type SMTPConnectionOptions } from 'smtp-server/lib/smtp-connection.js';
 import type { SessionSlot, SessionSlots } from './session-slots.js';
-import { ENHANCED_CODE } from './smtp-reply.js';
+import { hasEnhancedCode } from './smtp-reply.js';
 
 /** What one session may hold and do (the listener's `max_*` settings); a 0 disables that bound. */
 export interface SessionBounds {
@@ -108,7 +108,7 @@ export class InboundConnection extends SMTPConnection {
    * was doing (the answer to a message's data, a hook's answer).
    */
   override send(code: number, data?: string | string[] | null, context?: string | false): void {
-    super.send(code, data, typeof data === 'string' && ENHANCED_CODE.test(data) ? false : context);
+    super.send(code, data, typeof data === 'string' && hasEnhancedCode(data) ? false : context);
     if (this.overtime && code !== 421 && !this._dataStream) this.endOvertime();
   }
 

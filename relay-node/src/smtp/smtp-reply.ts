@@ -1,5 +1,6 @@
 // Errors that become SMTP replies: smtp-server sends `responseCode` and the
 // message of an error a hook hands to its callback.
+import { enhancedCode } from '@edgemail/shared';
 
 /** An error smtp-server answers with its own code and text. */
 export interface SmtpReplyError extends Error {
@@ -7,7 +8,7 @@ export interface SmtpReplyError extends Error {
 }
 
 /** `5.1.1 ...`: a reply text that already starts with an enhanced status code. */
-export const ENHANCED_CODE = /^[245]\.\d{1,3}\.\d{1,3} /;
+export const hasEnhancedCode = (text: string): boolean => enhancedCode(text) !== null;
 
 /**
  * An error smtp-server turns into the reply `<code> <text>`. Give `text` its

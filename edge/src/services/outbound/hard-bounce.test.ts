@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { formatAge, retryDelayMs } from './backoff.js';
-import { enhancedCode, isHardBounce } from './hard-bounce.js';
+import { enhancedCode } from '@edgemail/shared';
+import { isHardBounce } from './hard-bounce.js';
 
 describe('isHardBounce', () => {
   test.each([

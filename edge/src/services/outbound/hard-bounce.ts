@@ -1,18 +1,10 @@
 // Which failures say the address itself is bad, so that the project stops
 // sending to it (docs/sending.md: a hard bounce adds the recipient to the
 // project's suppressions with reason `hard bounce`).
+import { enhancedCode } from '@edgemail/shared';
 
 /** The codes of a permanently bad mailbox or address (RFC 5321 4.2.2). */
 const HARD_CODES = new Set([550, 551, 553]);
-
-/** An RFC 3463 enhanced status code after the reply code: `550 5.1.1 …`, `550-5.1.1 …`, or a bare `5.1.1 …`. */
-const ENHANCED = /^(?:[2-5]\d\d[ -])?([245])\.(\d{1,3})\.(\d{1,3})(?=[\s,;:]|$)/;
-
-/** The enhanced status code at the start of a reply, or null when there is none. */
-export function enhancedCode(reply: string): { class: number; subject: number; detail: number } | null {
-  const m = ENHANCED.exec(reply.trimStart());
-  return m ? { class: Number(m[1]), subject: Number(m[2]), detail: Number(m[3]) } : null;
-}
 
 /**
  * A hard bounce: a failed attempt answered 550, 551 or 553 whose enhanced
