@@ -2,6 +2,7 @@
 // edge knows which, so the answer comes from `recipientDomainAccepted`.
 import { domainToASCII } from 'node:url';
 import type { SMTPServerOptions } from 'smtp-server';
+import { MAX_RECIPIENT_DOMAINS } from '@edgemail/shared';
 import { smtpReply } from './smtp-reply.js';
 import type { Log } from './types.js';
 
@@ -46,6 +47,11 @@ export const onRcptTo = (deps: OnRcptToDeps): NonNullable<SMTPServerOptions['onR
   const domain = recipientDomain(address.address);
   if (!domain) {
     return callback(smtpReply(550, `5.1.1 <${address.address}>: recipient address has no domain this server accepts mail for`));
+  }
+  // A message the edge could not store in every project it reaches must not get its 250 (RFC 5321 4.5.3.1.10: 452, send the rest later).
+  const domains = new Set(session.envelope.rcptTo.map((r) => recipientDomain(r.address)));
+  if (!domains.has(domain) && domains.size >= MAX_RECIPIENT_DOMAINS) {
+    return callback(smtpReply(452, `4.5.3 <${address.address}>: too many recipient domains in one message (at most ${MAX_RECIPIENT_DOMAINS}); send to the rest in another`));
   }
   deps.recipientDomainAccepted(domain).then(
     (accepted) => {

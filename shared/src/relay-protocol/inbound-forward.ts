@@ -50,3 +50,11 @@ export const FORWARD_MAX_STORAGE_CALLS = 500;
 
 /** R2 calls a forward of `objects` objects (raw message and attachments) for `projects` projects makes. */
 export const forwardStorageCalls = (objects: number, projects: number) => objects * (2 * projects - 1);
+
+/**
+ * Distinct recipient domains a relay node accepts in one message. Each domain
+ * belongs to at most one project, so a message it accepted never reaches more
+ * projects than one forward may store (`FORWARD_MAX_STORAGE_CALLS`); more
+ * recipients get `452 4.5.3` at RCPT and the sender sends them in another message.
+ */
+export const MAX_RECIPIENT_DOMAINS = 100;
