@@ -5,19 +5,18 @@
 // node drops its spool copy then, so only the edge's commit holds the message),
 // the stack starts again on the same data, and every message that got its 250
 // is stored exactly once.
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, watch } from 'node:fs';
 import { join } from 'node:path';
-import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, expect, test } from 'vitest';
 import { freePort } from './support/global-setup.js';
 import { reachableByPostgres } from '../edge/local/postgres.js';
 import { eventually } from './support/wait.js';
+import { apiCaller, killGroup, listening, ROOT, startPnpmDev } from './support/pnpm-dev.js';
 import { openSession, sendMessage } from '../relay-node/test-support/smtp-client.js';
 import { spoolDir } from '../relay-node/src/state/index.js';
 
-const ROOT = new URL('../', import.meta.url).pathname;
 const dataDir = mkdtempSync(`${ROOT}.data/dev-crash-`);
 afterAll(() => {
   if (process.getuid?.() === 0) rmSync(reachableByPostgres(`${dataDir}/pg`), { recursive: true, force: true });
@@ -27,33 +26,6 @@ afterAll(() => {
 const SESSIONS = 6;
 const PER_SESSION = 10;
 const KILL_AFTER = (SESSIONS * PER_SESSION) / 2;
-
-async function startDev(env: Record<string, string>): Promise<ChildProcess> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SERVICE_')));
-  const child = spawn('pnpm', ['-s', 'dev'], { cwd: ROOT, env: { ...base, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (d) => { output += d; });
-  child.stderr!.on('data', (d) => { output += d; });
-  const deadline = Date.now() + 90_000;
-  while (!/edgemail edge ready/.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      killGroup(child);
-      throw new Error(`pnpm dev did not come up:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return child;
-}
-
-function killGroup(child: ChildProcess): void {
-  try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
-}
-
-const listening = (port: number) => new Promise<boolean>((resolve) => {
-  const socket = connect(port, '127.0.0.1');
-  socket.once('connect', () => { socket.destroy(); resolve(true); });
-  socket.once('error', () => resolve(false));
-});
 
 const message = (subject: string) =>
   `From: ann@example.org\r\nTo: support@crash.test\r\nSubject: ${subject}\r\nMessage-ID: <${subject}@example.org>\r\n\r\nBody of ${subject}.\r\n`;
@@ -65,18 +37,11 @@ test('every message answered 250 before a SIGKILL of the whole stack is stored e
     EDGEMAIL_INBOUND_PORT: String(inboundPort),
   };
   const url = `http://127.0.0.1:${workerPort}`;
-  let child = await startDev(env);
+  let child = (await startPnpmDev(env, { silent: true })).child;
   try {
     const { stdout } = await promisify(execFile)('pnpm', ['-s', 'edgemail', 'admin', 'create-credential', '--name', 'ops'], { cwd: ROOT, env: { ...process.env, ...env } });
     const admin = stdout.trim();
-    const call = async (method: string, path: string, token: string, body?: unknown, project?: string) => {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(project ? { 'X-Service-Project-Id': project } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: res.status, body: await res.json() as any };
-    };
+    const call = apiCaller(url);
     const { body: { user } } = await call('POST', '/api/v1/admin/users', admin, { email: 'crash@example.com' });
     const { body: { project } } = await call('POST', '/api/v1/admin/projects', admin, { name: 'crash', owner_id: user.id });
     const { body: { token } } = await call('POST', '/api/v1/api-keys', admin, { name: 'inbox', permissions: ['domains:write', 'domains:read', 'inbound:read'] }, project.id);
@@ -116,7 +81,7 @@ test('every message answered 250 before a SIGKILL of the whole stack is stored e
     expect(accepted.length).toBeGreaterThanOrEqual(KILL_AFTER);
     await eventually(async () => [await listening(workerPort), await listening(pgPort), await listening(inboundPort)], (open) => open.every((o) => !o), 10_000);
 
-    child = await startDev(env);
+    child = (await startPnpmDev(env, { silent: true })).child;
     const stored = async () => {
       const subjects: string[] = [];
       let page = await call('GET', '/api/v1/inbound-emails?limit=200', token);

@@ -1,15 +1,14 @@
 // `pnpm dev` as a user runs it: the stack comes up, serves the API, stops
 // cleanly on Ctrl-C, and a second start reuses the data of the first.
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, expect, test } from 'vitest';
 import { freePort } from './support/global-setup.js';
 import { reachableByPostgres } from '../edge/local/postgres.js';
 import { eventually } from './support/wait.js';
+import { apiCaller, killGroup, listening, ROOT, startPnpmDev } from './support/pnpm-dev.js';
 
-const ROOT = new URL('../', import.meta.url).pathname;
 // mkdtemp makes a private (0700) folder, like a checkout under /root: as root,
 // PostgreSQL's data then has to live elsewhere, and restarts must find it.
 const dataDir = mkdtempSync(`${ROOT}.data/dev-test-`);
@@ -17,30 +16,6 @@ afterAll(() => {
   if (process.getuid?.() === 0) rmSync(reachableByPostgres(`${dataDir}/pg`), { recursive: true, force: true });
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-const listening = (port: number) => new Promise<boolean>((resolve) => {
-  const socket = connect(port, '127.0.0.1');
-  socket.once('connect', () => { socket.destroy(); resolve(true); });
-  socket.once('error', () => resolve(false));
-});
-
-async function startDev(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SERVICE_')));
-  // As the README says to run it (not -s: pnpm's own complaints must show).
-  const child = spawn('pnpm', ['dev'], { cwd: ROOT, env: { ...base, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (d) => { output += d; });
-  child.stderr!.on('data', (d) => { output += d; });
-  const deadline = Date.now() + 60_000;
-  while (!/edgemail edge ready/.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
-      throw new Error(`pnpm dev did not come up:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { child, output: () => output };
-}
 
 /**
  * Ctrl-C: the whole process group gets SIGINT, as a terminal sends it. pnpm
@@ -50,7 +25,7 @@ async function startDev(env: Record<string, string>): Promise<{ child: ChildProc
 async function stop(child: ChildProcess): Promise<number | null> {
   const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   process.kill(-child.pid!, 'SIGINT');
-  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 20_000);
+  const timer = setTimeout(() => killGroup(child), 20_000);
   const code = await closed;
   clearTimeout(timer);
   return code;
@@ -62,14 +37,7 @@ async function stop(child: ChildProcess): Promise<number | null> {
  * directory (no Internet here), DKIM-signed, with the email log saying sent.
  */
 async function firstSend(url: string, admin: string) {
-  const call = async (method: string, path: string, token: string, body?: unknown, project?: string) => {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(project ? { 'X-Service-Project-Id': project } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: await res.json() as any };
-  };
+  const call = apiCaller(url);
   const { body: { user } } = await call('POST', '/api/v1/admin/users', admin, { email: 'newcomer@example.com' });
   const { body: { project } } = await call('POST', '/api/v1/admin/projects', admin, { name: 'first', owner_id: user.id });
   const { body: { token } } = await call('POST', '/api/v1/api-keys', admin, { name: 'sender', permissions: ['domains:write', 'domains:read', 'emails:write', 'emails:read'] }, project.id);
@@ -96,7 +64,7 @@ test('starts, serves, stops on Ctrl-C and restarts on the same data', async () =
   };
   const url = `http://127.0.0.1:${workerPort}`;
 
-  const first = await startDev(env);
+  const first = await startPnpmDev(env);
   expect((await fetch(`${url}/health`)).status).toBe(200);
   // The binary finds the stack on its non-default ports from what pnpm dev recorded under the data directory.
   const cliEnv = { ...process.env, EDGEMAIL_DATA_DIR: dataDir };
@@ -123,7 +91,7 @@ test('starts, serves, stops on Ctrl-C and restarts on the same data', async () =
   expect(down?.code).toBe(1);
   expect(down?.stderr).toContain(`cannot reach PostgreSQL at 127.0.0.1:${pgPort}, the local stack's database on port ${pgPort} (recorded by pnpm dev in ${dataDir}/stack.json): nothing answers there (is pnpm dev running?)`);
 
-  const second = await startDev(env);
+  const second = await startPnpmDev(env);
   const again = await fetch(`${url}/api/v1/admin/users`, { headers: { authorization: `Bearer ${token.trim()}` } });
   expect(again.status).toBe(200); // the credential minted before the restart is still there
   await stop(second.child);

@@ -9,8 +9,8 @@ import { afterAll, expect, test } from 'vitest';
 import { freePort } from './support/global-setup.js';
 import { reachableByPostgres } from '../edge/local/postgres.js';
 import { sendMessage } from '../relay-node/test-support/smtp-client.js';
+import { killGroup, ROOT, startPnpmDev } from './support/pnpm-dev.js';
 
-const ROOT = new URL('../', import.meta.url).pathname;
 const SECTIONS = ['First steps with the API', 'Receive mail', 'Send mail', 'Get told when mail arrives'];
 // The README's commands use these; no npm package stands in for them.
 const TOOLS = ['bash', 'curl', 'python3'];
@@ -20,7 +20,7 @@ if (missing.length) console.warn(`readme-walkthrough: skipped, ${missing.join(',
 const dataDir = mkdtempSync(`${ROOT}.data/readme-`);
 const children: ChildProcess[] = [];
 afterAll(() => {
-  for (const child of children) { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }
+  for (const child of children) killGroup(child);
   if (process.getuid?.() === 0) rmSync(reachableByPostgres(`${dataDir}/pg`), { recursive: true, force: true });
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -49,14 +49,9 @@ test.skipIf(missing.length > 0)('the README\'s commands work in order against pn
     EDGEMAIL_DATA_DIR: dataDir, EDGEMAIL_PG_PORT: String(pgPort), EDGEMAIL_BRIDGE_PORT: String(bridgePort),
     EDGEMAIL_PORT: String(workerPort), EDGEMAIL_INBOUND_PORT: String(inboundPort),
   };
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SERVICE_')));
   // As the README's webhook section says to start it.
-  const dev = spawnGroup('pnpm', ['-s', 'dev'], { ...base, ...env, SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } as Record<string, string>);
-  const deadline = Date.now() + 90_000;
-  while (!/edgemail edge ready/.test(dev.output())) {
-    if (dev.child.exitCode !== null || Date.now() > deadline) throw new Error(`pnpm dev did not come up:\n${dev.output()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const dev = await startPnpmDev({ ...env, SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, { silent: true });
+  children.push(dev.child);
 
   const readme = readFileSync(`${ROOT}README.md`, 'utf8');
   // The README's swaks line asks for STARTTLS, which swaks does only with Net::SSLeay; smtplib follows it anyway.
