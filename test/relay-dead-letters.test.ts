@@ -103,7 +103,7 @@ describe('a message the edge refuses for good', () => {
     expect(id).toBe(refusedId);
     expect(Number(size)).toBe(statSync(join(deadDir(), `${refusedId}.eml`)).size);
     expect(Date.parse(movedAt!)).toBeGreaterThan(Date.now() - 120_000);
-    expect(reason).toBe('the edge refused POST /relay/v1/inbound (400): invalid meta: meta.rcpt_to.0: must be an address');
+    expect(reason).toBe('the edge refused POST /relay/v1/inbound (400): invalid meta: meta.rcpt_to: must list at least one recipient');
     expect(run.stderr).toMatch(new RegExp(`^1 dead letter \\(\\d+ bytes of messages\\) in ${deadDir().replace(/[/.]/g, '\\$&')}:`));
   });
 

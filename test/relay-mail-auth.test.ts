@@ -84,8 +84,12 @@ describe('Authentication-Results and the verification deadline at a relay node',
 
     const record = await recordBySubject('forged-results');
     expect(record.auth).toMatchObject({ spf: 'fail', dkim: 'none', aligned: false });
-    expect(record.headers['authentication-results']).toMatch(new RegExp(`^${HOST_NAME.replace(/\./g, '\\.')};`));
-    expect(record.headers['authentication-results']).toContain('spf=fail');
+    // Repeated headers keep every value, top first: ours, then the upstream one the sender supplied.
+    const [ours, upstream, ...more] = record.headers['authentication-results'] as string[];
+    expect(ours).toMatch(new RegExp(`^${HOST_NAME.replace(/\./g, '\\.')};`));
+    expect(ours).toContain('spf=fail');
+    expect(upstream).toBe('mx.upstream.example; spf=pass smtp.mailfrom=forger.example');
+    expect(more).toEqual([]);
 
     const raw = await rawMessage(stack, key, record.id);
     expect(raw.status).toBe(200);
