@@ -83,6 +83,12 @@ describe('the spool store behind the listener', () => {
     expect(entry.meta.rcpt_to).toEqual(['ann@xn--bcher-kva.test', 'Bob@xn--bcher-kva.test']);
   });
 
+  it('spools the envelope sender of an internationalised domain as an A-label too (suppressions and filters match the stored form)', async () => {
+    const result = await sendMessage({ port: inbound.port, from: 'Ann@XN--BCHER-KVA.test', to: 'b@inbox.test', message: 'Subject: idn sender\r\n\r\nx\r\n' });
+    expect(result.response).toMatch(/^250 /);
+    expect((await last()).meta.mail_from).toBe('Ann@xn--bcher-kva.test');
+  });
+
   it('keeps nothing of a message past the size cap (552 5.3.4 after the dot)', async () => {
     const before = (await spool.list()).length;
     const result = await sendMessage({ port: inbound.port, from: 'a@example.test', to: 'b@inbox.test', message: `Subject: big\r\n\r\n${'x'.repeat(3000)}\r\n` });

@@ -16,7 +16,7 @@ export interface SpooledMeta {
   client_ip: string;
   client_port: number;
   helo: string;
-  /** Empty for the null sender (bounces). */
+  /** Empty for the null sender (bounces); the domain as an A-label, lower case, like `rcpt_to`. */
   mail_from: string;
   /** Domains as A-labels, lower case (`asciiRecipient`): the form the edge registers names in. */
   rcpt_to: string[];
@@ -50,7 +50,8 @@ export function spooledMeta(envelope: InboundEnvelope, verdicts: IngestAuthentic
     client_ip: envelope.clientAddress,
     client_port: envelope.clientPort,
     helo: envelope.helo,
-    mail_from: envelope.mailFrom,
+    // smtp-server decodes the sender's domain to U-labels as well; stored as the edge writes names.
+    mail_from: asciiRecipient(envelope.mailFrom),
     rcpt_to: rcptTo,
     tls: envelope.tls,
     auth: verdicts.auth,
