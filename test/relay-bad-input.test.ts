@@ -21,7 +21,7 @@ import { openRaw, type RawSmtp } from '../relay-node/test-support/smtp-raw.js';
 import { inboundRecords, rawMessage, startTestNode } from './support/relay-node.js';
 import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
 import { awayFromWindowEdge, eventually } from './support/wait.js';
-import { proveOwnership } from './support/domain-ownership.js';
+import { registerProvenDomain } from './support/domain-ownership.js';
 
 const DOMAIN = 'acme-bad-input.test';
 const TO = `support@${DOMAIN}`;
@@ -49,9 +49,7 @@ beforeAll(async () => {
   const admin = await platformToken(stack);
   const tenant = await seedProject(stack, admin, 'bad-input');
   ({ token: key } = await tenant.key(['relay:write', 'domains:write', 'inbound:read']));
-  const registered = await stack.call('POST', '/api/v1/domains', { token: key, body: { name: DOMAIN } });
-  expect(registered.status).toBe(201);
-  await proveOwnership(stack, registered.body.domain.id);
+  await registerProvenDomain(stack, key, DOMAIN);
   dns = await startDnsServer(); // every verdict lookup answers NXDOMAIN at once
   const node = async (name: string, env: Record<string, string>) => {
     const stateDir = mkdtempSync(join(tmpdir(), `relay-${name}-`));

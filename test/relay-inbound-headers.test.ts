@@ -13,7 +13,7 @@ import { enrollNode, readNodeState, type RelayNode } from '../relay-node/src/ind
 import { startDnsServer, type TestDnsServer } from '../relay-node/test-support/dns-server.js';
 import { collectingLog, type LogLine } from '../relay-node/test-support/inbound-harness.js';
 import { sendMessage } from '../relay-node/test-support/smtp-client.js';
-import { proveOwnership } from './support/domain-ownership.js';
+import { registerProvenDomain } from './support/domain-ownership.js';
 import { inboundRecords, startTestNode } from './support/relay-node.js';
 import { forward, inboundMeta } from './support/relay.js';
 import { freePort } from './support/global-setup.js';
@@ -35,9 +35,7 @@ beforeAll(async () => {
   const admin = await platformToken(stack);
   const tenant = await seedProject(stack, admin, 'headers');
   ({ token: key } = await tenant.key(['relay:write', 'domains:write', 'inbound:read']));
-  const created = await stack.call('POST', '/api/v1/domains', { token: key, body: { name: DOMAIN } });
-  expect(created.status).toBe(201);
-  await proveOwnership(stack, created.body.domain.id);
+  await registerProvenDomain(stack, key, DOMAIN);
   dns = await startDnsServer();
   stateDir = mkdtempSync(join(tmpdir(), 'relay-headers-'));
   await enrollNode({ edgeUrl: stack.url, key, name: 'mx-headers', stateDir });

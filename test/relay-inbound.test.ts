@@ -23,7 +23,7 @@ import { freePort } from './support/global-setup.js';
 import { inboundBySubject as recordsBySubject, startTestNode } from './support/relay-node.js';
 import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
 import { eventually } from './support/wait.js';
-import { proveOwnership } from './support/domain-ownership.js';
+import { registerProvenDomain } from './support/domain-ownership.js';
 
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
 const SETTINGS = { SERVICE_DATABASE_CRYPTO_ENCRYPTION_KEY: ENCRYPTION_KEY };
@@ -43,9 +43,7 @@ beforeAll(async () => {
   const tenant = await seedProject(stack, admin, 'relay-tenant');
   ({ token: key } = await tenant.key(['relay:write', 'relay:read', 'domains:write', 'inbound:read']));
   projectHeaders = { token: key };
-  const domain = await stack.call('POST', '/api/v1/domains', { ...projectHeaders, body: { name: DOMAIN } });
-  expect(domain.status).toBe(201);
-  await proveOwnership(stack, domain.body.domain.id);
+  await registerProvenDomain(stack, key, DOMAIN);
   stateDir = mkdtempSync(join(tmpdir(), 'relay-e2e-'));
   // A sender domain whose mail may only come from 192.0.2.1 and that asks receivers to reject the rest.
   dns = await startDnsServer({

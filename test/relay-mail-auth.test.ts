@@ -14,7 +14,7 @@ import { enrollNode, type RelayNode } from '../relay-node/src/index.js';
 import { startDnsServer, type TestDnsServer } from '../relay-node/test-support/dns-server.js';
 import { collectingLog, type LogLine } from '../relay-node/test-support/inbound-harness.js';
 import { sendMessage } from '../relay-node/test-support/smtp-client.js';
-import { proveOwnership } from './support/domain-ownership.js';
+import { registerProvenDomain } from './support/domain-ownership.js';
 import { inboundRecords, rawMessage, startTestNode } from './support/relay-node.js';
 import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
 import { eventually } from './support/wait.js';
@@ -41,9 +41,7 @@ beforeAll(async () => {
   const admin = await platformToken(stack);
   const tenant = await seedProject(stack, admin, 'mail-auth');
   ({ token: key } = await tenant.key(['relay:write', 'domains:write', 'inbound:read']));
-  const registered = await stack.call('POST', '/api/v1/domains', { token: key, body: { name: DOMAIN } });
-  expect(registered.status).toBe(201);
-  await proveOwnership(stack, registered.body.domain.id);
+  await registerProvenDomain(stack, key, DOMAIN);
   // forger.example lets no address send for it: our own verdict is spf=fail.
   dns = await startDnsServer({ 'forger.example': { TXT: ['v=spf1 -all'] } });
   silent = createSocket('udp4');
