@@ -8,7 +8,7 @@
 // fails DKIM verification (mailauth, the key from a DNS server).
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createDnsResolver } from '../relay-node/src/auth/dns-resolver.js';
+import { createDnsResolver } from '../relay-node/src/inbound/mail-auth/dns-resolver.js';
 import { composeSignedMessage } from '../relay-node/src/outbound/compose.js';
 import type { OutboundJob } from '../relay-node/src/protocol.js';
 import { startDnsServer, type TestDnsServer } from '../relay-node/test-support/dns-server.js';

@@ -14,7 +14,7 @@ import { verifyWebhook } from '@edgemail/shared';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { repoRoot } from '../edge/local/edge-worker.js';
 import type { RelayNode, RelayNodeOutboundOptions } from '../relay-node/src/index.js';
-import { startSilentServer, testCertificate } from '../relay-node/src/outbound/test-support/receiver.js';
+import { startSilentServer, testCertificate } from '../relay-node/test-support/receiver.js';
 import { writeNodeState } from '../relay-node/src/state/index.js';
 import { startDnsServer, type TestDnsServer } from '../relay-node/test-support/dns-server.js';
 import { collectingLog, type LogLine } from '../relay-node/test-support/inbound-harness.js';

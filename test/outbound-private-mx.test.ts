@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RelayNode } from '../relay-node/src/index.js';
-import { startReceiver, type Receiver } from '../relay-node/src/outbound/test-support/receiver.js';
+import { startReceiver, type Receiver } from '../relay-node/test-support/receiver.js';
 import { writeNodeState } from '../relay-node/src/state/index.js';
 import { startDnsServer, type TestDnsServer } from '../relay-node/test-support/dns-server.js';
 import { collectingLog, type LogLine } from '../relay-node/test-support/inbound-harness.js';

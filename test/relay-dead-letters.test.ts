@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { enrollNode, spoolDir, type RelayNode } from '../relay-node/src/index.js';
-import type { SpooledMeta } from '../relay-node/src/ingest/spooled-message.js';
+import type { SpooledMeta } from '../relay-node/src/inbound/spool-store/spooled-message.js';
 import { openSpool } from '../relay-node/src/spool/index.js';
 import { startDnsServer, type TestDnsServer } from '../relay-node/test-support/dns-server.js';
 import { collectingLog, type LogLine } from '../relay-node/test-support/inbound-harness.js';

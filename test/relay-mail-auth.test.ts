@@ -4,7 +4,7 @@
 // survive into the stored message (RFC 8601 section 5), and a message whose
 // checks pass `relay_node.inbound.mail_auth_timeout` is still answered 250,
 // forwarded and stored, with `temperror` verdicts. The DKIM bounds are tested
-// at the listener (relay-node/src/auth/bounded-dkim.test.ts).
+// at the listener (relay-node/src/inbound/mail-auth/bounded-dkim.test.ts).
 import { createSocket, type Socket } from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,7 +2,7 @@
 // at the real edge (issue 13, item 4), set the way an operator sets them: as
 // `SERVICE_RELAY_NODE_*` settings. Real sockets from several loopback
 // addresses; what got through is read back through the public API. Each cap's
-// own corner cases (leaks, TLS, PROXY) are in relay-node/src/smtp/session-bounds.test.ts.
+// own corner cases (leaks, TLS, PROXY) are in relay-node/src/inbound/listener/session-bounds.test.ts.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { connect } from 'node:net';

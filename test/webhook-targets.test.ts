@@ -3,7 +3,7 @@
 // verdicts together, as they run before a webhook is created or delivered.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resolveDns } from '../edge/src/net/doh.js';
-import { checkWebhookTarget } from '../edge/src/services/webhooks/targets.js';
+import { checkWebhookTarget } from '../edge/src/net/public-target.js';
 import { startDohResponder, type DohResponder } from './support/doh-responder.js';
 
 let doh: DohResponder;

@@ -7,10 +7,10 @@
 // it runs in this process, as a node would run alone.
 import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { createAuthenticator, createDnsResolver } from '../../relay-node/src/auth/index.js';
-import { createInboundServer } from '../../relay-node/src/smtp/index.js';
-import type { InboundEnvelope } from '../../relay-node/src/smtp/index.js';
-import { createLineEndingNormalizer } from '../../relay-node/src/smtp-hygiene/index.js';
+import { createAuthenticator, createDnsResolver } from '../../relay-node/src/inbound/mail-auth/index.js';
+import { createInboundServer } from '../../relay-node/src/inbound/listener/index.js';
+import type { InboundEnvelope } from '../../relay-node/src/inbound/listener/index.js';
+import { createLineEndingNormalizer } from '../../relay-node/src/inbound/hygiene/index.js';
 import { openSpool } from '../../relay-node/src/spool/index.js';
 import { cleanups } from './stack.js';
 

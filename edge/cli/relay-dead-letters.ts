@@ -2,7 +2,7 @@
 // messages the edge refused for good), read from the node's state directory
 // on its own machine; the node need not be running.
 import { join } from 'node:path';
-import { escapeControls, listDeadLetters } from '../../relay-node/src/forwarder/dead-letters.js';
+import { escapeControls, listDeadLetters } from '../../relay-node/src/inbound/forwarder/dead-letters.js';
 import { defaultStateDir, spoolDir } from '../../relay-node/src/state/index.js';
 
 /**

@@ -2,7 +2,7 @@
 // node credential, kept in `<state>/node.json` (0600).
 import { hostname } from 'node:os';
 import { parseIp } from '@edgemail/shared';
-import { createEdgeClient } from './edge-client.js';
+import { createEdgeClient } from './edge/client.js';
 import { isEnrolled, writeNodeState, type NodeState } from './state/index.js';
 import { NODE_VERSION } from './version.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectingLog, type LogLine } from '../test-support/inbound-harness.js';
-import { EdgeUnavailableError, NodeRevokedError } from './edge-errors.js';
+import { EdgeUnavailableError, NodeRevokedError } from './edge/errors.js';
 import { createHeartbeat, type Heartbeat } from './heartbeat.js';
 import type { HeartbeatAnswer, HeartbeatBody } from './protocol.js';
 

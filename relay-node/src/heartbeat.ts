@@ -1,9 +1,9 @@
 // The node's heartbeat: every 30 s it tells the edge its version, listeners,
 // TLS state and spool depth, and learns whether the domain list changed.
-import type { EdgeClient } from './edge-client.js';
-import { isFatalEdgeError } from './edge-errors.js';
+import type { EdgeClient } from './edge/client.js';
+import { isFatalEdgeError } from './edge/errors.js';
 import type { HeartbeatBody } from './protocol.js';
-import type { Log } from './smtp/types.js';
+import type { Log } from './inbound/listener/types.js';
 
 export interface HeartbeatOptions {
   edge: Pick<EdgeClient, 'heartbeat'>;

@@ -2,8 +2,9 @@
 // the integration tests use.
 export { startRelayNode, type RelayNode, type RelayNodeOptions, type RelayNodeOutboundOptions } from './node.js';
 export { enrollNode, AlreadyEnrolledError, type EnrollOptions } from './enroll.js';
-export { createConsoleLog, type ConsoleLogOptions, type LogLevel } from './console-log.js';
-export { createEdgeClient, retrying, type EdgeClient, type EdgeClientOptions } from './edge-client.js';
+export { createConsoleLog, type ConsoleLogOptions, type LogLevel } from './log.js';
+export { createEdgeClient, type EdgeClient, type EdgeClientOptions } from './edge/client.js';
+export { retrying } from './edge/retry.js';
 export {
   EdgeError,
   EdgeRateLimitedError,
@@ -12,10 +13,10 @@ export {
   isFatalEdgeError,
   NodeCredentialError,
   NodeRevokedError,
-} from './edge-errors.js';
+} from './edge/errors.js';
 export { defaultStateDir, isEnrolled, NotEnrolledError, readNodeState, spoolDir, type NodeState } from './state/index.js';
 export { NODE_VERSION } from './version.js';
-export type { Log } from './smtp/types.js';
+export type { Log } from './inbound/listener/types.js';
 export {
   captureMessage,
   composeMessage,

@@ -2,26 +2,26 @@
 // heartbeat, forwarder and outbound worker, started together and stopped together.
 import { hostname } from 'node:os';
 import type { Config } from '@edgemail/shared';
-import { createAuthenticator, createDnsResolver } from './auth/index.js';
-import { createConsoleLog } from './console-log.js';
-import { createDomainCache } from './domains/domain-cache.js';
-import { createEdgeClient } from './edge-client.js';
-import { openDeadLetters } from './forwarder/dead-letters.js';
-import { createForwarder } from './forwarder/forwarder.js';
+import { createAuthenticator, createDnsResolver } from './inbound/mail-auth/index.js';
+import { createConsoleLog } from './log.js';
+import { createDomainCache } from './inbound/domain-cache.js';
+import { createEdgeClient } from './edge/client.js';
+import { openDeadLetters } from './inbound/forwarder/dead-letters.js';
+import { createForwarder } from './inbound/forwarder/forwarder.js';
 import { createHeartbeat } from './heartbeat.js';
-import { createSpoolStore, ingestTransforms } from './ingest/spool-store.js';
-import type { SpooledMeta } from './ingest/spooled-message.js';
+import { createSpoolStore, ingestTransforms } from './inbound/spool-store/spool-store.js';
+import type { SpooledMeta } from './inbound/spool-store/spooled-message.js';
 import type { ListenerReport } from './protocol.js';
 import { validateProxySettings } from './proxy/index.js';
 import { listen, type RunningListener } from './server.js';
-import { createInboundServer, createSessionSlots, inboundOptionsFromConfig, type InboundSmtpServer } from './smtp/index.js';
-import type { InboundDeps, Log } from './smtp/types.js';
+import { createInboundServer, createSessionSlots, inboundOptionsFromConfig, type InboundSmtpServer } from './inbound/listener/index.js';
+import type { InboundDeps, Log } from './inbound/listener/types.js';
 import { openSpool } from './spool/index.js';
 import { createSpoolAdmission, deadLetterCeiling, freeSpaceFloor } from './spool/admission.js';
 import { domainsFile, readNodeState, spoolDir } from './state/index.js';
 import { createListenerTls, type ListenerTls } from './tls/listener-tls.js';
 import { NODE_VERSION } from './version.js';
-import type { BackoffOptions } from './backoff.js';
+import type { BackoffOptions } from './edge/backoff.js';
 import { createOutboundWorker, describeOutbound, heloNameFromConfig, processJob, routeSettingsFromConfig, TransportPool, type DeliveryTimeouts, type OutboundWorker } from './outbound/index.js';
 
 /** Overrides of the outbound worker's defaults (tests shorten them). */

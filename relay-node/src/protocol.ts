@@ -1,5 +1,5 @@
 // The bodies of docs/relay-protocol.md (`/relay/v1`), as the node sends and reads them.
-import type { DmarcPolicy, InboundAuth } from './auth/verdicts.js';
+import type { DmarcPolicy, InboundAuth } from './inbound/mail-auth/verdicts.js';
 
 /** The node record the edge answers enrolment and heartbeats with. */
 export interface NodeRecord {
@@ -101,13 +101,13 @@ export interface ParsedMeta {
 }
 
 // `POST /relay/v1/inbound`: the body is the meta JSON, then the raw message,
-// then each attachment, back to back (edge side: edge/src/schemas/inbound-meta.ts).
+// then each attachment, back to back (edge side: edge/src/contracts/inbound-meta.ts).
 
 // The framing and the edge's limits, one statement for both sides: shared/src/relay-protocol/inbound-forward.ts.
 export { FORWARD_BODY_TEXT_MAX_BYTES, FORWARD_CONTENT_TYPE, forwardingBodyLimit, forwardingMetaLimit, META_LENGTH_HEADER } from '@edgemail/shared';
 
 /**
- * A recipient the edge takes in `rcpt_to` (edge/src/schemas/inbound-meta.ts):
+ * A recipient the edge takes in `rcpt_to` (edge/src/contracts/inbound-meta.ts):
  * `local@domain`, no whitespace, at most 320 characters.
  */
 export const edgeTakesRecipient = (address: string) => address.length <= 320 && /^[^\s@]+@[^\s@]+$/.test(address);

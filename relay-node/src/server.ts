@@ -3,8 +3,8 @@
 // sessions finish (bounded), then end the rest with 421.
 import type { AddressInfo, Server } from 'node:net';
 import { createProxyFront } from './proxy/index.js';
-import type { InboundSmtpServer } from './smtp/inbound-connection.js';
-import type { Log } from './smtp/types.js';
+import type { InboundSmtpServer } from './inbound/listener/inbound-connection.js';
+import type { Log } from './inbound/listener/types.js';
 
 export interface ListenOptions {
   port: number;

@@ -1,11 +1,11 @@
 // Starts a real inbound listener on a free loopback port with an in-memory
 // store, a log collector and (by default) the real verifier.
 import type { AddressInfo } from 'node:net';
-import { createAuthenticator } from '../src/auth/authenticate.js';
-import { createDnsResolver } from '../src/auth/dns-resolver.js';
-import { createInboundServer, type InboundServerOptions } from '../src/smtp/inbound-server.js';
-import type { InboundSmtpServer } from '../src/smtp/inbound-connection.js';
-import type { InboundDeps, Log } from '../src/smtp/types.js';
+import { createAuthenticator } from '../src/inbound/mail-auth/authenticate.js';
+import { createDnsResolver } from '../src/inbound/mail-auth/dns-resolver.js';
+import { createInboundServer, type InboundServerOptions } from '../src/inbound/listener/inbound-server.js';
+import type { InboundSmtpServer } from '../src/inbound/listener/inbound-connection.js';
+import type { InboundDeps, Log } from '../src/inbound/listener/types.js';
 import { memoryStore, type MemoryStore } from './memory-store.js';
 
 export interface LogLine {

@@ -2,8 +2,8 @@
 // is tested on its own). It follows the store contract: read to the end,
 // then wait for the verdicts, reject when the stream errors.
 import type { Readable } from 'node:stream';
-import type { IngestAuthentication } from '../src/auth/verdicts.js';
-import type { InboundEnvelope, StoreMessage } from '../src/smtp/types.js';
+import type { IngestAuthentication } from '../src/inbound/mail-auth/verdicts.js';
+import type { InboundEnvelope, StoreMessage } from '../src/inbound/listener/types.js';
 
 export interface StoredMessage {
   envelope: InboundEnvelope;

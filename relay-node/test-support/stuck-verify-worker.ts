@@ -3,8 +3,8 @@
 // HELO is `spin`: once that message has ended it runs the CPU forever, as a
 // verifier stuck in a computation would, and can no longer answer anything.
 import { parentPort } from 'node:worker_threads';
-import type { AuthContext } from '../src/auth/verdicts.js';
-import type { FromWorker, ToWorker } from '../src/auth/verify-protocol.js';
+import type { AuthContext } from '../src/inbound/mail-auth/verdicts.js';
+import type { FromWorker, ToWorker } from '../src/inbound/mail-auth/verify-protocol.js';
 
 const port = parentPort!;
 const post = (message: FromWorker) => port.postMessage(message);

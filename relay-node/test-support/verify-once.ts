@@ -2,8 +2,8 @@
 // verdicts as JSON: run as `node --import tsx relay-node/test-support/verify-once.ts`
 // to see that the worker thread starts the way `pnpm edgemail relay start` runs.
 import { Readable } from 'node:stream';
-import { createAuthenticator } from '../src/auth/authenticate.js';
-import { createVerifyPool } from '../src/auth/verify-pool.js';
+import { createAuthenticator } from '../src/inbound/mail-auth/authenticate.js';
+import { createVerifyPool } from '../src/inbound/mail-auth/verify-pool.js';
 
 const pool = createVerifyPool();
 // No DNS at all: every name is unknown, so a verdict can only come from a worker that ran mailauth.

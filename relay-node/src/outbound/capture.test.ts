@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test-support/dns-server.js';
-import { createDnsResolver } from '../auth/dns-resolver.js';
-import type { Log } from '../smtp/types.js';
+import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
+import type { Log } from '../inbound/listener/types.js';
 import { captureMessage } from './capture.js';
 import { processJob, type ProcessJobDeps } from './process-job.js';
-import { makeDkimKey, makeJob } from './test-support/jobs.js';
-import { startReceiver, type Receiver } from './test-support/receiver.js';
+import { makeDkimKey, makeJob } from '../../test-support/jobs.js';
+import { startReceiver, type Receiver } from '../../test-support/receiver.js';
 
 const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
 const log: Log = {

@@ -7,9 +7,9 @@ import { authenticate, dkimSign, type DKIMSignOptions } from 'mailauth';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test-support/dns-server.js';
-import { createDnsResolver } from '../auth/dns-resolver.js';
+import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
 import { AddressRefusedError, composeMessage, composeSignedMessage } from './compose.js';
-import { makeDkimKey, makeJob } from './test-support/jobs.js';
+import { makeDkimKey, makeJob } from '../../test-support/jobs.js';
 
 const key = makeDkimKey('rsa');
 let dns: TestDnsServer;

@@ -5,12 +5,12 @@ import { authenticate } from 'mailauth';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test-support/dns-server.js';
-import { createDnsResolver } from '../auth/dns-resolver.js';
-import type { Log } from '../smtp/types.js';
+import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
+import type { Log } from '../inbound/listener/types.js';
 import { composeMessage, composeSignedMessage, DkimSignError } from './compose.js';
 import { processJob, type ProcessJobDeps } from './process-job.js';
-import { makeDkimKey, makeJob } from './test-support/jobs.js';
-import { startReceiver, type Receiver } from './test-support/receiver.js';
+import { makeDkimKey, makeJob } from '../../test-support/jobs.js';
+import { startReceiver, type Receiver } from '../../test-support/receiver.js';
 
 const silent: Log = { info() {}, warn() {}, error() {} };
 const keys = { rsa: makeDkimKey('rsa'), ed25519: makeDkimKey('ed25519') };

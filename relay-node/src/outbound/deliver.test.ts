@@ -2,12 +2,12 @@
 // answer 4xx, 5xx, nothing at all, offer STARTTLS or not, demand AUTH.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test-support/dns-server.js';
-import { createDnsResolver } from '../auth/dns-resolver.js';
-import type { Log } from '../smtp/types.js';
+import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
+import type { Log } from '../inbound/listener/types.js';
 import { processJob, type ProcessJobDeps } from './process-job.js';
 import { TransportPool } from './transport-pool.js';
-import { makeJob } from './test-support/jobs.js';
-import { startReceiver, startSilentServer, testCertificate, type Receiver } from './test-support/receiver.js';
+import { makeJob } from '../../test-support/jobs.js';
+import { startReceiver, startSilentServer, testCertificate, type Receiver } from '../../test-support/receiver.js';
 
 const silent: Log = { info() {}, warn() {}, error() {} };
 let dns: TestDnsServer;

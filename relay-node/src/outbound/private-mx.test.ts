@@ -9,12 +9,12 @@ import { createSocket, type Socket } from 'node:dgram';
 import type { DNSResolver } from 'mailauth';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test-support/dns-server.js';
-import { createDnsResolver } from '../auth/dns-resolver.js';
-import type { Log } from '../smtp/types.js';
+import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
+import type { Log } from '../inbound/listener/types.js';
 import { processJob, type ProcessJobDeps } from './process-job.js';
 import { MAX_MX_HOSTS, planDelivery, type RouteSettings } from './route.js';
-import { makeJob } from './test-support/jobs.js';
-import { startReceiver, type Receiver } from './test-support/receiver.js';
+import { makeJob } from '../../test-support/jobs.js';
+import { startReceiver, type Receiver } from '../../test-support/receiver.js';
 
 const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
 const log: Log = {

@@ -3,12 +3,12 @@
 // null MX and NXDOMAIN, and the smarthost.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test-support/dns-server.js';
-import { createDnsResolver } from '../auth/dns-resolver.js';
-import type { Log } from '../smtp/types.js';
+import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
+import type { Log } from '../inbound/listener/types.js';
 import { processJob, type ProcessJobDeps } from './process-job.js';
 import { parseHostPort, planDelivery } from './route.js';
-import { makeJob } from './test-support/jobs.js';
-import { startReceiver, type Receiver } from './test-support/receiver.js';
+import { makeJob } from '../../test-support/jobs.js';
+import { startReceiver, type Receiver } from '../../test-support/receiver.js';
 
 const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
 const log: Log = {

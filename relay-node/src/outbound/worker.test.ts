@@ -2,14 +2,14 @@
 // in-process HTTP server, spoken to through the node's real edge client) and
 // real SMTP receivers on loopback.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { createDnsResolver } from '../auth/dns-resolver.js';
-import { createEdgeClient } from '../edge-client.js';
-import { NodeRevokedError } from '../edge-errors.js';
-import type { Log } from '../smtp/types.js';
+import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
+import { createEdgeClient } from '../edge/client.js';
+import { NodeRevokedError } from '../edge/errors.js';
+import type { Log } from '../inbound/listener/types.js';
 import { processJob, type ProcessJobDeps } from './process-job.js';
-import { makeJob } from './test-support/jobs.js';
-import { startFakeEdge, type FakeEdge } from './test-support/fake-edge.js';
-import { startReceiver, startSilentServer, type Receiver } from './test-support/receiver.js';
+import { makeJob } from '../../test-support/jobs.js';
+import { startFakeEdge, type FakeEdge } from '../../test-support/fake-edge.js';
+import { startReceiver, startSilentServer, type Receiver } from '../../test-support/receiver.js';
 import { createOutboundWorker, type OutboundWorker, type OutboundWorkerOptions } from './worker.js';
 
 interface Line { level: string; message: string; fields?: Record<string, unknown> }

@@ -3,10 +3,10 @@
 // lease is the safety net: whatever this node never reports returns to the
 // queue when its lease runs out.
 import { setMaxListeners } from 'node:events';
-import { Backoff, sleep, type BackoffOptions } from '../backoff.js';
-import { EdgeRateLimitedError, EdgeRefusedError, isFatalEdgeError } from '../edge-errors.js';
+import { Backoff, sleep, type BackoffOptions } from '../edge/backoff.js';
+import { EdgeRateLimitedError, EdgeRefusedError, isFatalEdgeError } from '../edge/errors.js';
 import type { OutboundClaimAnswer, OutboundJob, OutboundResult, OutboundResultsAnswer } from '../protocol.js';
-import type { Log } from '../smtp/types.js';
+import type { Log } from '../inbound/listener/types.js';
 
 export interface OutboundWorkerOptions {
   /** `edge.claimOutbound`. */

@@ -3,7 +3,7 @@
 // MAIL FROM and when a message's data begins, and answers `452 4.3.1` with the
 // reason while any condition holds: a 250 is a promise the spool can keep.
 import { statfs } from 'node:fs/promises';
-import type { Log } from '../smtp/types.js';
+import type { Log } from '../inbound/listener/types.js';
 
 /**
  * One condition: resolves to why new mail must wait (a sentence the client
@@ -91,7 +91,7 @@ export function freeSpaceFloor(options: FreeSpaceFloorOptions): AdmissionConditi
 }
 
 export interface DeadLetterCeilingOptions {
-  /** The count of `<spool>/dead/` (relay-node/src/forwarder/dead-letters.ts), kept current as messages are buried. */
+  /** The count of `<spool>/dead/` (relay-node/src/inbound/forwarder/dead-letters.ts), kept current as messages are buried. */
   deadLetters: { tally(): { bytes: number } };
   /** `relay_node.spool.max_dead_letter_bytes`. */
   maxBytes: number;

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { BareLineEndingError, createLineEndingNormalizer, createSizeLimit, MessageTooLargeError, type BareLineEndingMode } from '../smtp-hygiene/index.js';
-import { smtpReplies } from '../test-support/smtp-replies.js';
+import { BareLineEndingError, createLineEndingNormalizer, createSizeLimit, MessageTooLargeError, type BareLineEndingMode } from '../inbound/hygiene/index.js';
+import { smtpReplies } from '../../test-support/smtp-replies.js';
 import { openSpool, type Spool } from './open-spool.js';
 
 interface Meta { mailFrom: string; rcptTo: string[]; clientIp: string }

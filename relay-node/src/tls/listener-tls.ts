@@ -2,13 +2,14 @@
 // installation has none yet, make the self-signed pair and offer it (PUT), so
 // every node converges on the one the edge stored first.
 import { createSecureContext, type SecureContext } from 'node:tls';
-import { Backoff, sleep } from '../backoff.js';
-import { retrying, type EdgeClient } from '../edge-client.js';
-import { EdgeRefusedError, isFatalEdgeError } from '../edge-errors.js';
+import { Backoff, sleep } from '../edge/backoff.js';
+import type { EdgeClient } from '../edge/client.js';
+import { retrying } from '../edge/retry.js';
+import { EdgeRefusedError, isFatalEdgeError } from '../edge/errors.js';
 import type { CertificateAnswer, TlsReport } from '../protocol.js';
-import type { InboundSmtpServer } from '../smtp/inbound-connection.js';
-import type { InboundTls } from '../smtp/inbound-server.js';
-import type { Log } from '../smtp/types.js';
+import type { InboundSmtpServer } from '../inbound/listener/inbound-connection.js';
+import type { InboundTls } from '../inbound/listener/inbound-server.js';
+import type { Log } from '../inbound/listener/types.js';
 import { certificateNames, generateSelfSigned } from './self-signed.js';
 
 export interface ListenerTlsOptions {

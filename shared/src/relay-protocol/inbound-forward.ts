@@ -1,6 +1,6 @@
 // `POST /relay/v1/inbound` (docs/relay-protocol.md): the framing and the
 // limits both sides size a forward by. One statement of them for the edge
-// (edge/src/schemas/inbound-meta.ts) and the relay node (relay-node/src/protocol.ts).
+// (edge/src/contracts/inbound-meta.ts) and the relay node (relay-node/src/protocol.ts).
 // No node:* imports: the edge's Worker imports this too.
 
 /** The body: `<meta JSON><raw message><attachment 0>…`, nothing else. */

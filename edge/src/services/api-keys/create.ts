@@ -1,7 +1,7 @@
 import { apiKeys } from '@edgemail/schema';
 import { generateToken, sha256Hex } from '@edgemail/shared';
 import type { AnyDb } from '../../db/any-db.js';
-import type { CreateApiKeyInput } from '../../schemas/api-key.js';
+import type { CreateApiKeyInput } from '../../contracts/api-key.js';
 import { apiKeyColumns, presentApiKey } from './present.js';
 
 export async function createApiKey(db: AnyDb, projectId: string, input: CreateApiKeyInput, createdBy: string | null) {

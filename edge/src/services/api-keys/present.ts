@@ -1,6 +1,6 @@
 import { apiKeys } from '@edgemail/schema';
-import { iso } from '../../schemas/common.js';
-import type { ApiKeyRecord } from '../../schemas/api-key.js';
+import { iso } from '../../contracts/common.js';
+import type { ApiKeyRecord } from '../../contracts/api-key.js';
 
 /** The columns a key record is built from: never the hash. */
 export const apiKeyColumns = {

@@ -1,7 +1,7 @@
 import { domains } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
-import type { DomainRecord } from '../../schemas/domain.js';
-import { iso } from '../../schemas/common.js';
+import type { DomainRecord } from '../../contracts/domain.js';
+import { iso } from '../../contracts/common.js';
 import { expectedRecords, firstRequiredProblem, publicHost, recordStatus, type Verification } from './dns-records.js';
 import { ownedElsewhere, provenElsewhereProblem } from './ownership.js';
 

@@ -2,8 +2,8 @@ import { and, asc, eq } from 'drizzle-orm';
 import { emailAttempts, emails, outboundMessages } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import { notFound } from '../../http/errors.js';
-import type { EmailDetail } from '../../schemas/email.js';
-import { iso } from '../../schemas/common.js';
+import type { EmailDetail } from '../../contracts/email.js';
+import { iso } from '../../contracts/common.js';
 import { emailColumns, presentEmail } from './present.js';
 
 export const emailNotFound = () => notFound('email not found');

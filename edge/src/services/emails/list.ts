@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { emails, outboundMessages } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import type { EmailCursor, EmailStatus } from '../../schemas/email.js';
+import type { EmailCursor, EmailStatus } from '../../contracts/email.js';
 import { emailColumns, presentEmail } from './present.js';
 
 export interface EmailListQuery {

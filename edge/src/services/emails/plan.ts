@@ -2,8 +2,8 @@
 // give, before anything is written: ids are made here, so the answer (and the
 // idempotency record holding it) goes into the same transaction as the rows.
 import type { OutboundAttachment } from '@edgemail/schema';
-import type { EmailRecord, EmailStatus, RecipientKind, SendResult } from '../../schemas/email.js';
-import { attachmentContentType, base64DecodedSize, type Mailbox, type SendMessageInput } from '../../schemas/send.js';
+import type { EmailRecord, EmailStatus, RecipientKind, SendResult } from '../../contracts/email.js';
+import { attachmentContentType, base64DecodedSize, type Mailbox, type SendMessageInput } from '../../contracts/send.js';
 import { outboundAttachmentKey } from './storage-keys.js';
 
 export const SUPPRESSED_MESSAGE = 'recipient is suppressed';

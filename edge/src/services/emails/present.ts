@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { emails, outboundMessages } from '@edgemail/schema';
-import type { EmailRecord, EmailStatus, RecipientKind } from '../../schemas/email.js';
-import { iso } from '../../schemas/common.js';
+import type { EmailRecord, EmailStatus, RecipientKind } from '../../contracts/email.js';
+import { iso } from '../../contracts/common.js';
 import { cursorTimestamp } from '../inbound-emails/present.js';
 
 /**

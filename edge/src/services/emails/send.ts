@@ -9,7 +9,7 @@ import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { projectLock } from '../../db/project-lock.js';
 import { ApiError, badRequest } from '../../http/errors.js';
-import type { SendMessageInput } from '../../schemas/send.js';
+import type { SendMessageInput } from '../../contracts/send.js';
 import { domainOfAddress, judgeSendingDomain, sendingDomainsQuery } from '../domains/sendable.js';
 import { findAnswerQuery, forgetExpired, keyIsFree, recordAnswer, replayOrConflict, storedAnswer, storedBody, storedKey, type IdempotentRequest } from '../idempotency/keys.js';
 import { limitReached, usedIn, withinLimits, type PlanUsageRow } from './limits.js';

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { inboundEmails } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { objectPrefix } from '../inbound/storage-keys.js';
+import { objectPrefix } from './storage-keys.js';
 import { inboundNotFound } from './get.js';
 import { removeStoredObjects } from './remove-objects.js';
 

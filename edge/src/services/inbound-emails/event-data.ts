@@ -1,4 +1,4 @@
-import type { InboundEmailRecord } from '../../schemas/inbound-email.js';
+import type { InboundEmailRecord } from '../../contracts/inbound-email.js';
 
 /**
  * The `data` of an `inbound.received` event: the record's metadata, without

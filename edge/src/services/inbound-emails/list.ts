@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { inboundEmails } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import type { InboundCursor, InboundStatus } from '../../schemas/inbound-email.js';
+import type { InboundCursor, InboundStatus } from '../../contracts/inbound-email.js';
 import { inboundColumns, presentInboundEmail } from './present.js';
 
 export interface InboundListQuery {

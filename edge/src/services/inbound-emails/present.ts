@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { inboundEmails } from '@edgemail/schema';
-import type { InboundEmailRecord } from '../../schemas/inbound-email.js';
+import type { InboundEmailRecord } from '../../contracts/inbound-email.js';
 
 /**
  * The columns a record is built from. `receivedMicros` is the part of

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { inboundEmails } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { INBOUND_STATUSES, type InboundStatus } from '../../schemas/inbound-email.js';
+import { INBOUND_STATUSES, type InboundStatus } from '../../contracts/inbound-email.js';
 
 /** How many of the project's inbound records are in each status; every status present, zeros included. */
 export async function inboundStats(db: Db, projectId: string): Promise<Record<InboundStatus, number>> {

@@ -1,5 +1,5 @@
 import { platformCredentials } from '@edgemail/schema';
-import { iso } from '../../schemas/common.js';
+import { iso } from '../../contracts/common.js';
 
 export const credentialColumns = {
   id: platformCredentials.id, name: platformCredentials.name, keyPrefix: platformCredentials.keyPrefix,

@@ -4,7 +4,7 @@ import { generateToken, sha256Hex } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { projectLock } from '../../db/project-lock.js';
 import { badRequest } from '../../http/errors.js';
-import type { EnrollInput } from '../../schemas/relay.js';
+import type { EnrollInput } from '../../contracts/relay.js';
 import { presentRelayNode, relayNodeColumns } from './present.js';
 
 /**

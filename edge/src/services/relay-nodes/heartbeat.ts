@@ -2,8 +2,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import { relayNodes } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import { unauthorized } from '../../http/errors.js';
-import type { HeartbeatInput } from '../../schemas/relay.js';
-import { domainsVersionQuery } from '../relay-domains/list.js';
+import type { HeartbeatInput } from '../../contracts/relay.js';
+import { domainsVersionQuery } from './domains.js';
 import type { RelayNodeRow } from './find.js';
 import { presentRelayNode, relayNodeColumns } from './present.js';
 

@@ -1,6 +1,6 @@
 import { relayNodes } from '@edgemail/schema';
-import { iso } from '../../schemas/common.js';
-import type { RelayNodeRecord } from '../../schemas/relay-node.js';
+import { iso } from '../../contracts/common.js';
+import type { RelayNodeRecord } from '../../contracts/relay-node.js';
 
 /** The columns a node record is built from: never the hash. */
 export const relayNodeColumns = {

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { smtpServers } from '@edgemail/schema';
-import type { SmtpSecurity, SmtpServerRecord } from '../../schemas/smtp-server.js';
+import type { SmtpSecurity, SmtpServerRecord } from '../../contracts/smtp-server.js';
 
 /** Everything of a server but its sealed password, which no record carries (only whether there is one). */
 export const smtpServerColumns = {

@@ -3,10 +3,10 @@ import { smtpServers } from '@edgemail/schema';
 import { isIp, type Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { notFound } from '../../http/errors.js';
-import type { SmtpProbeReport, SmtpSecurity } from '../../schemas/smtp-server.js';
+import type { SmtpProbeReport, SmtpSecurity } from '../../contracts/smtp-server.js';
 import { openSmtpPassword } from './password.js';
-import { probeSmtpServer } from './smtp-probe.js';
-import { checkSmtpHost } from './host-check.js';
+import { probeSmtpServer } from '../../net/smtp-probe.js';
+import { checkSmtpHost } from '../../net/smtp-host-check.js';
 import { inScope, SMTP_SERVER_NOT_FOUND, type SmtpServerScope } from './scope.js';
 
 type ProbeSettings = Pick<Config, 'database.crypto.encryption_key' | 'server.public_url' | 'dns.doh_url' | 'smtp_servers.allow_private_targets'>;

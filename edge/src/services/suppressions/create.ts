@@ -2,7 +2,7 @@ import { suppressions } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { conflict } from '../../http/errors.js';
-import type { CreateSuppressionInput } from '../../schemas/suppression.js';
+import type { CreateSuppressionInput } from '../../contracts/suppression.js';
 import { presentSuppression, suppressionColumns } from './present.js';
 
 /** Adds a sender the project refuses; `input.address` is already bare and lower case. */

@@ -1,5 +1,5 @@
 import { suppressions } from '@edgemail/schema';
-import type { SuppressionRecord } from '../../schemas/suppression.js';
+import type { SuppressionRecord } from '../../contracts/suppression.js';
 
 export const suppressionColumns = {
   id: suppressions.id, projectId: suppressions.projectId, address: suppressions.address,

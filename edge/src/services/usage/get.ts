@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import type { Usage } from '../../schemas/email.js';
+import type { Usage } from '../../contracts/email.js';
 import { planUsage, type PlanUsageRow } from '../emails/limits.js';
 
 /**

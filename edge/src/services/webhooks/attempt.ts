@@ -2,7 +2,7 @@
 // bounded by `webhook.timeout`, redirects not followed. What it returns is
 // what the attempt record keeps.
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signWebhook } from '@edgemail/shared';
-import { checkWebhookTarget } from './targets.js';
+import { checkWebhookTarget } from '../../net/public-target.js';
 
 /** Bytes of the receiver's answer kept in the attempt record. */
 export const RESPONSE_EXCERPT_BYTES = 1024;

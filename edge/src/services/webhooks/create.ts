@@ -2,10 +2,10 @@ import { webhooks } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { ApiError, badRequest } from '../../http/errors.js';
-import type { CreateWebhookInput } from '../../schemas/webhook.js';
+import type { CreateWebhookInput } from '../../contracts/webhook.js';
 import { presentWebhook, webhookColumns } from './present.js';
 import { newWebhookSecret } from './secret.js';
-import { checkWebhookTarget } from './targets.js';
+import { checkWebhookTarget } from '../../net/public-target.js';
 
 type WebhookSettings = Pick<Config, 'database.crypto.encryption_key' | 'dns.doh_url' | 'webhook.allow_private_targets'>;
 

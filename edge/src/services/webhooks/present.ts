@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { webhookAttempts, webhookDeliveries, webhooks } from '@edgemail/schema';
-import { iso } from '../../schemas/common.js';
-import type { WebhookAttemptRecord, WebhookDeliveryRecord, WebhookRecord } from '../../schemas/webhook.js';
+import { iso } from '../../contracts/common.js';
+import type { WebhookAttemptRecord, WebhookDeliveryRecord, WebhookRecord } from '../../contracts/webhook.js';
 import { cursorTimestamp } from '../inbound-emails/present.js';
 
 /** Everything of a webhook but its sealed secret, which no record carries. */

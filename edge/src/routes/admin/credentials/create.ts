@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { CreateCredentialSchema, CredentialSchema } from '../../../schemas/admin.js';
+import { CreateCredentialSchema, CredentialSchema } from '../../../contracts/admin.js';
 import { createPlatformCredential } from '../../../services/platform-credentials/create.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { CredentialSchema } from '../../../schemas/admin.js';
+import { CredentialSchema } from '../../../contracts/admin.js';
 import { listPlatformCredentials } from '../../../services/platform-credentials/list.js';
 import type { AppEnv } from '../../../env.js';
 

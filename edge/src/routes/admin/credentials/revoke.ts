@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { CredentialSchema } from '../../../schemas/admin.js';
-import { IdParams } from '../../../schemas/common.js';
+import { CredentialSchema } from '../../../contracts/admin.js';
+import { IdParams } from '../../../contracts/common.js';
 import { revokePlatformCredential } from '../../../services/platform-credentials/revoke.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { CreatePlanSchema, PlanSchema } from '../../../schemas/admin.js';
+import { CreatePlanSchema, PlanSchema } from '../../../contracts/admin.js';
 import { createPlan } from '../../../services/plans/create.js';
 import type { AppEnv } from '../../../env.js';
 

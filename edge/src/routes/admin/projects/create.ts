@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { CreateProjectSchema, ProjectSchema } from '../../../schemas/admin.js';
+import { CreateProjectSchema, ProjectSchema } from '../../../contracts/admin.js';
 import { createProject } from '../../../services/projects/create.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { CreateSmtpServerSchema, SmtpServerSchema } from '../../../schemas/smtp-server.js';
+import { CreateSmtpServerSchema, SmtpServerSchema } from '../../../contracts/smtp-server.js';
 import { createSmtpServer } from '../../../services/smtp-servers/create.js';
 import { POOL_SCOPE } from '../../../services/smtp-servers/scope.js';
 import type { AppEnv } from '../../../env.js';

@@ -1,7 +1,7 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { IdParams } from '../../../schemas/common.js';
-import { SmtpProbeQuery } from '../../../schemas/smtp-server.js';
+import { IdParams } from '../../../contracts/common.js';
+import { SmtpProbeQuery } from '../../../contracts/smtp-server.js';
 import { POOL_SCOPE } from '../../../services/smtp-servers/scope.js';
 import { testSmtpServer } from '../../../services/smtp-servers/test-connection.js';
 import { PROBE_DESCRIPTION, probeResponses } from '../../api/smtp-servers/probe-doc.js';

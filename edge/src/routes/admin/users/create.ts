@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { CreateUserSchema, UserSchema } from '../../../schemas/admin.js';
+import { CreateUserSchema, UserSchema } from '../../../contracts/admin.js';
 import { createUser } from '../../../services/users/create.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { UserSchema } from '../../../schemas/admin.js';
+import { UserSchema } from '../../../contracts/admin.js';
 import { listUsers } from '../../../services/users/list.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { ApiKeySchema, CreateApiKeySchema } from '../../../schemas/api-key.js';
+import { ApiKeySchema, CreateApiKeySchema } from '../../../contracts/api-key.js';
 import { createApiKey } from '../../../services/api-keys/create.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { ApiKeySchema } from '../../../schemas/api-key.js';
+import { ApiKeySchema } from '../../../contracts/api-key.js';
 import { listApiKeys } from '../../../services/api-keys/list.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { ApiKeySchema } from '../../../schemas/api-key.js';
-import { IdParams } from '../../../schemas/common.js';
+import { ApiKeySchema } from '../../../contracts/api-key.js';
+import { IdParams } from '../../../contracts/common.js';
 import { revokeApiKey } from '../../../services/api-keys/revoke.js';
 import type { AppEnv } from '../../../env.js';
 

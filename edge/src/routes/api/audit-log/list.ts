@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { integerQuery, Timestamp } from '../../../schemas/common.js';
+import { integerQuery, Timestamp } from '../../../contracts/common.js';
 import { listProjectAuditEvents } from '../../../services/audit/list.js';
 import type { AppEnv } from '../../../env.js';
 

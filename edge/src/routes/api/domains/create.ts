@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { CreateDomainSchema, DomainSchema } from '../../../schemas/domain.js';
+import { CreateDomainSchema, DomainSchema } from '../../../contracts/domain.js';
 import { createDomain } from '../../../services/domains/create.js';
 import type { AppEnv } from '../../../env.js';
 

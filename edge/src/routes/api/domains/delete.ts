@@ -1,6 +1,6 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { IdParams } from '../../../schemas/common.js';
+import { IdParams } from '../../../contracts/common.js';
 import { deleteDomain } from '../../../services/domains/delete.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { DomainSchema } from '../../../schemas/domain.js';
+import { DomainSchema } from '../../../contracts/domain.js';
 import { listDomains } from '../../../services/domains/list.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { IdParams } from '../../../schemas/common.js';
-import { DomainSchema } from '../../../schemas/domain.js';
+import { IdParams } from '../../../contracts/common.js';
+import { DomainSchema } from '../../../contracts/domain.js';
 import { verifyDomain } from '../../../services/domains/verify.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
 import { attachmentResponse } from '../../../http/download.js';
-import { AttachmentDownload, AttachmentIndex, Uuid } from '../../../schemas/common.js';
+import { AttachmentDownload, AttachmentIndex, Uuid } from '../../../contracts/common.js';
 import { openOutboundAttachment } from '../../../services/emails/attachment.js';
 import type { AppEnv } from '../../../env.js';
 

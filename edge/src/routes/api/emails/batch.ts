@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { BatchResultSchema } from '../../../schemas/email.js';
-import { IdempotencyHeaders, MAX_BATCH_MESSAGES, SendBatchSchema } from '../../../schemas/send.js';
+import { BatchResultSchema } from '../../../contracts/email.js';
+import { IdempotencyHeaders, MAX_BATCH_MESSAGES, SendBatchSchema } from '../../../contracts/send.js';
 import { sendMessages } from '../../../services/emails/send.js';
 import { replayHeaders, sendBodyLimit, sendContext } from './send-context.js';
 import type { AppEnv } from '../../../env.js';

@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { IdParams } from '../../../schemas/common.js';
-import { EmailDetailSchema } from '../../../schemas/email.js';
+import { IdParams } from '../../../contracts/common.js';
+import { EmailDetailSchema } from '../../../contracts/email.js';
 import { getEmail } from '../../../services/emails/get.js';
 import type { AppEnv } from '../../../env.js';
 

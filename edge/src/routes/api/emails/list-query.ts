@@ -1,7 +1,7 @@
 // What the two log lists (`GET /api/v1/emails`, `GET /api/v1/sandbox/emails`) share: paging, filters, answer.
 import { z } from '@hono/zod-openapi';
 import { badRequest } from '../../../http/errors.js';
-import { EmailCursorSchema, EmailSchema, EMAILS_LIMIT_DEFAULT, EMAILS_LIMIT_MAX, type ListEmailsInput } from '../../../schemas/email.js';
+import { EmailCursorSchema, EmailSchema, EMAILS_LIMIT_DEFAULT, EMAILS_LIMIT_MAX, type ListEmailsInput } from '../../../contracts/email.js';
 import type { EmailListQuery } from '../../../services/emails/list.js';
 
 const NO_OFFSET = 'not supported: page with before and before_id';

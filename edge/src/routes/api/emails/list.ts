@@ -1,6 +1,6 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { ListEmailsQuery } from '../../../schemas/email.js';
+import { ListEmailsQuery } from '../../../contracts/email.js';
 import { listEmails } from '../../../services/emails/list.js';
 import { ListResponse, listQuery, PAGING } from './list-query.js';
 import type { AppEnv } from '../../../env.js';

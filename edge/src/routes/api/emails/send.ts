@@ -1,7 +1,7 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { SendResultSchema, type SendResult } from '../../../schemas/email.js';
-import { IdempotencyHeaders, MAX_RECIPIENTS, SendMessageSchema } from '../../../schemas/send.js';
+import { SendResultSchema, type SendResult } from '../../../contracts/email.js';
+import { IdempotencyHeaders, MAX_RECIPIENTS, SendMessageSchema } from '../../../contracts/send.js';
 import { sendMessages } from '../../../services/emails/send.js';
 import { replayHeaders, sendBodyLimit, sendContext } from './send-context.js';
 import type { AppEnv } from '../../../env.js';

@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { IdParams } from '../../../schemas/common.js';
-import { InboundEmailSchema } from '../../../schemas/inbound-email.js';
+import { IdParams } from '../../../contracts/common.js';
+import { InboundEmailSchema } from '../../../contracts/inbound-email.js';
 import { getInboundEmail } from '../../../services/inbound-emails/get.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
 import { badRequest } from '../../../http/errors.js';
-import { InboundCursorSchema, InboundEmailSchema, INBOUND_LIMIT_DEFAULT, INBOUND_LIMIT_MAX, ListInboundQuery } from '../../../schemas/inbound-email.js';
+import { InboundCursorSchema, InboundEmailSchema, INBOUND_LIMIT_DEFAULT, INBOUND_LIMIT_MAX, ListInboundQuery } from '../../../contracts/inbound-email.js';
 import { listInboundEmails } from '../../../services/inbound-emails/list.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
 import { downloadHeaders } from '../../../http/download.js';
-import { IdParams } from '../../../schemas/common.js';
+import { IdParams } from '../../../contracts/common.js';
 import { openRawMessage } from '../../../services/inbound-emails/raw.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,8 +1,8 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { IdParams } from '../../../schemas/common.js';
+import { IdParams } from '../../../contracts/common.js';
 import { retryInboundEmail } from '../../../services/inbound-emails/retry.js';
-import { handOverOutbox } from '../../../services/webhooks/hand-over.js';
+import { handOverOutbox } from '../../../services/webhook-outbox/hand-over.js';
 import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({

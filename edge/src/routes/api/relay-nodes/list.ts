@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { RelayNodeSchema } from '../../../schemas/relay-node.js';
+import { RelayNodeSchema } from '../../../contracts/relay-node.js';
 import { listRelayNodes } from '../../../services/relay-nodes/list.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { IdParams } from '../../../schemas/common.js';
-import { RelayNodeSchema } from '../../../schemas/relay-node.js';
+import { IdParams } from '../../../contracts/common.js';
+import { RelayNodeSchema } from '../../../contracts/relay-node.js';
 import { revokeRelayNode } from '../../../services/relay-nodes/revoke.js';
 import type { AppEnv } from '../../../env.js';
 

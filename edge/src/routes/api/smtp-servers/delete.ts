@@ -1,6 +1,6 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { IdParams } from '../../../schemas/common.js';
+import { IdParams } from '../../../contracts/common.js';
 import { deleteSmtpServer } from '../../../services/smtp-servers/delete.js';
 import { projectScope } from '../../../services/smtp-servers/scope.js';
 import type { AppEnv } from '../../../env.js';

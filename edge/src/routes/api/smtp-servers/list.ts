@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { SmtpServerSchema } from '../../../schemas/smtp-server.js';
+import { SmtpServerSchema } from '../../../contracts/smtp-server.js';
 import { listSmtpServers } from '../../../services/smtp-servers/list.js';
 import { projectScope } from '../../../services/smtp-servers/scope.js';
 import type { AppEnv } from '../../../env.js';

@@ -1,6 +1,6 @@
 // What the two test routes (a project's server, a pool server) say of the
 // probe: one text, so the project and admin documents cannot drift apart.
-import { SmtpProbeReportSchema } from '../../../schemas/smtp-server.js';
+import { SmtpProbeReportSchema } from '../../../contracts/smtp-server.js';
 
 export const PROBE_DESCRIPTION = [
   'Connects to the server from the Worker and speaks SMTP with it, sending no mail: TCP connect (TLS from the first byte for `security: tls`), the 220 greeting, `EHLO`, then for `starttls` the `STARTTLS` command (it must be offered, else the test stops there and no password is sent in plain text), the TLS handshake (the certificate must be valid for `host`) and `EHLO` again; `AUTH PLAIN` (or `AUTH LOGIN` when only LOGIN is offered) when a username is set; `QUIT`.',

@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { CreateSuppressionSchema, SuppressionSchema } from '../../../schemas/suppression.js';
+import { CreateSuppressionSchema, SuppressionSchema } from '../../../contracts/suppression.js';
 import { createSuppression } from '../../../services/suppressions/create.js';
 import type { AppEnv } from '../../../env.js';
 

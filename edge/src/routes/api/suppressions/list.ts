@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { integerQuery } from '../../../schemas/common.js';
-import { SuppressionSchema } from '../../../schemas/suppression.js';
+import { integerQuery } from '../../../contracts/common.js';
+import { SuppressionSchema } from '../../../contracts/suppression.js';
 import { listSuppressions } from '../../../services/suppressions/list.js';
 import type { AppEnv } from '../../../env.js';
 

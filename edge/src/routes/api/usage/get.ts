@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { UsageSchema } from '../../../schemas/email.js';
+import { UsageSchema } from '../../../contracts/email.js';
 import { getUsage } from '../../../services/usage/get.js';
 import type { AppEnv } from '../../../env.js';
 

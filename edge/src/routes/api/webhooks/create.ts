@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { CreateWebhookSchema, WebhookWithSecretSchema } from '../../../schemas/webhook.js';
+import { CreateWebhookSchema, WebhookWithSecretSchema } from '../../../contracts/webhook.js';
 import { createWebhook } from '../../../services/webhooks/create.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,8 +1,8 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
 import { badRequest } from '../../../http/errors.js';
-import { IdParams } from '../../../schemas/common.js';
-import { DELIVERIES_LIMIT_DEFAULT, DELIVERIES_LIMIT_MAX, ListDeliveriesQuery, WebhookDeliveryCursorSchema, WebhookDeliverySchema } from '../../../schemas/webhook.js';
+import { IdParams } from '../../../contracts/common.js';
+import { DELIVERIES_LIMIT_DEFAULT, DELIVERIES_LIMIT_MAX, ListDeliveriesQuery, WebhookDeliveryCursorSchema, WebhookDeliverySchema } from '../../../contracts/webhook.js';
 import { listDeliveries } from '../../../services/webhooks/deliveries.js';
 import type { AppEnv } from '../../../env.js';
 

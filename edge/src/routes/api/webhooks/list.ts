@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { WebhookSchema } from '../../../schemas/webhook.js';
+import { WebhookSchema } from '../../../contracts/webhook.js';
 import { listWebhooks } from '../../../services/webhooks/list.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { DeliveryParams, WebhookDeliverySchema } from '../../../schemas/webhook.js';
-import { wakeDispatcher } from '../../../services/webhooks/hand-over.js';
+import { DeliveryParams, WebhookDeliverySchema } from '../../../contracts/webhook.js';
+import { wakeDispatcher } from '../../../services/webhook-outbox/hand-over.js';
 import { redeliver } from '../../../services/webhooks/redeliver.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
-import { IdParams } from '../../../schemas/common.js';
-import { WebhookWithSecretSchema } from '../../../schemas/webhook.js';
+import { IdParams } from '../../../contracts/common.js';
+import { WebhookWithSecretSchema } from '../../../contracts/webhook.js';
 import { rotateWebhookSecret } from '../../../services/webhooks/rotate-secret.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -2,7 +2,7 @@ import type { RouteHandler } from '@hono/zod-openapi';
 import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
 import { notFound } from '../../../http/errors.js';
 import { assertInstallationWide } from '../../../middleware/relay-node.js';
-import { CertificateQuery, ListenerCertificateSchema } from '../../../schemas/relay.js';
+import { CertificateQuery, ListenerCertificateSchema } from '../../../contracts/relay.js';
 import { findListenerCertificate } from '../../../services/certificates/self-signed.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -3,7 +3,7 @@ import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay
 import { badRequest } from '../../../http/errors.js';
 import { assertInstallationWide } from '../../../middleware/relay-node.js';
 import { inspectCertificatePair } from '../../../crypto/pem.js';
-import { ListenerCertificateSchema, SelfSignedOfferSchema } from '../../../schemas/relay.js';
+import { ListenerCertificateSchema, SelfSignedOfferSchema } from '../../../contracts/relay.js';
 import { offerSelfSigned } from '../../../services/certificates/self-signed.js';
 import type { AppEnv } from '../../../env.js';
 

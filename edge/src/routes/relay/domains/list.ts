@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
-import { listRegisteredDomains } from '../../../services/relay-domains/list.js';
+import { listRegisteredDomains } from '../../../services/relay-nodes/domains.js';
 import type { AppEnv } from '../../../env.js';
 
 export const route = defineRelayRoute({

@@ -1,9 +1,9 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRelayRoute } from '../../../http/define-relay-route.js';
-import { FORWARD_CONTENT_TYPE, forwardingBodyLimit, forwardingMetaLimit, InboundForwardedSchema, META_LENGTH_HEADER } from '../../../schemas/inbound-meta.js';
-import { readForwardedBody } from '../../../services/inbound/forwarded-body.js';
-import { ingestMessage } from '../../../services/inbound/ingest.js';
-import { handOverOutbox } from '../../../services/webhooks/hand-over.js';
+import { FORWARD_CONTENT_TYPE, forwardingBodyLimit, forwardingMetaLimit, InboundForwardedSchema, META_LENGTH_HEADER } from '../../../contracts/inbound-meta.js';
+import { readForwardedBody } from '../../../services/inbound-emails/forwarded-body.js';
+import { ingestMessage } from '../../../services/inbound-emails/ingest.js';
+import { handOverOutbox } from '../../../services/webhook-outbox/hand-over.js';
 import type { AppEnv } from '../../../env.js';
 
 export const route = defineRelayRoute({

@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
-import { EnrollSchema } from '../../../schemas/relay.js';
-import { RelayNodeSchema } from '../../../schemas/relay-node.js';
+import { EnrollSchema } from '../../../contracts/relay.js';
+import { RelayNodeSchema } from '../../../contracts/relay-node.js';
 import { enrollRelayNode } from '../../../services/relay-nodes/enroll.js';
 import type { AppEnv } from '../../../env.js';
 

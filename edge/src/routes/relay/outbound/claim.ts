@@ -1,10 +1,10 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
-import { ClaimAnswerSchema, ClaimSchema } from '../../../schemas/relay-outbound.js';
-import { claimDue } from '../../../services/outbound/claim.js';
-import { buildJobs } from '../../../services/outbound/jobs.js';
-import { failClaimed, releaseClaimed } from '../../../services/outbound/unclaim.js';
-import { handOverOutbox } from '../../../services/webhooks/hand-over.js';
+import { ClaimAnswerSchema, ClaimSchema } from '../../../contracts/relay-outbound.js';
+import { claimDue } from '../../../services/emails/claim.js';
+import { buildJobs } from '../../../services/emails/jobs.js';
+import { failClaimed, releaseClaimed } from '../../../services/emails/unclaim.js';
+import { handOverOutbox } from '../../../services/webhook-outbox/hand-over.js';
 import type { AppEnv } from '../../../env.js';
 
 export const route = defineRelayRoute({

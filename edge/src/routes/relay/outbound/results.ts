@@ -1,8 +1,8 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRelayRoute } from '../../../http/define-relay-route.js';
-import { ResultsAnswerSchema, ResultsSchema } from '../../../schemas/relay-outbound.js';
-import { recordResults } from '../../../services/outbound/results.js';
-import { handOverOutbox } from '../../../services/webhooks/hand-over.js';
+import { ResultsAnswerSchema, ResultsSchema } from '../../../contracts/relay-outbound.js';
+import { recordResults } from '../../../services/emails/results.js';
+import { handOverOutbox } from '../../../services/webhook-outbox/hand-over.js';
 import type { AppEnv } from '../../../env.js';
 
 /**

@@ -1,0 +1,148 @@
+import { z } from '@hono/zod-openapi';
+import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from '@edgemail/shared';
+import { IdParams, integerQuery, Timestamp, Uuid } from './common.js';
+import { CursorTimestamp, keysetCursor, keysetQuery, queryParam } from './keyset.js';
+import { normalizeDomainName } from './domain-name.js';
+import { normalizeAddress } from './email-address.js';
+
+// The spec's limit: one constant for the schema and the target checks.
+import { WEBHOOK_URL_MAX_LENGTH as WEBHOOK_URL_MAX } from '../net/public-target.js';
+export const WEBHOOK_EVENTS_MAX = 10;
+export const WEBHOOK_FILTERS_MAX = 20;
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export const DELIVERIES_LIMIT_DEFAULT = 50;
+export const DELIVERIES_LIMIT_MAX = 200;
+
+/** `required` for a missing field, else `problem` (zod's own text names JavaScript types). */
+const requiredOr = (problem: string) => ({ error: (issue: { input?: unknown }) => (issue.input === undefined ? 'required' : problem) });
+
+const isHttpUrl = (text: string) => {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+/** A sender filter as stored: the bare lower-case address, or `*@<domain>`. */
+export function normalizeSenderFilter(input: string): { filter: string } | { problem: string } {
+  const text = input.trim();
+  if (text.startsWith('*@')) {
+    const domain = normalizeDomainName(text.slice(2));
+    return 'problem' in domain ? { problem: `domain ${domain.problem}` } : { filter: `*@${domain.name}` };
+  }
+  const address = normalizeAddress(text);
+  return 'problem' in address ? { problem: `${address.problem}, or *@<domain>` } : { filter: address.address };
+}
+
+const EVENT_TYPES_TEXT = WEBHOOK_EVENT_TYPES.map((t) => `\`${t}\``).join(', ');
+
+export const CreateWebhookSchema = z.object({
+  url: z.string(requiredOr('must be a string'))
+    .max(WEBHOOK_URL_MAX, `must be at most ${WEBHOOK_URL_MAX} characters`)
+    .refine(isHttpUrl, 'must be an http or https URL')
+    .openapi({
+      example: 'https://hooks.example.org/edgemail',
+      description: `http or https, at most ${WEBHOOK_URL_MAX} characters. Its host must not resolve to loopback, RFC 1918 or other reserved space unless \`webhook.allow_private_targets\` is set; it is resolved (through \`dns.doh_url\`) at create and again before every delivery.`,
+    }),
+  events: z.array(z.string(requiredOr('must be a string')), requiredOr('must be an array of event types'))
+    .min(1, 'must name at least one event type, or *')
+    .max(WEBHOOK_EVENTS_MAX, `must name at most ${WEBHOOK_EVENTS_MAX} event types`)
+    .superRefine((list, ctx) => {
+      const unknown = list.find((e) => e !== '*' && !isWebhookEventType(e));
+      if (unknown !== undefined) ctx.addIssue({ code: 'custom', message: `unknown event type ${unknown}` });
+      else if (list.includes('*') && list.some((e) => e !== '*')) ctx.addIssue({ code: 'custom', message: 'wildcard * must be the only entry' });
+    })
+    .transform((list) => [...new Set(list)])
+    .openapi({
+      type: 'array',
+      items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES, '*'] },
+      minItems: 1,
+      maxItems: WEBHOOK_EVENTS_MAX,
+      example: ['email.sent', 'email.failed'],
+      description: `1 to ${WEBHOOK_EVENTS_MAX} of ${EVENT_TYPES_TEXT}, or exactly \`["*"]\` for every type (also those added later). Duplicates collapse.`,
+    }),
+  filters: z.array(
+    z.string(requiredOr('must be a string')).max(1000, 'must be at most 1000 characters').transform((input, ctx) => {
+      const result = normalizeSenderFilter(input);
+      if ('problem' in result) {
+        ctx.addIssue({ code: 'custom', message: result.problem });
+        return z.NEVER;
+      }
+      return result.filter;
+    }),
+    requiredOr('must be an array of sender filters'),
+  )
+    .max(WEBHOOK_FILTERS_MAX, `must hold at most ${WEBHOOK_FILTERS_MAX} filters`)
+    .default([])
+    .transform((list) => [...new Set(list)])
+    .openapi({
+      type: 'array',
+      items: { type: 'string' },
+      maxItems: WEBHOOK_FILTERS_MAX,
+      example: ['billing@example.org', '*@example.com'],
+      description: `Sender filters, at most ${WEBHOOK_FILTERS_MAX}: an exact address or \`*@<domain>\`, stored bare and lower case. Matched case-insensitively against the bare sender address; empty or omitted means every sender.`,
+    }),
+}).strict().openapi('CreateWebhook');
+
+export const WebhookSchema = z.object({
+  id: z.uuid(),
+  project_id: z.uuid(),
+  url: z.string().openapi({ example: 'https://hooks.example.org/edgemail' }),
+  events: z.array(z.string()).openapi({ example: ['email.sent', 'email.failed'] }),
+  filters: z.array(z.string()).openapi({ example: ['*@example.com'] }),
+  created_at: Timestamp,
+  secret_rotated_at: Timestamp.nullable().openapi({ description: 'When the signing secret was last rotated; null if never' }),
+}).openapi('Webhook');
+
+export const WebhookWithSecretSchema = WebhookSchema.extend({
+  secret: z.string().openapi({
+    example: 'whsec_3q2-7wEh2bGzQ0y6m3u9Gm1cE2kqW0b1xvXk2Fq8Hn0',
+    description: 'The signing secret (`whsec_` + 32 random bytes, base64url). Shown in this response only; stored sealed, never in a list. Key for the `X-Service-Signature` HMAC (docs/webhooks.md).',
+  }),
+}).openapi('WebhookWithSecret');
+
+export const WebhookAttemptSchema = z.object({
+  attempt: z.number().int().openapi({ description: '1 for the first request' }),
+  started_at: Timestamp,
+  duration_ms: z.number().int(),
+  status_code: z.number().int().nullable().openapi({ description: 'The receiver\'s HTTP status; null when no answer came (`error` says why)' }),
+  error: z.string().nullable(),
+  response_excerpt: z.string().openapi({ description: 'The first bytes of the receiver\'s answer' }),
+}).openapi('WebhookAttempt');
+
+export const WebhookDeliverySchema = z.object({
+  id: z.uuid(),
+  webhook_id: z.uuid(),
+  event: z.string().openapi({ example: 'email.sent' }),
+  event_at: Timestamp.openapi({ description: 'The envelope\'s `timestamp`: when the event happened, the same on every attempt and redelivery' }),
+  data: z.record(z.string(), z.unknown()).openapi({ description: 'The envelope\'s `data`' }),
+  status: z.enum(DELIVERY_STATUSES).openapi({ description: '`pending` until a 2xx answer (`succeeded`) or until `webhook.max_attempts` attempts ran out (`failed`)' }),
+  attempts: z.number().int().openapi({ description: 'Requests made (or in flight) so far' }),
+  next_attempt_at: Timestamp.nullable().openapi({ description: 'While pending: when the next attempt is due; null otherwise' }),
+  last_status_code: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  redelivery_of: z.uuid().nullable().openapi({ description: 'The delivery this one redelivers; null for an original' }),
+  created_at: CursorTimestamp,
+  completed_at: Timestamp.nullable(),
+  attempt_log: z.array(WebhookAttemptSchema).openapi({ description: 'Every attempt, first first' }),
+}).openapi('WebhookDelivery');
+
+export const WebhookDeliveryCursorSchema = keysetCursor('WebhookDeliveryCursor');
+
+
+export const ListDeliveriesQuery = keysetQuery('created_at', { max: DELIVERIES_LIMIT_MAX, fallback: DELIVERIES_LIMIT_DEFAULT }, {
+  status: z.enum(DELIVERY_STATUSES, { error: 'must be pending, succeeded or failed' }).optional().openapi(queryParam('status')),
+});
+
+export const DeliveryParams = IdParams.extend({
+  deliveryId: Uuid.openapi({ param: { name: 'deliveryId', in: 'path' }, example: '5f0c2a1e-8b7d-4e3f-9a6b-2c1d0e9f8a7b' }),
+});
+
+export type CreateWebhookInput = z.infer<typeof CreateWebhookSchema>;
+export type WebhookRecord = z.infer<typeof WebhookSchema>;
+export type WebhookDeliveryRecord = z.infer<typeof WebhookDeliverySchema>;
+export type WebhookAttemptRecord = z.infer<typeof WebhookAttemptSchema>;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export type DeliveryCursor = z.infer<typeof WebhookDeliveryCursorSchema>;

@@ -1,0 +1,56 @@
+// Which projects a message is for: each recipient's domain, looked up among
+// the domains whose ownership is proven (`servedBy`: a registration alone
+// never receives mail), with what ingest needs to know per project in the
+// same round trip (is the sender suppressed there, was this spool id stored).
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { domains, inboundEmails, suppressions } from '@edgemail/schema';
+import type { Db } from '../../db/client.js';
+import { servedBy, type NodeScope } from '../relay-nodes/domains.js';
+
+/** `Ann@Example.ORG.` → `example.org`. */
+export const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase().replace(/\.$/, '');
+
+export interface ProjectShare {
+  projectId: string;
+  /** The domain of the project's first recipient. */
+  domainId: string;
+  /** The message's recipients in this project's domains, in envelope order. */
+  recipients: string[];
+  senderSuppressed: boolean;
+  /** The record already stored for this spool id, if any. */
+  stored: { id: string; status: 'received' | 'rejected' | 'failed' } | null;
+}
+
+/**
+ * @param sender the bare envelope sender; empty (the null sender) is never suppressed
+ */
+export async function projectShares(db: Db, spoolId: string, sender: string, rcptTo: string[], node: NodeScope): Promise<ProjectShare[]> {
+  const names = [...new Set(rcptTo.map(domainOf))];
+  const rows = await db
+    .select({
+      domainId: domains.id, projectId: domains.projectId, name: domains.name,
+      suppressed: sql<boolean>`exists (select 1 from ${suppressions} where ${suppressions.projectId} = ${domains.projectId} and ${suppressions.address} = ${sender.toLowerCase()})`,
+      storedId: inboundEmails.id, storedStatus: inboundEmails.status,
+    })
+    .from(domains)
+    .leftJoin(inboundEmails, and(eq(inboundEmails.projectId, domains.projectId), eq(inboundEmails.spoolId, spoolId)))
+    // A node stores mail only for the domains it serves (proven ones): a project's node never reaches another project.
+    .where(and(inArray(domains.name, names), servedBy(node)));
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  const shares = new Map<string, ProjectShare>();
+  for (const address of rcptTo) {
+    const row = byName.get(domainOf(address));
+    if (!row) continue;
+    let share = shares.get(row.projectId);
+    if (!share) {
+      share = {
+        projectId: row.projectId, domainId: row.domainId, recipients: [],
+        senderSuppressed: sender !== '' && row.suppressed,
+        stored: row.storedId ? { id: row.storedId, status: row.storedStatus! } : null,
+      };
+      shares.set(row.projectId, share);
+    }
+    if (!share.recipients.includes(address)) share.recipients.push(address);
+  }
+  return [...shares.values()];
+}

@@ -1,0 +1,155 @@
+// The edge client's retry rules against a small local HTTP server standing in
+// for the edge: 429 waits Retry-After, 5xx and network failures back off and
+// retry, 4xx and revocation stop at once. (Everything else about the channel
+// is tested end to end against the real edge in test/relay-inbound.test.ts.)
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEdgeClient, encodeForward } from './client.js';
+import { retrying } from './retry.js';
+import {
+  EdgeRateLimitedError,
+  EdgeRefusedError,
+  EdgeUnavailableError,
+  NodeCredentialError,
+  NodeRevokedError,
+  parseRetryAfter,
+} from './errors.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
+let server: Server | undefined;
+
+type Call = { at: number; auth?: string; type?: string; headers: IncomingMessage['headers']; body: Buffer };
+async function standIn(handlers: Handler[]): Promise<{ url: string; calls: Call[] }> {
+  const calls: Call[] = [];
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      calls.push({ at: Date.now(), auth: req.headers.authorization, type: req.headers['content-type'], headers: req.headers, body });
+      const handler = handlers[Math.min(calls.length - 1, handlers.length - 1)]!;
+      handler(req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}`, calls };
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Handler => (_req, res) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+};
+const domains = json(200, { domains: ['acme.test'], version: 'v1' });
+const fastBackoff = { initialMs: 20, maxMs: 80 };
+
+afterEach(async () => {
+  const s = server;
+  server = undefined;
+  if (!s) return;
+  s.closeAllConnections();
+  await new Promise((resolve) => s.close(resolve));
+});
+
+describe('edge client errors', () => {
+  it('types each failure by what the caller must do', async () => {
+    const { url } = await standIn([
+      json(401, { error: 'relay node revoked' }),
+      json(401, { error: 'invalid relay node credential' }),
+      json(429, { error: 'rate limit exceeded' }, { 'retry-after': '7' }),
+      json(400, { error: 'invalid meta: rcpt_to' }),
+      json(503, { error: 'service unavailable' }),
+    ]);
+    const edge = createEdgeClient({ url, token: 'myr_abcdefgh_x' });
+    await expect(edge.domains()).rejects.toBeInstanceOf(NodeRevokedError);
+    await expect(edge.domains()).rejects.toBeInstanceOf(NodeCredentialError);
+    const limited = await edge.domains().catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(EdgeRateLimitedError);
+    expect((limited as EdgeRateLimitedError).retryAfterMs).toBe(7000);
+    const refused = await edge.domains().catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(EdgeRefusedError);
+    expect(refused).toMatchObject({ status: 400, detail: 'invalid meta: rcpt_to', retryable: false });
+    await expect(edge.domains()).rejects.toMatchObject({ status: 503, retryable: true });
+  });
+
+  it('reports a network failure and a timeout as retryable', async () => {
+    const closed = createEdgeClient({ url: 'http://127.0.0.1:9', token: 't' });
+    await expect(closed.domains()).rejects.toMatchObject({ name: 'EdgeUnavailableError', status: null, retryable: true });
+    const { url } = await standIn([() => undefined]); // never answers
+    const slow = createEdgeClient({ url, token: 't', timeoutMs: 100 });
+    const err = await slow.domains().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EdgeUnavailableError);
+    expect((err as Error).message).toContain('no answer within 100 ms');
+  });
+
+  it('sends the node credential, and the project key only for enrolment (whose 401 is not a revocation)', async () => {
+    const { url, calls } = await standIn([domains, json(401, { error: 'invalid api key' })]);
+    const edge = createEdgeClient({ url, token: 'myr_node' });
+    await edge.domains();
+    await expect(edge.enroll('myk_key', { name: 'mx1', version: '0.0.0' })).rejects.toBeInstanceOf(EdgeRefusedError);
+    expect(calls.map((c) => c.auth)).toEqual(['Bearer myr_node', 'Bearer myk_key']);
+  });
+});
+
+describe('retrying', () => {
+  it('waits the Retry-After of a 429, then succeeds', async () => {
+    const { url, calls } = await standIn([json(429, { error: 'slow down' }, { 'retry-after': '1' }), domains]);
+    const edge = createEdgeClient({ url, token: 't' });
+    const waits: number[] = [];
+    const answer = await retrying(() => edge.domains(), { backoff: fastBackoff, onRetry: (_e, ms) => waits.push(ms) });
+    expect(answer.domains).toEqual(['acme.test']);
+    expect(waits).toEqual([1000]);
+    expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(990);
+  });
+
+  it('backs off on 5xx, growing, until the edge answers', async () => {
+    const down = json(503, { error: 'down' });
+    const { url, calls } = await standIn([down, down, down, domains]);
+    const edge = createEdgeClient({ url, token: 't' });
+    const waits: number[] = [];
+    await retrying(() => edge.domains(), { backoff: { ...fastBackoff, random: () => 0.999 }, onRetry: (_e, ms) => waits.push(ms) });
+    expect(calls).toHaveLength(4);
+    expect(waits).toEqual([20, 40, 80]);
+  });
+
+  it('gives up at once on a refusal or a revocation, and when aborted', async () => {
+    const { url, calls } = await standIn([json(400, { error: 'bad' }), json(401, { error: 'relay node revoked' }), json(503, {})]);
+    const edge = createEdgeClient({ url, token: 't' });
+    await expect(retrying(() => edge.domains(), { backoff: fastBackoff })).rejects.toBeInstanceOf(EdgeRefusedError);
+    await expect(retrying(() => edge.domains(), { backoff: fastBackoff })).rejects.toBeInstanceOf(NodeRevokedError);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('stopping')), 50);
+    await expect(retrying(() => edge.domains(controller.signal), { signal: controller.signal, backoff: { initialMs: 10_000 } })).rejects.toThrow('stopping');
+    expect(calls).toHaveLength(3);
+  });
+});
+
+describe('forwardInbound', () => {
+  it('sends the meta JSON, the raw message and each attachment back to back, with their lengths announced', async () => {
+    const { url, calls } = await standIn([json(200, { inbound_emails: [], duplicate: false })]);
+    const edge = createEdgeClient({ url, token: 't' });
+    const raw = 'Subject: hi\r\n\r\nbody\r\n';
+    await edge.forwardInbound(encodeForward({
+      meta: { spool_id: 'x', note: 'naïve' } as never,
+      raw: new Blob([raw], { type: 'message/rfc822' }),
+      attachments: [{ content: Buffer.from('PDF'), contentType: 'application/pdf', filename: 'a.pdf' }],
+    }));
+    const [call] = calls;
+    const metaJson = JSON.stringify({ spool_id: 'x', note: 'naïve' });
+    expect(call!.type).toBe('application/vnd.edgemail.inbound');
+    // Bytes, not characters: the meta holds a non-ASCII letter.
+    expect(call!.headers['edgemail-meta-length']).toBe(String(Buffer.byteLength(metaJson)));
+    expect(call!.headers['content-length']).toBe(String(call!.body.length));
+    expect(call!.headers['transfer-encoding']).toBeUndefined();
+    expect(call!.body.toString('utf8')).toBe(`${metaJson}${raw}PDF`);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads seconds and HTTP dates', () => {
+    expect(parseRetryAfter('30')).toBe(30_000);
+    expect(parseRetryAfter(new Date(Date.now() + 10_000).toUTCString())).toBeGreaterThan(8000);
+    expect(parseRetryAfter('soon')).toBeNull();
+    expect(parseRetryAfter(null)).toBeNull();
+  });
+});

@@ -1,0 +1,198 @@
+// The one HTTP caller of the edge (docs/relay-protocol.md): every request the
+// node makes goes through here, and every failure comes out as a typed error
+// (edge-errors.ts) that says whether to stop, wait or retry.
+import {
+  EdgeRateLimitedError,
+  EdgeRefusedError,
+  EdgeUnavailableError,
+  NodeCredentialError,
+  NodeRevokedError,
+  parseRetryAfter,
+} from './errors.js';
+import {
+  FORWARD_CONTENT_TYPE,
+  META_LENGTH_HEADER,
+  type CertificateAnswer,
+  type DomainsAnswer,
+  type EnrollAnswer,
+  type ForwardAnswer,
+  type HeartbeatAnswer,
+  type HeartbeatBody,
+  type InboundMeta,
+  type OutboundClaimAnswer,
+  type OutboundResult,
+  type OutboundResultsAnswer,
+} from '../protocol.js';
+
+export interface EdgeClientOptions {
+  /** The edge's base URL (`https://mail.example.com`); `/relay/v1/…` is appended. */
+  url: string;
+  /** The node credential (`myr_…`); not needed for `enroll`. */
+  token?: string;
+  /** The node's version, sent as its User-Agent. */
+  version?: string;
+  /** Time limit of a chatter request (heartbeat, domains, certificate), ms. Default 15000. */
+  timeoutMs?: number;
+  /** Time limit of one forward (a message up to the size limit, uploaded), ms. Default 300000. */
+  forwardTimeoutMs?: number;
+  /** Tests pass their own; the global fetch otherwise. */
+  fetch?: typeof fetch;
+}
+
+/** One message part of a forward: the attachment's bytes and how to label them. */
+export interface ForwardAttachment {
+  content: Blob | Uint8Array;
+  contentType: string;
+  filename: string;
+}
+
+export interface ForwardRequest {
+  meta: InboundMeta;
+  /** The message bytes (a file-backed Blob: streamed, never read whole into memory). */
+  raw: Blob;
+  /** In `meta.parsed.attachments` order; empty when parsing failed. */
+  attachments: ForwardAttachment[];
+}
+
+/** A forward as it goes over the wire: the meta JSON, the raw message and each attachment, back to back. */
+export interface EncodedForward extends ForwardRequest {
+  body: Blob;
+  /** Byte length of the meta JSON at the start of `body`. */
+  metaLength: number;
+}
+
+/**
+ * The body of `POST /relay/v1/inbound` (docs/relay-protocol.md). A Blob of
+ * Blobs: its size is known (the upload carries Content-Length) and the
+ * file-backed raw part is read from disk as it is sent.
+ */
+export function encodeForward(request: ForwardRequest): EncodedForward {
+  const metaBytes = Buffer.from(JSON.stringify(request.meta), 'utf8');
+  const parts = request.attachments.map((a) => (a.content instanceof Blob ? a.content : new Blob([a.content as Uint8Array<ArrayBuffer>])));
+  return { ...request, body: new Blob([metaBytes, request.raw, ...parts]), metaLength: metaBytes.length };
+}
+
+export interface EdgeClient {
+  readonly url: string;
+  /** `POST /relay/v1/enroll` with a project key holding `relay:write`. */
+  enroll(key: string, body: { name: string; version: string }, signal?: AbortSignal): Promise<EnrollAnswer>;
+  /** `POST /relay/v1/heartbeat`. */
+  heartbeat(body: HeartbeatBody, signal?: AbortSignal): Promise<HeartbeatAnswer>;
+  /** `GET /relay/v1/domains`. */
+  domains(signal?: AbortSignal): Promise<DomainsAnswer>;
+  /** `GET /relay/v1/certificate`; null on 404 (no pair made yet). */
+  certificate(query: { listener: string; name: string }, signal?: AbortSignal): Promise<CertificateAnswer | null>;
+  /** `PUT /relay/v1/certificate/self-signed`: offers a pair, answers the stored one. */
+  offerSelfSigned(pair: { certificate: string; private_key: string }, signal?: AbortSignal): Promise<CertificateAnswer>;
+  /** `POST /relay/v1/inbound`: one message, its body made by `encodeForward`. */
+  forwardInbound(request: EncodedForward, signal?: AbortSignal): Promise<ForwardAnswer>;
+  /** `POST /relay/v1/outbound/claim`: up to `max` (1..100) due recipients, leased to this node. */
+  claimOutbound(max: number, signal?: AbortSignal): Promise<OutboundClaimAnswer>;
+  /** `POST /relay/v1/outbound/results`: 1 to 100 attempt results; the edge names the stale ones. */
+  reportOutbound(results: OutboundResult[], signal?: AbortSignal): Promise<OutboundResultsAnswer>;
+}
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+const DEFAULT_FORWARD_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * @example
+ * const edge = createEdgeClient({ url: state.edge_url, token: state.token, version });
+ * const { domains, version } = await edge.domains();
+ */
+export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
+  const base = options.url.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? fetch;
+  const userAgent = `edgemail-relay-node/${options.version ?? 'dev'}`;
+
+  async function call<T>(
+    method: string,
+    path: string,
+    init: { body?: RequestInit['body']; headers?: Record<string, string>; json?: unknown; bearer?: string; timeoutMs: number; signal?: AbortSignal; allow404?: boolean; nodeAuth?: boolean },
+  ): Promise<T | null> {
+    const route = `${method} ${path.split('?')[0]}`;
+    const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json', ...init.headers };
+    const bearer = init.bearer ?? options.token;
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(init.json);
+    }
+    const timeout = AbortSignal.timeout(init.timeoutMs);
+    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    let res: Response;
+    try {
+      res = await doFetch(`${base}${path}`, { method, headers, body, signal, redirect: 'error' });
+    } catch (err) {
+      if (init.signal?.aborted) throw init.signal.reason ?? err;
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const detail = timeout.aborted ? `no answer within ${init.timeoutMs} ms` : cause?.code ?? cause?.message ?? (err as Error).message;
+      throw new EdgeUnavailableError(route, null, detail);
+    }
+    const text = await res.text().catch(() => '');
+    if (res.ok) {
+      try {
+        return JSON.parse(text) as T;
+      } catch {
+        throw new EdgeUnavailableError(route, res.status, 'the answer is not JSON');
+      }
+    }
+    if (res.status === 404 && init.allow404) return null;
+    const detail = errorText(text);
+    if (res.status === 401 && init.nodeAuth !== false) {
+      throw /revoked/i.test(detail) ? new NodeRevokedError(route) : new NodeCredentialError(route, detail);
+    }
+    if (res.status === 429) throw new EdgeRateLimitedError(route, parseRetryAfter(res.headers.get('retry-after')));
+    if (res.status >= 400 && res.status < 500) throw new EdgeRefusedError(route, res.status, detail);
+    throw new EdgeUnavailableError(route, res.status, detail);
+  }
+
+  const chatter = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const must = <T>(value: T | null): T => value as T;
+
+  return {
+    url: base,
+    async enroll(key, body, signal) {
+      return must(await call<EnrollAnswer>('POST', '/relay/v1/enroll', { json: body, bearer: key, timeoutMs: chatter, signal, nodeAuth: false }));
+    },
+    async heartbeat(body, signal) {
+      return must(await call<HeartbeatAnswer>('POST', '/relay/v1/heartbeat', { json: body, timeoutMs: chatter, signal }));
+    },
+    async domains(signal) {
+      return must(await call<DomainsAnswer>('GET', '/relay/v1/domains', { timeoutMs: chatter, signal }));
+    },
+    async certificate(query, signal) {
+      const q = new URLSearchParams({ listener: query.listener, name: query.name });
+      return call<CertificateAnswer>('GET', `/relay/v1/certificate?${q}`, { timeoutMs: chatter, signal, allow404: true });
+    },
+    async offerSelfSigned(pair, signal) {
+      return must(await call<CertificateAnswer>('PUT', '/relay/v1/certificate/self-signed', { json: pair, timeoutMs: chatter, signal }));
+    },
+    async forwardInbound(request, signal) {
+      return must(await call<ForwardAnswer>('POST', '/relay/v1/inbound', {
+        body: request.body,
+        headers: { 'content-type': FORWARD_CONTENT_TYPE, [META_LENGTH_HEADER]: String(request.metaLength) },
+        timeoutMs: options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
+        signal,
+      }));
+    },
+    async claimOutbound(max, signal) {
+      return must(await call<OutboundClaimAnswer>('POST', '/relay/v1/outbound/claim', { json: { max }, timeoutMs: chatter, signal }));
+    },
+    async reportOutbound(results, signal) {
+      return must(await call<OutboundResultsAnswer>('POST', '/relay/v1/outbound/results', { json: { results }, timeoutMs: chatter, signal }));
+    },
+  };
+}
+
+/** The edge's `{"error": "…"}` message, else the start of the body. */
+function errorText(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown };
+    if (typeof parsed.error === 'string') return parsed.error;
+  } catch {
+    // not JSON
+  }
+  return text.slice(0, 200) || 'no message';
+}

@@ -1,0 +1,314 @@
+// "Forward third": the spool is read oldest first, each message is parsed and
+// handed to the edge, and it leaves the spool only once the edge acknowledged
+// it (200), or for `dead/` when the edge refuses it for good (400). A forward
+// too large for the edge goes as the raw message alone (stored `failed`),
+// never to `dead/`, and so does one whose parsed parts the edge refuses (400):
+// only a raw-only forward the edge refuses goes to `dead/`.
+import { openAsBlob } from 'node:fs';
+import { join } from 'node:path';
+import { Backoff, backoffDelay, sleep, type BackoffOptions } from '../../edge/backoff.js';
+import { encodeForward, type EncodedForward, type ForwardRequest } from '../../edge/client.js';
+import { EdgeRateLimitedError, EdgeRefusedError, EdgeUnavailableError, isFatalEdgeError } from '../../edge/errors.js';
+import type { SpooledMeta } from '../spool-store/spooled-message.js';
+import { edgeTakesRecipient, forwardingBodyLimit, forwardingMetaLimit, type ForwardAnswer, type InboundMeta } from '../../protocol.js';
+import { SpoolEntryNotFoundError, type Spool } from '../../spool/index.js';
+import type { Log } from '../listener/types.js';
+import { asciiRecipient } from '../listener/on-rcpt-to.js';
+import { buryMessage, escapeControls, type DeadLetters } from './dead-letters.js';
+import { blobReadable, clip, parseMessage, unparsed } from './parse-message.js';
+
+export interface ForwarderOptions {
+  spool: Spool<SpooledMeta>;
+  /** `edge.forwardInbound`. */
+  forward: (request: EncodedForward, signal: AbortSignal) => Promise<ForwardAnswer>;
+  /**
+   * `relay_node.inbound.max_message_size`: a forward is sized against the
+   * edge's limits for it (`forwardingBodyLimit`, `forwardingMetaLimit`)
+   * before it is sent, and sent as the raw message alone when over them.
+   */
+  maxMessageSize: number;
+  /** Where refused messages go (counted for the heartbeat); `<spool>/dead/` uncounted by default. */
+  deadLetters?: Pick<DeadLetters, 'bury'>;
+  log: Log;
+  /** Told when the edge revokes the node or refuses its credential; the forwarder has stopped by then. */
+  onFatal: (err: Error) => void;
+  /**
+   * Messages forwarded at once. Default 4: each forward spends most of its
+   * time waiting on the edge, so two in flight left the edge idle between
+   * them (drain ~100 msg/s on a 2-core machine, ~130 with 4, ~155 with 8,
+   * where the CPU becomes the bound and the listener pays for it).
+   */
+  concurrency?: number;
+  backoff?: BackoffOptions;
+  /** Parsing deadline per message, ms. */
+  parseTimeoutMs?: number;
+  /** With nothing to do, look at the spool again after this long even without a notify(), ms. Default 30000. */
+  idlePollMs?: number;
+}
+
+export interface Forwarder {
+  /** Starts the loop; it picks up what the spool already holds (a restart resumes here). */
+  start(): void;
+  /** A message was spooled: look now rather than at the next poll. */
+  notify(): void;
+  /**
+   * The edge answers again (a heartbeat got through): end a wait for an
+   * unreachable edge now rather than at the end of its backoff. A wait asked
+   * for by a 429 is kept.
+   */
+  resume(): void;
+  /** Stops taking messages and aborts the ones in flight (they stay spooled); resolves when the loop has ended. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Refusals that will not change on a retry: a parsed forward is sent again as
+ * the raw message alone, and a raw-only one goes to `dead/`. Not 413: a
+ * message too large for the edge is sent again as its raw bytes alone, and if
+ * even those are too large it waits (the edge's `inbound.max_message_size` is
+ * below the node's, which an operator fixes).
+ */
+const PERMANENT = new Set([400, 422]);
+/** Answers that mean the edge as a whole is not there: everyone waits, not just this message. */
+const EDGE_DOWN = new Set([502, 503, 504]);
+
+/**
+ * @example
+ * const forwarder = createForwarder({ spool, forward: (r, s) => edge.forwardInbound(r, s), log, onFatal });
+ * forwarder.start();
+ * // in the listener's store: spool.write(...) then forwarder.notify()
+ */
+export function createForwarder(options: ForwarderOptions): Forwarder {
+  const { spool, log } = options;
+  const deadLetters = options.deadLetters ?? { bury: (id: string, reason: string) => buryMessage(spool, id, reason).then(() => undefined) };
+  const bodyLimit = forwardingBodyLimit(options.maxMessageSize);
+  const metaLimit = forwardingMetaLimit(options.maxMessageSize);
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const idlePollMs = options.idlePollMs ?? 30_000;
+  const abort = new AbortController();
+  const edgeBackoff = new Backoff(options.backoff);
+  /** Per-message waits after a failure that may be the message's own (a 500). */
+  const retries = new Map<string, { attempt: number; notBefore: number }>();
+  let pausedUntil = 0;
+  let pauseReason: 'rate' | 'down' | null = null;
+  /** Said once per outage at warn (each further wait is a debug line); cleared by a forward that gets through. */
+  let edgeDownSaid = false;
+  let stopped = false;
+  let woken = false;
+  let wake: (() => void) | null = null;
+  let loop: Promise<void> | null = null;
+
+  const pause = (ms: number, reason: 'rate' | 'down') => {
+    const until = Date.now() + ms;
+    if (until > pausedUntil) {
+      pausedUntil = until;
+      pauseReason = reason;
+    }
+  };
+
+  /** Waits `ms`, or less when notify(), resume() or stop() comes (the loop then looks again). */
+  const idle = async (ms: number) => {
+    if (woken) {
+      woken = false;
+      return;
+    }
+    const woke = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    await Promise.race([woke, sleep(ms, abort.signal)]);
+    wake = null;
+    woken = false;
+  };
+
+  /** The same message without its parsed parts: the raw bytes and the envelope only. */
+  const rawOnly = (request: ForwardRequest, why: string): EncodedForward => {
+    // `why` may quote the edge's refusal, which may quote the sender's bytes.
+    const { parsed } = unparsed(`${escapeControls(why)}; only the raw message is kept`);
+    log.warn('inbound message not forwardable with its parsed parts; forwarding its raw bytes only', { id: request.meta.spool_id, why: parsed.error });
+    return encodeForward({ meta: { ...request.meta, parsed }, raw: request.raw, attachments: [] });
+  };
+
+  const prepare = async (id: string): Promise<EncodedForward> => {
+    const entry = await spool.read(id);
+    const m = entry.meta;
+    // File-backed: the upload streams from disk and the bytes are never held whole.
+    const body = await openAsBlob(join(spool.dir, `${id}.eml`)).catch((err: NodeJS.ErrnoException) => {
+      throw err.code === 'ENOENT' ? new SpoolEntryNotFoundError(id) : err;
+    });
+    const raw = new Blob([m.trace_headers, body], { type: 'message/rfc822' });
+    const { parsed, attachments } = await parseMessage(blobReadable(raw), { timeoutMs: options.parseTimeoutMs });
+    // Spooled before the upgrade a recipient may still carry U-labels, which
+    // no registered name matches (asciiRecipient is idempotent). One the edge
+    // cannot take (over 320 characters once in A-labels) would have it refuse
+    // the whole message: left out, and said.
+    const recipients = [...new Set(m.rcpt_to.map(asciiRecipient))];
+    const rcptTo = recipients.filter(edgeTakesRecipient);
+    if (rcptTo.length < recipients.length) log.warn('inbound recipients the edge cannot store are left out of the forward', { id, recipients: recipients.filter((r) => !edgeTakesRecipient(r)).map(escapeControls) });
+    const meta: InboundMeta = {
+      spool_id: id,
+      received_at: m.received_at,
+      client_ip: clip(m.client_ip, 64),
+      // smtp-server takes any EHLO name up to its line length; the edge takes
+      // 255 characters (RFC 5321's domain length). The name as given stays in
+      // the message's Authentication-Results (smtp.helo).
+      helo: clip(m.helo, 255),
+      mail_from: clip(m.mail_from, 320),
+      rcpt_to: rcptTo,
+      size: raw.size,
+      auth: m.auth,
+      dmarc_policy: m.dmarc_policy,
+      smtp_rejected: m.smtp_rejected,
+      parsed,
+    };
+    if (!parsed.ok) log.warn('inbound message could not be parsed; forwarding its raw bytes only', { id, error: parsed.error });
+    // Sized before anything is uploaded: the edge refuses a body over its limits with 413.
+    const encoded = encodeForward({ meta, raw, attachments });
+    if (encoded.metaLength > metaLimit) return rawOnly(encoded, `too large to forward parsed: its parsed text and headers take ${encoded.metaLength} bytes, over the edge's ${metaLimit}`);
+    if (encoded.body.size > bodyLimit) return rawOnly(encoded, `too large to forward parsed: ${encoded.body.size} bytes with its parsed parts, over the edge's ${bodyLimit}`);
+    return encoded;
+  };
+
+  /**
+   * One forward. A parsed forward the edge refuses as too large (413) or as
+   * invalid (400, 422: some parsed value over its limits) is sent again as the
+   * raw message alone, stored `failed` naming why: the refusal is about the
+   * parts, and only a raw-only forward refused for good goes to `dead/`.
+   */
+  const send = async (request: EncodedForward): Promise<ForwardAnswer> => {
+    try {
+      return await options.forward(request, abort.signal);
+    } catch (err) {
+      if (!(err instanceof EdgeRefusedError) || !request.meta.parsed.ok) throw err;
+      if (err.status === 413) return options.forward(rawOnly(request, `too large for the edge with its parsed parts (${err.message})`), abort.signal);
+      if (err.status !== null && PERMANENT.has(err.status)) return options.forward(rawOnly(request, `the edge refused its parsed parts (${err.message})`), abort.signal);
+      throw err;
+    }
+  };
+
+  const forwardOne = async (id: string): Promise<void> => {
+    try {
+      const request = await prepare(id);
+      const answer = await send(request);
+      await spool.remove(id);
+      retries.delete(id);
+      edgeBackoff.reset();
+      if (edgeDownSaid) log.info('the edge takes inbound messages again', { id });
+      edgeDownSaid = false;
+      // A receipt's one line at the default level: the records' ids as the API
+      // shows them, who sent it from where, and the verdicts.
+      const { meta } = request;
+      const fields = {
+        id, records: answer.inbound_emails, duplicate: answer.duplicate,
+        from: meta.mail_from, to: meta.rcpt_to, client: meta.client_ip, bytes: meta.size,
+        auth: { spf: meta.auth.spf, dkim: meta.auth.dkim, dmarc: meta.auth.dmarc, aligned: meta.auth.aligned },
+      };
+      if (!answer.inbound_emails.length && !answer.duplicate) log.warn('forwarded, but no project owns any recipient any more', fields);
+      else if (meta.smtp_rejected) log.info('inbound message refused by DMARC policy (550 5.7.1); record kept', fields);
+      else log.info('inbound message forwarded', fields);
+    } catch (err) {
+      if (stopped) return; // aborted by stop(): the message stays spooled for the next start
+      if (err instanceof SpoolEntryNotFoundError) {
+        retries.delete(id);
+        return;
+      }
+      if (isFatalEdgeError(err)) {
+        stopped = true;
+        abort.abort();
+        options.onFatal(err);
+        return;
+      }
+      if (err instanceof EdgeRefusedError && err.status !== null && PERMANENT.has(err.status)) {
+        retries.delete(id);
+        const buried = await deadLetters.bury(id, err.message).then(() => true, (buryErr: unknown) => {
+          log.error('could not move a refused message to dead/', { id, error: String(buryErr) });
+          return false;
+        });
+        if (buried) log.error('the edge refused an inbound message for good; moved to dead/', { id, dir: join(spool.dir, 'dead'), error: escapeControls(err.message) });
+        return;
+      }
+      if (err instanceof EdgeRefusedError && err.status === 413) {
+        // Even the raw message is over the edge's limit: kept, and retried below.
+        log.error('the edge refuses this message as too large even without its parsed parts: its inbound.max_message_size is below this node\'s; the message stays spooled', { id, error: err.message });
+      }
+      if (err instanceof EdgeRateLimitedError) {
+        const wait = err.retryAfterMs ?? edgeBackoff.next();
+        pause(wait, 'rate');
+        log.warn('the edge asks to slow down; messages stay spooled', { id, wait_ms: wait });
+        return;
+      }
+      if (err instanceof EdgeUnavailableError && (err.status === null || EDGE_DOWN.has(err.status))) {
+        const wait = edgeBackoff.next();
+        pause(wait, 'down');
+        const fields = { id, wait_ms: wait, error: err.message };
+        if (edgeDownSaid) log.debug?.('the edge is unreachable; messages stay spooled', fields);
+        else log.warn('the edge is unreachable; messages stay spooled (said once until it answers again)', fields);
+        edgeDownSaid = true;
+        return;
+      }
+      // A 500, a 404 from an edge without the route yet, a local read error:
+      // this message waits its own backoff, the others go on.
+      const retry = retries.get(id) ?? { attempt: 0, notBefore: 0 };
+      const wait = backoffDelay(retry.attempt++, options.backoff);
+      retry.notBefore = Date.now() + wait;
+      retries.set(id, retry);
+      log.warn('inbound message not forwarded; will retry', { id, attempt: retry.attempt, wait_ms: wait, error: String(err) });
+    }
+  };
+
+  const run = async () => {
+    while (!stopped) {
+      const now = Date.now();
+      if (pausedUntil > now) {
+        await idle(pausedUntil - now);
+        continue;
+      }
+      let ids: string[];
+      try {
+        ids = await spool.list();
+      } catch (err) {
+        log.error('cannot list the spool', { dir: spool.dir, error: String(err) });
+        await idle(edgeBackoff.next());
+        continue;
+      }
+      const present = new Set(ids);
+      for (const id of retries.keys()) if (!present.has(id)) retries.delete(id);
+      const due = ids.filter((id) => (retries.get(id)?.notBefore ?? 0) <= now);
+      if (!due.length) {
+        const next = Math.min(...[...retries.values()].map((r) => r.notBefore), now + idlePollMs);
+        await idle(next - now);
+        continue;
+      }
+      // Oldest first, `concurrency` at a time; a pause (429, edge down) stops the pass.
+      let cursor = 0;
+      const worker = async () => {
+        while (!stopped && pausedUntil <= Date.now() && cursor < due.length) await forwardOne(due[cursor++]!);
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
+    }
+  };
+
+  return {
+    start() {
+      loop ??= run().catch((err: unknown) => log.error('forwarder stopped on an unexpected error', { error: String(err) }));
+    },
+    notify() {
+      woken = true;
+      wake?.();
+    },
+    resume() {
+      if (pauseReason !== 'down' || pausedUntil <= Date.now()) return;
+      pausedUntil = 0;
+      pauseReason = null;
+      // Debug: the heartbeat says the edge answers again, the first forward through says the rest.
+      log.debug?.('the edge answers again; forwarding resumes');
+      woken = true;
+      wake?.();
+    },
+    async stop() {
+      stopped = true;
+      abort.abort();
+      wake?.();
+      await loop;
+    },
+  };
+}
