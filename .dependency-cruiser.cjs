@@ -1,0 +1,38 @@
+// The import graph's rules (`pnpm lint:imports`, part of `pnpm test`): no circles, and every arrow
+// points down the layers a request or a message travels through (README of each package).
+const notTest = '\\.test\\.ts$';
+const relayTop = '^relay-node/src/(index|node|server|heartbeat|enroll)\\.ts$';
+const layer = (name, comment, from, to, extra = {}) => ({ name, comment, severity: 'error', from: { path: from, pathNot: notTest, ...extra.from }, to: { path: to, ...extra.to } });
+
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', comment: 'A circle makes a module load before what it needs; pull the shared part down a layer.', severity: 'error', from: {}, to: { circular: true } },
+
+    // shared/ is below everything.
+    layer('shared-stands-alone', 'shared/ is used by edge/ and relay-node/, never the reverse.', '^shared/', '^(edge|relay-node|schema|test|bench)/'),
+
+    // edge/: index/app → routes → http, middleware → durable-objects → services → contracts, db, net, crypto.
+    layer('edge-lower-layers-not-up', 'contracts/, db/, net/ and crypto/ serve services; they never reach back up.', '^edge/src/(contracts|db|net|crypto)/', '^edge/src/(services|routes|http|middleware|durable-objects|app\\.ts|index\\.ts|openapi\\.ts)'),
+    layer('edge-services-not-up', 'Services throw domain errors (services/errors.ts) that the HTTP layer maps; they never import it.', '^edge/src/services/', '^edge/src/(routes|http|middleware|durable-objects|app\\.ts|index\\.ts|openapi\\.ts)'),
+    layer('edge-durable-objects-not-up', 'Durable Objects run services; routes and the HTTP layer are above them.', '^edge/src/durable-objects/', '^edge/src/(routes|http|middleware|app\\.ts|index\\.ts|openapi\\.ts)'),
+    layer('edge-http-not-up', 'The HTTP layer serves routes; routes declare themselves with it.', '^edge/src/(http|middleware)/', '^edge/src/(routes|app\\.ts|index\\.ts|openapi\\.ts)'),
+    layer('edge-runtime-stays-in-src', 'The Worker never imports the local stack or the CLI (they run in Node).', '^edge/src/', '^edge/(local|cli)/'),
+    layer('edge-local-not-cli', 'The CLI drives the local stack, not the reverse.', '^edge/local/', '^edge/cli/'),
+
+    // relay-node/: index, node, server, heartbeat, enroll → inbound/, outbound/ → tls/ → edge/ → spool/, proxy/, state/, log.ts.
+    layer('relay-foundations-not-up', 'spool/, proxy/, state/ and log.ts serve every part; they never reach into one.', '^relay-node/src/(spool|proxy|state)/|^relay-node/src/(log|version)\\.ts$', `^relay-node/src/(inbound|outbound|edge|tls)/|${relayTop}`),
+    layer('relay-edge-not-up', 'edge/ (the one client and its retry loop) serves every part that talks to the edge.', '^relay-node/src/edge/', `^relay-node/src/(inbound|outbound|tls)/|${relayTop}`),
+    layer('relay-tls-not-up', 'tls/ hands listeners their certificates; it knows no listener.', '^relay-node/src/tls/', `^relay-node/src/(inbound|outbound)/|${relayTop}`),
+    layer('relay-inbound-not-outbound', 'The two directions share only what lies below them.', '^relay-node/src/inbound/', `^relay-node/src/outbound/|${relayTop}`),
+    layer('relay-outbound-not-inbound', 'The two directions share only what lies below them.', '^relay-node/src/outbound/', `^relay-node/src/inbound/|${relayTop}`),
+
+    layer('no-test-support-in-production', 'Only tests import test support.', '^(edge/src|edge/local|edge/cli|relay-node/src|shared/src)/', '(^|/)test-support/|^test/', { from: { pathNot: `${notTest}|test-support/` } }),
+  ],
+  options: {
+    includeOnly: '^(edge|relay-node|shared|schema)/',
+    exclude: { path: 'node_modules' },
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.base.json' },
+  },
+};
