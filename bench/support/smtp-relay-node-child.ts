@@ -5,7 +5,7 @@
 // bridge (in the bench process) or the load client. `stop` over IPC (or the
 // parent going away) stops the node gracefully.
 import { loadConfig, type Config } from '@edgemail/shared';
-import type { Log } from '../../relay-node/src/inbound/listener/types.js';
+import type { Log } from '../../relay-node/src/log.js';
 
 /** What the bench uses of relay-node/src/index.ts. */
 interface RelayNodeModule {

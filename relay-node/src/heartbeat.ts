@@ -3,7 +3,7 @@
 import type { EdgeClient } from './edge/client.js';
 import { isFatalEdgeError } from './edge/errors.js';
 import type { HeartbeatBody } from './protocol.js';
-import type { Log } from './inbound/listener/types.js';
+import type { Log } from './log.js';
 
 export interface HeartbeatOptions {
   edge: Pick<EdgeClient, 'heartbeat'>;

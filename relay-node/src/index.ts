@@ -2,7 +2,7 @@
 // the integration tests use.
 export { startRelayNode, type RelayNode, type RelayNodeOptions, type RelayNodeOutboundOptions } from './node.js';
 export { enrollNode, AlreadyEnrolledError, type EnrollOptions } from './enroll.js';
-export { createConsoleLog, type ConsoleLogOptions, type LogLevel } from './log.js';
+export { createConsoleLog, type ConsoleLogOptions, type Log, type LogLevel } from './log.js';
 export { createEdgeClient, type EdgeClient, type EdgeClientOptions } from './edge/client.js';
 export { retrying } from './edge/retry.js';
 export {
@@ -16,7 +16,6 @@ export {
 } from './edge/errors.js';
 export { defaultStateDir, isEnrolled, NotEnrolledError, readNodeState, spoolDir, type NodeState } from './state/index.js';
 export { NODE_VERSION } from './version.js';
-export type { Log } from './inbound/listener/types.js';
 export {
   captureMessage,
   composeMessage,

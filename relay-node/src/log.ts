@@ -1,7 +1,21 @@
-// The node's log when it runs as a program: one line per event, with its
+// The node's log: the `Log` every part writes to, and the console log it is
+// when the node runs as a program: one line per event, with its
 // fields as JSON, on stdout (debug, info) and stderr (warnings and errors).
 // Debug lines (each step of a message) are dropped unless asked for.
-import type { Log } from './inbound/listener/types.js';
+
+/**
+ * Structured log lines; the node's logger or a test's collector. `info` is
+ * what a person reads at the default level: one line per message received,
+ * delivered or refused, and per error; `debug` is the rest (each step of a
+ * message), shown with `--verbose` or `relay_node.log_level = debug`.
+ */
+export interface Log {
+  /** Optional: a log without it drops these lines. */
+  debug?(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
 
 export type LogLevel = 'info' | 'debug';
 

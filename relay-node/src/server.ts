@@ -4,7 +4,7 @@
 import type { AddressInfo, Server } from 'node:net';
 import { createProxyFront } from './proxy/index.js';
 import type { InboundSmtpServer } from './inbound/listener/inbound-connection.js';
-import type { Log } from './inbound/listener/types.js';
+import type { Log } from './log.js';
 
 export interface ListenOptions {
   port: number;

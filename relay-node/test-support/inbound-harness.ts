@@ -5,7 +5,8 @@ import { createAuthenticator } from '../src/inbound/mail-auth/authenticate.js';
 import { createDnsResolver } from '../src/inbound/mail-auth/dns-resolver.js';
 import { createInboundServer, type InboundServerOptions } from '../src/inbound/listener/inbound-server.js';
 import type { InboundSmtpServer } from '../src/inbound/listener/inbound-connection.js';
-import type { InboundDeps, Log } from '../src/inbound/listener/types.js';
+import type { InboundDeps } from '../src/inbound/listener/types.js';
+import type { Log } from '../src/log.js';
 import { memoryStore, type MemoryStore } from './memory-store.js';
 
 export interface LogLine {

@@ -2,7 +2,7 @@
 // this list, so mail keeps being accepted while the edge is unreachable.
 import { readFile } from 'node:fs/promises';
 import type { DomainsAnswer } from '../protocol.js';
-import type { Log } from './listener/types.js';
+import type { Log } from '../log.js';
 import { writePrivateFile } from '../state/write-private-file.js';
 
 export interface DomainCacheOptions {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test-support/dns-server.js';
 import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
-import type { Log } from '../inbound/listener/types.js';
+import type { Log } from '../log.js';
 import { captureMessage } from './capture.js';
 import { processJob, type ProcessJobDeps } from './process-job.js';
 import { makeDkimKey, makeJob } from '../../test-support/jobs.js';

@@ -6,7 +6,7 @@ import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test-support/dns-server.js';
 import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
-import type { Log } from '../inbound/listener/types.js';
+import type { Log } from '../log.js';
 import { composeMessage, composeSignedMessage, DkimSignError } from './compose.js';
 import { processJob, type ProcessJobDeps } from './process-job.js';
 import { makeDkimKey, makeJob } from '../../test-support/jobs.js';

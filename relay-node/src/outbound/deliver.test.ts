@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test-support/dns-server.js';
 import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
-import type { Log } from '../inbound/listener/types.js';
+import type { Log } from '../log.js';
 import { processJob, type ProcessJobDeps } from './process-job.js';
 import { TransportPool } from './transport-pool.js';
 import { makeJob } from '../../test-support/jobs.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { loadConfig } from '@edgemail/shared';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startRelayNode } from '../node.js';
-import type { Log } from '../inbound/listener/types.js';
+import type { Log } from '../log.js';
 import { writeNodeState } from '../state/index.js';
 import { makeJob } from '../../test-support/jobs.js';
 import { startFakeEdge, type FakeEdge } from '../../test-support/fake-edge.js';

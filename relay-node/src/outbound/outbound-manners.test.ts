@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test-support/dns-server.js';
 import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
 import { startRelayNode } from '../node.js';
-import type { Log } from '../inbound/listener/types.js';
+import type { Log } from '../log.js';
 import { writeNodeState } from '../state/index.js';
 import { processJob } from './process-job.js';
 import { makeJob } from '../../test-support/jobs.js';

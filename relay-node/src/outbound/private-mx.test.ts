@@ -10,7 +10,7 @@ import type { DNSResolver } from 'mailauth';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test-support/dns-server.js';
 import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
-import type { Log } from '../inbound/listener/types.js';
+import type { Log } from '../log.js';
 import { processJob, type ProcessJobDeps } from './process-job.js';
 import { MAX_MX_HOSTS, planDelivery, type RouteSettings } from './route.js';
 import { makeJob } from '../../test-support/jobs.js';

@@ -2,7 +2,7 @@
 // deliver (or capture), and say how it went in the protocol's terms.
 import type { DNSResolver } from 'mailauth';
 import type { OutboundJob, OutboundResult } from '../protocol.js';
-import type { Log } from '../inbound/listener/types.js';
+import type { Log } from '../log.js';
 import { captureMessage } from './capture.js';
 import { AddressRefusedError, composeSignedMessage } from './compose.js';
 import { deliverMessage, type DeliveryOutcome, type DeliveryTimeouts } from './deliver.js';

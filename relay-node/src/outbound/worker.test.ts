@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
 import { createEdgeClient } from '../edge/client.js';
 import { NodeRevokedError } from '../edge/errors.js';
-import type { Log } from '../inbound/listener/types.js';
+import type { Log } from '../log.js';
 import { processJob, type ProcessJobDeps } from './process-job.js';
 import { makeJob } from '../../test-support/jobs.js';
 import { startFakeEdge, type FakeEdge } from '../../test-support/fake-edge.js';

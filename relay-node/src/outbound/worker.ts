@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { Backoff, sleep, type BackoffOptions } from '../edge/backoff.js';
 import { EdgeRateLimitedError, EdgeRefusedError, isFatalEdgeError } from '../edge/errors.js';
 import type { OutboundClaimAnswer, OutboundJob, OutboundResult, OutboundResultsAnswer } from '../protocol.js';
-import type { Log } from '../inbound/listener/types.js';
+import type { Log } from '../log.js';
 
 export interface OutboundWorkerOptions {
   /** `edge.claimOutbound`. */

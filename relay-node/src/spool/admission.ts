@@ -3,7 +3,7 @@
 // MAIL FROM and when a message's data begins, and answers `452 4.3.1` with the
 // reason while any condition holds: a 250 is a promise the spool can keep.
 import { statfs } from 'node:fs/promises';
-import type { Log } from '../inbound/listener/types.js';
+import type { Log } from '../log.js';
 
 /**
  * One condition: resolves to why new mail must wait (a sentence the client

@@ -7,10 +7,22 @@ import type { EdgeClient } from '../edge/client.js';
 import { retrying } from '../edge/retry.js';
 import { EdgeRefusedError, isFatalEdgeError } from '../edge/errors.js';
 import type { CertificateAnswer, TlsReport } from '../protocol.js';
-import type { InboundSmtpServer } from '../inbound/listener/inbound-connection.js';
-import type { InboundTls } from '../inbound/listener/inbound-server.js';
-import type { Log } from '../inbound/listener/types.js';
+import type { Log } from '../log.js';
 import { certificateNames, generateSelfSigned } from './self-signed.js';
+
+/**
+ * A listener that takes a new default context (clients without SNI) while it
+ * runs: smtp-server's `secureContext` map, keyed `'*'`.
+ */
+export interface TakesSecureContext {
+  readonly secureContext: Map<string, SecureContext>;
+}
+
+/** The certificate a listener starts with: a default context and the per-handshake choice (SNI). */
+export interface PresentedTls {
+  secureContext: SecureContext;
+  SNICallback: (servername: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void;
+}
 
 export interface ListenerTlsOptions {
   edge: Pick<EdgeClient, 'certificate' | 'offerSelfSigned'>;
@@ -31,9 +43,9 @@ export interface ListenerTls {
   /** Gets the certificate (or a stand-in when the edge cannot be reached in time) and starts the refresh timer. */
   start(): Promise<void>;
   /** For `createInboundServer`'s `tls` option. */
-  inboundTls(): InboundTls;
+  inboundTls(): PresentedTls;
   /** Keeps `server`'s default context (clients without SNI) in step with the current certificate. */
-  attach(server: InboundSmtpServer): void;
+  attach(server: TakesSecureContext): void;
   /** The heartbeat's `tls` object (`source: stand_in` while the edge's pair has not come). */
   report(): TlsReport;
   stop(): void;
@@ -50,7 +62,7 @@ export function createListenerTls(options: ListenerTlsOptions): ListenerTls {
   const listener = options.listener ?? 'inbound';
   const names = certificateNames(options.publicUrl);
   const stopping = new AbortController();
-  const servers: InboundSmtpServer[] = [];
+  const servers: TakesSecureContext[] = [];
   let current: { context: SecureContext; answer: CertificateAnswer | null; standInNotAfter?: string } | null = null;
   let timer: NodeJS.Timeout | undefined;
 

@@ -12,7 +12,7 @@ import { EdgeRateLimitedError, EdgeRefusedError, EdgeUnavailableError, isFatalEd
 import type { SpooledMeta } from '../spool-store/spooled-message.js';
 import { edgeTakesRecipient, forwardingBodyLimit, forwardingMetaLimit, type ForwardAnswer, type InboundMeta } from '../../protocol.js';
 import { SpoolEntryNotFoundError, type Spool } from '../../spool/index.js';
-import type { Log } from '../listener/types.js';
+import type { Log } from '../../log.js';
 import { asciiRecipient } from '../listener/on-rcpt-to.js';
 import { buryMessage, escapeControls, type DeadLetters } from './dead-letters.js';
 import { blobReadable, clip, parseMessage, unparsed } from './parse-message.js';

@@ -4,4 +4,4 @@ export { inboundOptionsFromConfig, type InboundListenerName } from './inbound-op
 export { createSessionRate, type SessionRate } from './session-rate.js';
 export { createSessionSlots, type SessionSlots } from './session-slots.js';
 export { isSmtpReplyError, smtpReply, type SmtpReplyError } from './smtp-reply.js';
-export type { InboundDeps, InboundEnvelope, Log, StoreMessage } from './types.js';
+export type { InboundDeps, InboundEnvelope, StoreMessage } from './types.js';

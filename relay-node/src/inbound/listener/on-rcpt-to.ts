@@ -4,7 +4,7 @@ import { domainToASCII } from 'node:url';
 import type { SMTPServerOptions } from 'smtp-server';
 import { MAX_RECIPIENT_DOMAINS } from '@edgemail/shared';
 import { smtpReply } from './smtp-reply.js';
-import type { Log } from './types.js';
+import type { Log } from '../../log.js';
 
 export interface OnRcptToDeps {
   recipientDomainAccepted(domain: string): Promise<boolean>;

@@ -2,21 +2,8 @@
 // hands over for each message. The listener decides SMTP replies only; the
 // spool, the edge and the verdict logic come in as functions.
 import type { Readable, Transform } from 'node:stream';
+import type { Log } from '../../log.js';
 import type { AuthenticateMessage, IngestAuthentication } from '../mail-auth/verdicts.js';
-
-/**
- * Structured log lines; the node's logger or a test's collector. `info` is
- * what a person reads at the default level: one line per message received,
- * delivered or refused, and per error; `debug` is the rest (each step of a
- * message), shown with `--verbose` or `relay_node.log_level = debug`.
- */
-export interface Log {
-  /** Optional: a log without it drops these lines. */
-  debug?(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
 
 /** The SMTP transaction a message arrived in, handed to `store` with it. */
 export interface InboundEnvelope {

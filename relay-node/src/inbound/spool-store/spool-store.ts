@@ -5,7 +5,8 @@
 import { pipeline, type Transform } from 'node:stream';
 import type { Spool } from '../../spool/index.js';
 import { createLineEndingNormalizer, createSizeLimit, type BareLineEndingMode } from '../hygiene/index.js';
-import type { Log, StoreMessage } from '../listener/types.js';
+import type { StoreMessage } from '../listener/types.js';
+import type { Log } from '../../log.js';
 import { dropForgedAuthResults } from './forged-results-filter.js';
 import { spooledMeta, type SpooledMeta } from './spooled-message.js';
 
