@@ -1,15 +1,26 @@
 // Worker bindings and the per-request context every route and middleware sees.
 import type { Config } from '@edgemail/shared';
 import type { RateLimiter, WindowVerdict } from './durable-objects/rate-limiter.js';
-import type { WebhookDispatcher } from './durable-objects/webhook-dispatcher.js';
 import type { Db } from './db/client.js';
 import type { Principal } from './middleware/principal.js';
 import type { RelayNodeRow } from './services/relay-nodes/find.js';
 
+/**
+ * What the services call on a project's WebhookDispatcher (which implements
+ * it). Named here rather than imported: the dispatcher runs the services and
+ * reads these bindings, so importing its class would close a circle.
+ */
+export interface WebhookDispatcherRpc extends Rpc.DurableObjectBranded {
+  /** Turns committed outbox rows into deliveries and makes their first attempts; resolves once they are recorded. */
+  dispatch(projectId: string, outboxIds: number[]): Promise<void>;
+  /** Attempts every delivery of the project that is due now. */
+  wake(projectId: string): Promise<void>;
+}
+
 export interface Bindings {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** One per project (`idFromName(projectId)`): webhook attempts and retry alarms. */
-  WEBHOOK_DISPATCHER: DurableObjectNamespace<WebhookDispatcher>;
+  WEBHOOK_DISPATCHER: DurableObjectNamespace<WebhookDispatcherRpc>;
   /** Raw inbound messages and their attachments (keys: services/inbound/storage-keys.ts). */
   MAIL_STORE: R2Bucket;
   /** Set by the local stack only: the bridge serving Neon's protocols locally. */

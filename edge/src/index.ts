@@ -1,7 +1,7 @@
 // The Worker: the HTTP app, the Durable Objects and the scheduled jobs.
 import { buildApp } from './app.js';
 import { connect } from './db/client.js';
-import { settingsOf } from './middleware/context.js';
+import { settingsOf } from './settings.js';
 import { purgeAuditEvents } from './services/audit/purge.js';
 import { purgeOutbox, sweepWebhooks } from './services/webhook-outbox/sweep.js';
 import { reverifyDomains } from './services/domains/reverify.js';

@@ -9,12 +9,12 @@
 import { DurableObject } from 'cloudflare:workers';
 import { envelopeBody } from '@edgemail/shared';
 import { connect } from '../db/client.js';
-import { settingsOf } from '../middleware/context.js';
+import { settingsOf } from '../settings.js';
 import { attemptDelivery, type AttemptOutcome } from '../services/webhooks/attempt.js';
 import { claimDue, fanOut, nextDueAt, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '../services/webhooks/queue.js';
 import { openWebhookSecret } from '../services/webhooks/secret.js';
 import { Coalescer } from './coalescer.js';
-import type { Bindings } from '../env.js';
+import type { Bindings, WebhookDispatcherRpc } from '../env.js';
 
 /** Deliveries claimed per pass of the due loop. */
 const CLAIM_BATCH = 100;
@@ -29,7 +29,7 @@ const PROJECT_KEY = 'project_id';
 /** An outbox row waiting for the next fan-out, and where its deliveries go. */
 interface HandOver { outboxId: number; deliveries: ClaimedDelivery[] }
 
-export class WebhookDispatcher extends DurableObject<Bindings> {
+export class WebhookDispatcher extends DurableObject<Bindings> implements WebhookDispatcherRpc {
   private projectId: string | undefined;
 
   private readonly fanOuts = new Coalescer<HandOver>(async (handOvers) => {

@@ -5,7 +5,7 @@
 import { createMiddleware } from 'hono/factory';
 import { ConfigError, envName } from '@edgemail/shared';
 import { errorBody } from '../http/errors.js';
-import { settingsOf } from './context.js';
+import { settingsOf } from '../settings.js';
 import type { AppEnv, Bindings } from '../env.js';
 
 const KEY_SETTING = 'database.crypto.encryption_key';

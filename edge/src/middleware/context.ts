@@ -1,22 +1,10 @@
-// Per-request context: settings (parsed once per isolate), the database
-// handle and the client address.
+// Per-request context: settings (parsed once per isolate, settings.ts), the
+// database handle and the client address.
 import { createMiddleware } from 'hono/factory';
-import { ipMatcher, loadConfig, peerAddress, resolveClientAddress, type Config } from '@edgemail/shared';
+import { peerAddress, resolveClientAddress } from '@edgemail/shared';
 import { connect } from '../db/client.js';
-import type { AppEnv, Bindings } from '../env.js';
-
-interface Loaded { config: Config; isTrustedProxy: (ip: string) => boolean }
-let cached: { env: Bindings; loaded: Loaded } | undefined;
-
-/** Settings are read once per isolate; a bad value names the setting on every request. */
-export function settingsOf(env: Bindings): Loaded {
-  if (cached?.env === env) return cached.loaded;
-  const { config, removedInUse } = loadConfig(env);
-  if (removedInUse.length) console.warn(`removed settings are set and ignored: ${removedInUse.join(', ')}`);
-  const loaded = { config, isTrustedProxy: ipMatcher(config['server.trusted_proxies']) };
-  cached = { env, loaded };
-  return loaded;
-}
+import { settingsOf } from '../settings.js';
+import type { AppEnv } from '../env.js';
 
 export const requestContext = () =>
   createMiddleware<AppEnv>(async (c, next) => {
