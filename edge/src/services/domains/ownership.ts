@@ -8,7 +8,6 @@ import { domains } from '@edgemail/schema';
 import type { AnyDb } from '../../db/any-db.js';
 import { resolveDns } from '../../net/doh.js';
 import { expectedRecords, judge } from './dns-records.js';
-import type { DomainRow } from './present.js';
 
 /**
  * The owner of `domains.name` has no standing proof: the last check found its
@@ -47,7 +46,7 @@ export async function registrationConflict(db: AnyDb, projectId: string, name: s
 }
 
 /** What a holder's DKIM record is made from. */
-export type Holder = Pick<DomainRow, 'id' | 'name' | 'dkimSelector' | 'dkimAlgorithm' | 'dkimPublicKey'>;
+export type Holder = Pick<typeof domains.$inferSelect, 'id' | 'name' | 'dkimSelector' | 'dkimAlgorithm' | 'dkimPublicKey'>;
 
 /** The registration of `name`, other than `claimantId`, that holds the name; null when none does. */
 export async function provenHolder(db: AnyDb, name: string, claimantId: string): Promise<Holder | null> {
