@@ -6,7 +6,8 @@ import { rootCertificates } from 'node:tls';
 import { createTransport } from 'nodemailer';
 import type { OutboundOutcome } from '../protocol.js';
 import { classifySendError, outcomeOfCode, replyCode, type AttemptOutcome } from './classify.js';
-import type { SmtpPlan, SmtpTarget } from './route.js';
+import type { SmtpTarget } from './mx-lookup.js';
+import type { SmtpPlan } from './route.js';
 import type { TransportPool } from './transport-pool.js';
 
 /** Time limits of one SMTP session, ms. */

@@ -6,7 +6,8 @@ export { composeMessage, composeSignedMessage, dkimSignMessage, DkimSignError, S
 export { DEFAULT_DELIVERY_TIMEOUTS, deliverMessage, type DeliverOptions, type DeliveryOutcome, type DeliveryTimeouts } from './deliver.js';
 export { heloNameFromConfig } from './helo-name.js';
 export { processJob, type ProcessJobDeps } from './process-job.js';
-export { MAX_TARGETS, parseHostPort, planDelivery, type DeliveryPlan, type RouteSettings, type SmtpPlan, type SmtpTarget } from './route.js';
+export { MAX_TARGETS, type SmtpTarget } from './mx-lookup.js';
+export { parseHostPort, planDelivery, type DeliveryPlan, type RouteSettings, type SmtpPlan } from './route.js';
 export { describeOutbound, routeSettingsFromConfig } from './settings.js';
 export { createOutboundWorker, MAX_CLAIM, MAX_REPORT, type OutboundWorker, type OutboundWorkerOptions } from './worker.js';
 export * from './transport-pool.js';

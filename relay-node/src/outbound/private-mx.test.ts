@@ -12,7 +12,8 @@ import { startDnsServer, type TestDnsServer } from '../../test-support/dns-serve
 import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
 import type { Log } from '../log.js';
 import { processJob, type ProcessJobDeps } from './process-job.js';
-import { MAX_MX_HOSTS, planDelivery, type RouteSettings } from './route.js';
+import { MAX_MX_HOSTS } from './mx-lookup.js';
+import { planDelivery, type RouteSettings } from './route.js';
 import { makeJob } from '../../test-support/jobs.js';
 import { startReceiver, type Receiver } from '../../test-support/receiver.js';
 
