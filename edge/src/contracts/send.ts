@@ -3,8 +3,8 @@
 // the composed message is checked for CR and LF here, so no field can add a
 // header of its own (header injection); the problem names the field.
 import { z } from '@hono/zod-openapi';
-import { safeContentType } from '../http/download.js';
 import { formatMailbox, normalizeAddress, parseOneMailbox } from './email-address.js';
+import { safeContentType } from './media-type.js';
 
 export const MAX_RECIPIENTS = 50;
 export const MAX_BATCH_MESSAGES = 100;

@@ -1,5 +1,6 @@
 // Headers for downloads of stored mail: the bytes come from the Internet, so
 // the names and types they carry are cleaned before they reach a header.
+import { safeContentType } from '../contracts/media-type.js';
 
 /**
  * `Content-Disposition: attachment` naming `filename` (RFC 6266): a plain
@@ -22,15 +23,6 @@ export function contentDisposition(filename: string, fallback: string): string {
 /** RFC 8187 `value-chars`: attr-char as is, everything else percent-encoded UTF-8. */
 function encodeRfc8187(value: string): string {
   return encodeURIComponent(value).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
-const TOKEN = "[A-Za-z0-9!#$%&'*+.^_`|~-]+";
-const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:\\s*;\\s*${TOKEN}=(?:${TOKEN}|"[^"\\\\\\x00-\\x1f\\x7f]*"))*$`);
-
-/** The stored content type when it is a well-formed media type, else `application/octet-stream`. */
-export function safeContentType(contentType: string): string {
-  const value = contentType.trim();
-  return MEDIA_TYPE.test(value) ? value : 'application/octet-stream';
 }
 
 /**
