@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { apiKeys } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 
 export async function deleteApiKey(db: Db, projectId: string, id: string): Promise<void> {
   const deleted = await db.delete(apiKeys)

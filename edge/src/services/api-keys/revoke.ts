@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { apiKeys } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import { apiKeyColumns, presentApiKey } from './present.js';
 
 /** Revokes a key; revoking a revoked key keeps its first revocation time. */

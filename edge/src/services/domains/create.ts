@@ -4,7 +4,7 @@ import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { projectLock } from '../../db/project-lock.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { badRequest, conflict } from '../../http/errors.js';
+import { invalid, conflict } from '../errors.js';
 import type { DkimAlgorithm } from '../../crypto/dkim-keys.js';
 import { newDomainKey } from './keys.js';
 import { registrationConflict } from './ownership.js';
@@ -49,7 +49,7 @@ export async function createDomain(
     if (isUniqueViolation(e)) throw conflict(`domain ${name} is already registered in this project`);
     throw e;
   }
-  if (!inserted) throw badRequest(`domain limit reached: a project may register ${max} domains (domains.max_per_project)`);
+  if (!inserted) throw invalid(`domain limit reached: a project may register ${max} domains (domains.max_per_project)`);
   const [row] = await db.select(domainColumns).from(domains).where(and(eq(domains.projectId, projectId), eq(domains.id, inserted.id)));
   return presentDomain(row!, settings);
 }

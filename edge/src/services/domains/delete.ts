@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { domains } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 
 /**
  * Removes a domain: relay nodes stop accepting mail for it once they refresh

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { domains } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import { domainColumns, presentDomain, type PresentSettings } from './present.js';
 
 export async function getDomain(db: Db, settings: PresentSettings, projectId: string, id: string) {

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { domains } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { ApiError, notFound } from '../../http/errors.js';
+import { notFound, unavailable } from '../errors.js';
 import { checkDomain, type CheckSettings } from './check.js';
 import { domainColumns, presentDomain } from './present.js';
 
@@ -15,7 +15,7 @@ export async function verifyDomain(db: Db, settings: CheckSettings, projectId: s
     .where(and(eq(domains.projectId, projectId), eq(domains.id, id)));
   if (!row) throw notFound('domain not found');
   const outcome = await checkDomain(db, settings, row);
-  if (!outcome.ok) throw new ApiError(503, `could not check the domain's DNS records: ${outcome.problem}`);
+  if (!outcome.ok) throw unavailable(`could not check the domain's DNS records: ${outcome.problem}`);
   if (!outcome.row) throw notFound('domain not found');
   return presentDomain(outcome.row, settings);
 }

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { emails, outboundMessages, type OutboundAttachment } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import { emailNotFound } from './get.js';
 
 /**

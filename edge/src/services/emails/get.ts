@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { emailAttempts, emails, outboundMessages } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import type { EmailDetail } from '../../contracts/email.js';
 import { iso } from '../../contracts/common.js';
 import { emailColumns, presentEmail } from './present.js';

@@ -8,7 +8,7 @@ import { emails, idempotencyKeys, outboundMessages, plans, projects, suppression
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { projectLock } from '../../db/project-lock.js';
-import { ApiError, badRequest } from '../../http/errors.js';
+import { invalid, rateLimited } from '../errors.js';
 import type { SendMessageInput } from '../../contracts/send.js';
 import { domainOfAddress, judgeSendingDomain, sendingDomainsQuery } from '../domains/sendable.js';
 import { findAnswerQuery, forgetExpired, keyIsFree, recordAnswer, replayOrConflict, storedAnswer, storedBody, storedKey, type IdempotentRequest } from '../idempotency/keys.js';
@@ -36,7 +36,7 @@ export interface SendAnswer<T> {
 }
 
 /** 400 naming the field, worded as the schema's validation failures are. */
-const fieldProblem = (field: string, problem: string) => badRequest(`invalid request body: ${field}: ${problem}`, { [field]: problem });
+const fieldProblem = (field: string, problem: string) => invalid(`invalid request body: ${field}: ${problem}`, { [field]: problem });
 
 /**
  * Writes the messages (all or none) and answers `shape(results)` (201);
@@ -96,7 +96,7 @@ export async function sendMessages<T>(ctx: SendContext, items: SendItem[], shape
   }
   const message = limitReached(verdict, countable(planned));
   if (!message) throw new Error('send refused by the database without a limit or key to explain it');
-  throw new ApiError(429, message);
+  throw rateLimited(message);
 }
 
 type Verdict = PlanUsageRow & {

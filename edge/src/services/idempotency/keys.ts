@@ -6,7 +6,7 @@ import { and, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { idempotencyKeys } from '@edgemail/schema';
 import { sha256Hex } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
-import { conflict } from '../../http/errors.js';
+import { conflict } from '../errors.js';
 
 /** How long a key is remembered; after that it is ignored and purged. */
 export const IDEMPOTENCY_TTL = sql.raw(`interval '24 hours'`);

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { inboundEmails, type InboundAttachment } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import { attachmentKey } from './storage-keys.js';
 import { inboundNotFound } from './get.js';
 

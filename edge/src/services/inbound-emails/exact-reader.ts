@@ -1,14 +1,14 @@
 // Reads a request body as consecutive pieces of known length (the forwarded
 // message's meta, raw bytes and attachments), so each piece can be handed on
 // as it arrives instead of the whole body being held in the isolate.
-import { ApiError } from '../../http/errors.js';
+import { incompleteBody } from '../errors.js';
 
 /**
  * The body ended before a piece was complete: an upload cut short. 408, not
  * 400: the node keeps the message and sends it again (a 400 would be final).
  */
 const truncated = (what: string, got: number, want: number) =>
-  new ApiError(408, `request body ended early: ${what}: ${got} of ${want} bytes arrived`);
+  incompleteBody(`request body ended early: ${what}: ${got} of ${want} bytes arrived`);
 
 export class ExactReader {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;

@@ -4,7 +4,7 @@
 // announces. The bytes after the meta are left in the stream for ingest to
 // pass on to R2: nothing but the meta is ever held whole in the isolate.
 // Nothing is stored before this has passed.
-import { ApiError, badRequest } from '../../http/errors.js';
+import { invalid, tooLarge, unsupportedMediaType } from '../errors.js';
 import { FORWARD_CONTENT_TYPE, InboundMetaSchema, META_LENGTH_HEADER, type InboundMeta } from '../../contracts/inbound-meta.js';
 import { ExactReader } from './exact-reader.js';
 
@@ -14,7 +14,7 @@ export interface ForwardedBody {
   rest: ExactReader;
 }
 
-const refuse = (field: string, problem: string) => badRequest(`invalid body: ${field}: ${problem}`, { [field]: problem });
+const refuse = (field: string, problem: string) => invalid(`invalid body: ${field}: ${problem}`, { [field]: problem });
 
 function parseMeta(bytes: Uint8Array): InboundMeta {
   let json: unknown;
@@ -28,7 +28,7 @@ function parseMeta(bytes: Uint8Array): InboundMeta {
     const fields: Record<string, string> = {};
     for (const issue of checked.error.issues) fields[['meta', ...issue.path].join('.')] ??= issue.message;
     const [first] = Object.entries(fields);
-    throw new ApiError(400, `invalid meta: ${first![0]}: ${first![1]}`, fields);
+    throw invalid(`invalid meta: ${first![0]}: ${first![1]}`, fields);
   }
   return checked.data;
 }
@@ -49,12 +49,12 @@ export async function readForwardedBody(request: Request, limits: { maxMetaBytes
   // 415, not 400: a node older than this edge sends multipart/form-data, and
   // keeps (and retries) a message refused so rather than dead-lettering it.
   if (type !== FORWARD_CONTENT_TYPE) {
-    throw new ApiError(415, `unsupported content-type ${type || '(none)'}: the body must be ${FORWARD_CONTENT_TYPE} (a relay node older than the edge sends multipart/form-data: upgrade it)`, { 'content-type': `must be ${FORWARD_CONTENT_TYPE}` });
+    throw unsupportedMediaType(`unsupported content-type ${type || '(none)'}: the body must be ${FORWARD_CONTENT_TYPE} (a relay node older than the edge sends multipart/form-data: upgrade it)`, { 'content-type': `must be ${FORWARD_CONTENT_TYPE}` });
   }
   const metaLength = lengthHeader(request, META_LENGTH_HEADER);
   if (metaLength === null || metaLength === 0) throw refuse(META_LENGTH_HEADER, 'required: the byte length of the meta JSON at the start of the body');
   if (metaLength > limits.maxMetaBytes) {
-    throw new ApiError(413, `meta larger than ${limits.maxMetaBytes} bytes (${META_LENGTH_HEADER}: ${metaLength}): forward the raw message alone`);
+    throw tooLarge(`meta larger than ${limits.maxMetaBytes} bytes (${META_LENGTH_HEADER}: ${metaLength}): forward the raw message alone`);
   }
   // Present (the route's middleware answers 411 otherwise) and within the body limit.
   const contentLength = lengthHeader(request, 'content-length') ?? 0;

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { inboundEmails } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import { inboundColumns, presentInboundEmail } from './present.js';
 
 export const inboundNotFound = () => notFound('inbound email not found');

@@ -6,7 +6,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { FORWARD_MAX_STORAGE_CALLS, FORWARD_MAX_STORED_ATTACHMENTS, forwardStorageCalls } from '@edgemail/shared';
 import { inboundEmails, outbox, type InboundAttachment } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { badRequest } from '../../http/errors.js';
+import { invalid } from '../errors.js';
 import type { InboundMeta } from '../../contracts/inbound-meta.js';
 import type { NodeScope } from '../relay-nodes/domains.js';
 import { projectShares, type ProjectShare } from './recipients.js';
@@ -143,7 +143,7 @@ export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedM
   // (the node dead-letters it) rather than failing as a 500 retried forever.
   const rawCalls = forwardStorageCalls(1, todo.length);
   if (rawCalls > FORWARD_MAX_STORAGE_CALLS) {
-    throw badRequest(`invalid meta: meta.rcpt_to: recipients in ${todo.length} projects; storing one message for each takes ${rawCalls} storage calls, over the ${FORWARD_MAX_STORAGE_CALLS} one message may make`,
+    throw invalid(`invalid meta: meta.rcpt_to: recipients in ${todo.length} projects; storing one message for each takes ${rawCalls} storage calls, over the ${FORWARD_MAX_STORAGE_CALLS} one message may make`,
       { 'meta.rcpt_to': `recipients in at most ${Math.floor((FORWARD_MAX_STORAGE_CALLS + 1) / 2)} projects per message` });
   }
   const unstored = meta.parsed.ok ? whyAttachmentsUnstored(meta.parsed.attachments.length, todo.length) : null;

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { inboundEmails } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import { inboundNotFound } from './get.js';
 
 /** The stored raw message of a record; 404 when the record has none or R2 lost it. */

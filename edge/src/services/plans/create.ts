@@ -1,7 +1,7 @@
 import { plans } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { conflict } from '../../http/errors.js';
+import { conflict } from '../errors.js';
 
 export async function createPlan(db: Db, input: { name: string; hourly_email_limit: number; daily_email_limit: number }) {
   try {

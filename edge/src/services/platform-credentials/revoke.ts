@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { platformCredentials } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import { credentialColumns, presentCredential } from './present.js';
 
 export async function revokePlatformCredential(db: Db, id: string) {

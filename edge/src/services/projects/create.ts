@@ -1,7 +1,7 @@
 import { eq, isNull, and, sql } from 'drizzle-orm';
 import { memberships, plans, projects, users } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { badRequest } from '../../http/errors.js';
+import { invalid } from '../errors.js';
 
 /**
  * Creates a project; with an owner, also their owner membership and (if they
@@ -12,8 +12,8 @@ export async function createProject(db: Db, input: { name: string; plan_id?: str
     db.select({ id: plans.id }).from(plans).where(eq(plans.id, input.plan_id ?? sql`null`)),
     db.select({ id: users.id }).from(users).where(eq(users.id, input.owner_id ?? sql`null`)),
   ]);
-  if (input.plan_id && !plan.length) throw badRequest('invalid request body: plan_id: no such plan', { plan_id: 'no such plan' });
-  if (input.owner_id && !owner.length) throw badRequest('invalid request body: owner_id: no such user', { owner_id: 'no such user' });
+  if (input.plan_id && !plan.length) throw invalid('invalid request body: plan_id: no such plan', { plan_id: 'no such plan' });
+  if (input.owner_id && !owner.length) throw invalid('invalid request body: owner_id: no such user', { owner_id: 'no such user' });
 
   const id = crypto.randomUUID();
   const insertProject = db.insert(projects).values({ id, name: input.name, planId: input.plan_id ?? null }).returning();

@@ -3,7 +3,7 @@ import { relayNodes } from '@edgemail/schema';
 import { generateToken, sha256Hex } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { projectLock } from '../../db/project-lock.js';
-import { badRequest } from '../../http/errors.js';
+import { invalid } from '../errors.js';
 import type { EnrollInput } from '../../contracts/relay.js';
 import { presentRelayNode, relayNodeColumns } from './present.js';
 
@@ -31,7 +31,7 @@ export async function enrollRelayNode(db: Db, projectId: string, input: EnrollIn
   ]);
   const id = inserted.rows[0]?.id;
   if (!id) {
-    throw badRequest(`relay node limit reached: this project already has ${maxPerProject} enrolled relay nodes (relay_nodes.max_per_project); revoke one first`);
+    throw invalid(`relay node limit reached: this project already has ${maxPerProject} enrolled relay nodes (relay_nodes.max_per_project); revoke one first`);
   }
   const [row] = await db.select(relayNodeColumns).from(relayNodes).where(sql`${relayNodes.id} = ${id}`);
   return { node: presentRelayNode(row!), token };

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { relayNodes } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { unauthorized } from '../../http/errors.js';
+import { unauthorized } from '../errors.js';
 import type { HeartbeatInput } from '../../contracts/relay.js';
 import { domainsVersionQuery } from './domains.js';
 import type { RelayNodeRow } from './find.js';

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { relayNodes } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import { presentRelayNode, relayNodeColumns } from './present.js';
 
 /**

@@ -1,7 +1,7 @@
 import { smtpServers } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
-import { ApiError, badRequest } from '../../http/errors.js';
+import { invalid, unavailable } from '../errors.js';
 import { checkSmtpHost } from '../../net/smtp-host-check.js';
 import type { CreateSmtpServerInput } from '../../contracts/smtp-server.js';
 import { sealSmtpPassword } from './password.js';
@@ -18,8 +18,8 @@ export async function createSmtpServer(db: Db, settings: CreateSettings, scope: 
   const encryptionKey = settings['database.crypto.encryption_key'];
   if (scope.kind === 'project') {
     const verdict = await checkSmtpHost(input.host, input.port, settings);
-    if (!verdict.ok && verdict.transient) throw new ApiError(503, `could not check host: ${verdict.problem}`);
-    if (!verdict.ok) throw badRequest(`invalid request body: host: ${verdict.problem}`, { host: verdict.problem });
+    if (!verdict.ok && verdict.transient) throw unavailable(`could not check host: ${verdict.problem}`);
+    if (!verdict.ok) throw invalid(`invalid request body: host: ${verdict.problem}`, { host: verdict.problem });
   }
   const [row] = await db.insert(smtpServers).values({
     projectId: ownerOf(scope),

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { smtpServers } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import { inScope, SMTP_SERVER_NOT_FOUND, type SmtpServerScope } from './scope.js';
 
 /** Removes a server of the scope; another scope's id is 404 as an unknown one is. */

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { smtpServers } from '@edgemail/schema';
 import { isIp, type Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import type { SmtpProbeReport, SmtpSecurity } from '../../contracts/smtp-server.js';
 import { openSmtpPassword } from './password.js';
 import { probeSmtpServer } from '../../net/smtp-probe.js';

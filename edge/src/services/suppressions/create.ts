@@ -1,7 +1,7 @@
 import { suppressions } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { conflict } from '../../http/errors.js';
+import { conflict } from '../errors.js';
 import type { CreateSuppressionInput } from '../../contracts/suppression.js';
 import { presentSuppression, suppressionColumns } from './present.js';
 

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { suppressions } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 
 export async function deleteSuppression(db: Db, projectId: string, id: string): Promise<void> {
   const deleted = await db.delete(suppressions)

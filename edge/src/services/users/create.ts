@@ -1,7 +1,7 @@
 import { users } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { conflict } from '../../http/errors.js';
+import { conflict } from '../errors.js';
 import { presentUser, userColumns } from './present.js';
 
 export async function createUser(db: Db, input: { email: string; name: string }) {

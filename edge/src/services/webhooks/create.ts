@@ -1,7 +1,7 @@
 import { webhooks } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
-import { ApiError, badRequest } from '../../http/errors.js';
+import { invalid, unavailable } from '../errors.js';
 import type { CreateWebhookInput } from '../../contracts/webhook.js';
 import { presentWebhook, webhookColumns } from './present.js';
 import { newWebhookSecret } from './secret.js';
@@ -10,7 +10,7 @@ import { checkWebhookTarget } from '../../net/public-target.js';
 type WebhookSettings = Pick<Config, 'database.crypto.encryption_key' | 'dns.doh_url' | 'webhook.allow_private_targets'>;
 
 /** The same 400 a schema refusal of `url` gets (http/validation.ts). */
-const urlRefused = (problem: string) => badRequest(`invalid request body: url: ${problem}`, { url: problem });
+const urlRefused = (problem: string) => invalid(`invalid request body: url: ${problem}`, { url: problem });
 
 /**
  * Refuses a URL whose host is, or resolves to, space it may not reach. Done
@@ -21,7 +21,7 @@ async function checkUrl(url: string, settings: WebhookSettings): Promise<void> {
   const allowPrivate = settings['webhook.allow_private_targets'];
   // Syntax first, then (for a name) its addresses: one call does both.
   const target = await checkWebhookTarget(url, { dohUrl: settings['dns.doh_url'], allowPrivate });
-  if (!target.ok) throw target.transient ? new ApiError(503, `could not check url: ${target.problem}`) : urlRefused(target.problem);
+  if (!target.ok) throw target.transient ? unavailable(`could not check url: ${target.problem}`) : urlRefused(target.problem);
 }
 
 /**

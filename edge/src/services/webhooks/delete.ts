@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { webhooks } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 
 /**
  * Removes a webhook; its deliveries and their attempts go with it (foreign-key

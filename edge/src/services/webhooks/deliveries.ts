@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { webhookAttempts, webhookDeliveries } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import type { DeliveryCursor, DeliveryStatus } from '../../contracts/webhook.js';
 import { webhookExists } from './find.js';
 import { attemptColumns, deliveryColumns, presentDelivery, type AttemptRow } from './present.js';

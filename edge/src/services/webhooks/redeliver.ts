@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { webhookDeliveries } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import { webhookExists } from './find.js';
 import { deliveryColumns, presentDelivery } from './present.js';
 

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { webhooks } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import { presentWebhook, webhookColumns } from './present.js';
 import { newWebhookSecret } from './secret.js';
 
