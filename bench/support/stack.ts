@@ -4,7 +4,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { repoRoot } from '../../edge/local/edge-worker.js';
 import { startStack, type Stack } from '../../edge/local/stack.js';
 import { ENCRYPTION_KEY_ENV, newEncryptionKey } from '../../edge/local/encryption-key.js';
-import { withDatabase } from '../../edge/cli/database.js';
+import { withDatabase } from '../../edge/local/with-database.js';
 import { createPlatformCredential } from '../../edge/src/services/platform-credentials/create.js';
 import type { Tenant } from './types.js';
 import { freePort } from '../../edge/local/free-port.js';

@@ -4,8 +4,6 @@
 // recorded in .data/stack.json.
 import { existsSync } from 'node:fs';
 import pg from 'pg';
-import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
-import * as schema from '@edgemail/schema';
 import { credentialsFile, localDataDir, pgUrl, readCredentials } from '../local/pg-credentials.js';
 import { readStackRecord, stackRecordFile } from '../local/stack-record.js';
 
@@ -51,16 +49,6 @@ export function unreachable(target: DatabaseTarget, err: unknown): Error {
       ? 'the server refused this install\'s password: it is another PostgreSQL, perhaps another checkout\'s stack (pass --database-url or EDGEMAIL_PG_PORT)'
       : e.message ?? String(err);
   return new Error(`cannot reach PostgreSQL at ${where}, ${target.source}: ${why}`);
-}
-
-export async function withDatabase<T>(url: string, fn: (db: NodePgDatabase<typeof schema>) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(drizzle(client, { schema }));
-  } finally {
-    await client.end();
-  }
 }
 
 /** Connects once to check the target answers, with a message naming it when not. */

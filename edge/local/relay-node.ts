@@ -17,7 +17,7 @@ import { apiKeys, projects, relayNodes } from '@edgemail/schema';
 import { loadConfig } from '@edgemail/shared';
 import { createApiKey } from '../src/services/api-keys/create.js';
 import { setNodeScope } from '../src/services/relay-nodes/scope.js';
-import { withDatabase } from '../cli/database.js';
+import { withDatabase } from './with-database.js';
 import { createConsoleLog, enrollNode, isEnrolled, readNodeState, startRelayNode, type RelayNode } from '../../relay-node/src/index.js';
 
 /** The project local relay nodes are enrolled under. */
