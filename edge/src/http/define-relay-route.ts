@@ -10,7 +10,7 @@ import { audit } from '../middleware/audit.js';
 import { authenticate } from '../middleware/authenticate.js';
 import { limitBodyBy } from '../middleware/body-limit.js';
 import { authenticateNode, requireEnrollingKey, type RelayLimiter } from '../middleware/relay-node.js';
-import { ErrorSchema } from './define-route.js';
+import { ErrorSchema, type ProjectEnv } from './define-route.js';
 import { ApiError } from './errors.js';
 import type { AppEnv } from '../env.js';
 
@@ -80,7 +80,8 @@ export function defineRelayRoute<const R extends Declared>(declared: R) {
       ...Object.fromEntries(statuses.map((s) => [s, { description: ERROR_TEXT[s], content: { 'application/json': { schema: ErrorSchema } } }])),
     },
   };
-  return createRoute(route as unknown as Omit<R, 'credential' | 'limiter' | 'bodyLimit' | 'streamsBody' | 'errors' | 'auditType'> & DeclaredExtensions & { middleware: MiddlewareHandler<AppEnv>[] });
+  // `x-relay-credential` keeps its literal type: RelayRouteEnv reads it.
+  return createRoute(route as unknown as Omit<R, 'credential' | 'limiter' | 'bodyLimit' | 'streamsBody' | 'errors' | 'auditType'> & DeclaredExtensions & { 'x-relay-credential': R['credential']; middleware: MiddlewareHandler<AppEnv>[] });
 }
 
 /** 411 for a body without Content-Length (or sent chunked), before the body limit would buffer it to count it. */
@@ -97,8 +98,15 @@ export interface MountableRelayRoute {
   mount(app: OpenAPIHono<AppEnv>): void;
 }
 
+/**
+ * The env a relay route's handler must take: enrolment has passed `authorize`
+ * (requireEnrollingKey), so `c.get('projectId')` is the enrolling key's project.
+ */
+export type RelayRouteEnv<R> = R extends { 'x-relay-credential': 'enrolment' } ? ProjectEnv : AppEnv;
+
 /** @example export const relayRoutes = [mountableRelay(enroll), mountableRelay(heartbeat)]; */
-export function mountableRelay<R extends RouteConfig & MountableRelayRoute['route']>(module: { route: R; handler: RouteHandler<R, AppEnv> }): MountableRelayRoute {
+export function mountableRelay<R extends RouteConfig & MountableRelayRoute['route']>(module: { route: R; handler: RouteHandler<R, RelayRouteEnv<R>> }): MountableRelayRoute {
   const { route, handler } = module;
-  return { route, mount: (app) => { app.openapi(route, handler); } };
+  // The route's middleware has set what RelayRouteEnv<R> promises before the handler runs.
+  return { route, mount: (app) => { app.openapi(route, handler as RouteHandler<R, AppEnv>); } };
 }

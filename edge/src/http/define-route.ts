@@ -2,20 +2,23 @@
 // and the errors it may answer. The permission check, the OpenAPI document and
 // the audit type are all derived from it.
 import { createRoute, z, type OpenAPIHono, type RouteConfig, type RouteHandler } from '@hono/zod-openapi';
-import type { Config, Permission, Role, SessionOnlyPermission } from '@edgemail/shared';
+import type { Config, Permission, Role } from '@edgemail/shared';
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { authorize } from '../middleware/authorize.js';
+import { authorize, type ProjectlessAccess, type RouteAccess } from '../middleware/authorize.js';
 import { declareRouteBodyLimit } from '../middleware/body-limit.js';
 import { auditType } from './audit-type.js';
 import type { AppEnv } from '../env.js';
 
+/** What a project-scoped route's handler sees: `authorize` has set the project the request acts in. */
+export type ProjectEnv = { Bindings: AppEnv['Bindings']; Variables: Omit<AppEnv['Variables'], 'projectId'> & { projectId: string } };
+
 /**
- * `platform:admin`: platform credential only (the admin surface);
- * `authenticated`: any valid credential, no project needed;
- * otherwise the `<resource>:<action>` judged in the request's project.
+ * The env a declared route's handler must take: ProjectEnv unless its access
+ * needs no project, so `c.get('projectId')` is a string where one is certain.
+ * @example export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => c.json(await listDomains(c.get('db'), c.get('projectId')), 200);
  */
-export type RouteAccess = Permission | SessionOnlyPermission | 'platform:admin' | 'authenticated';
+export type RouteEnv<R> = R extends { 'x-permission': ProjectlessAccess } ? AppEnv : ProjectEnv;
 
 export const ErrorSchema = z
   .object({
@@ -98,7 +101,8 @@ export function defineRoute<const R extends Declared>(declared: R) {
   };
   // createRoute keeps the literal type it is given; the declaration's own keys are swapped for
   // their `x-` forms, which zod-openapi's RouteConfig cannot name, hence the one cast.
-  return createRoute(route as unknown as Omit<R, 'permission' | 'role' | 'errors' | 'auditType' | 'alsoGrantedBy' | 'sandboxPermission' | 'bodyLimit'> & DeclaredExtensions & { middleware: MiddlewareHandler<AppEnv>[] });
+  // `x-permission` keeps its literal type: RouteEnv reads it.
+  return createRoute(route as unknown as Omit<R, 'permission' | 'role' | 'errors' | 'auditType' | 'alsoGrantedBy' | 'sandboxPermission' | 'bodyLimit'> & DeclaredExtensions & { 'x-permission': R['permission']; middleware: MiddlewareHandler<AppEnv>[] });
 }
 
 /** A declared route with its handler, ready to mount; what the registry lists. */
@@ -111,7 +115,8 @@ export interface MountableRoute {
  * Pairs a route module's declaration with its handler, type-checked together.
  * @example export const apiRoutes = [mountable(createApiKey), mountable(listApiKeys)];
  */
-export function mountable<R extends RouteConfig & MountableRoute['route']>(module: { route: R; handler: RouteHandler<R, AppEnv> }): MountableRoute {
+export function mountable<R extends RouteConfig & MountableRoute['route']>(module: { route: R; handler: RouteHandler<R, RouteEnv<R>> }): MountableRoute {
   const { route, handler } = module;
-  return { route, mount: (app) => { app.openapi(route, handler); } };
+  // authorize, in the route's middleware, has set what RouteEnv<R> promises before the handler runs.
+  return { route, mount: (app) => { app.openapi(route, handler as RouteHandler<R, AppEnv>); } };
 }

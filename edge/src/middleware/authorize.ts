@@ -2,12 +2,21 @@
 // resolves the project the request acts in and judges the principal there.
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { isSessionOnlyPermission, judge, roleRank, rolePermissions, type Permission, type Role } from '@edgemail/shared';
+import { isSessionOnlyPermission, judge, roleRank, rolePermissions, type Permission, type Role, type SessionOnlyPermission } from '@edgemail/shared';
 import { badRequest, forbidden, notFound } from '../http/errors.js';
 import { projectExists } from '../services/projects/exists.js';
 import { PROJECT_HEADER, projectHeader } from './project-header.js';
 import type { AppEnv } from '../env.js';
-import type { RouteAccess } from '../http/define-route.js';
+
+/**
+ * `platform:admin`: platform credential only (the admin surface);
+ * `authenticated`: any valid credential, no project needed;
+ * otherwise the `<resource>:<action>` judged in the request's project.
+ */
+export type RouteAccess = Permission | SessionOnlyPermission | 'platform:admin' | 'authenticated';
+
+/** The accesses that may pass without a project; every other one sets `projectId` or refuses. */
+export type ProjectlessAccess = 'platform:admin' | 'authenticated';
 
 /** A platform credential has a project only when the header names an existing one. */
 async function platformProject(c: Context<AppEnv>): Promise<string> {
@@ -84,6 +93,7 @@ export const authorize = (access: RouteAccess, role?: Role, alternatives: Access
         }
       }
     }
+    // Reached by every access but ProjectlessAccess (the early returns above): what ProjectEnv promises.
     c.set('projectId', projectId);
     await next();
   });

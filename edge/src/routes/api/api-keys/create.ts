@@ -1,8 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { ApiKeySchema, CreateApiKeySchema } from '../../../contracts/api-key.js';
 import { createApiKey } from '../../../services/api-keys/create.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'post',
@@ -20,9 +19,9 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
   const principal = c.get('principal');
   const createdBy = principal.kind === 'session' ? principal.userId : null;
-  const created = await createApiKey(c.get('db'), c.get('projectId')!, c.req.valid('json'), createdBy);
+  const created = await createApiKey(c.get('db'), c.get('projectId'), c.req.valid('json'), createdBy);
   return c.json(created, 201);
 };

@@ -1,8 +1,7 @@
 import type { RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { IdParams } from '../../../contracts/common.js';
 import { deleteApiKey } from '../../../services/api-keys/delete.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'delete',
@@ -16,7 +15,7 @@ export const route = defineRoute({
   responses: { 204: { description: 'Deleted' } },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  await deleteApiKey(c.get('db'), c.get('projectId')!, c.req.valid('param').id);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
+  await deleteApiKey(c.get('db'), c.get('projectId'), c.req.valid('param').id);
   return c.body(null, 204);
 };

@@ -1,9 +1,8 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { ApiKeySchema } from '../../../contracts/api-key.js';
 import { IdParams } from '../../../contracts/common.js';
 import { revokeApiKey } from '../../../services/api-keys/revoke.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'post',
@@ -20,5 +19,5 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json({ api_key: await revokeApiKey(c.get('db'), c.get('projectId')!, c.req.valid('param').id) }, 200);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) =>
+  c.json({ api_key: await revokeApiKey(c.get('db'), c.get('projectId'), c.req.valid('param').id) }, 200);

@@ -1,8 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { integerQuery, Timestamp } from '../../../contracts/common.js';
 import { listProjectAuditEvents } from '../../../services/audit/list.js';
-import type { AppEnv } from '../../../env.js';
 
 export const AUDIT_LIMIT_DEFAULT = 50;
 export const AUDIT_LIMIT_MAX = 200;
@@ -44,8 +43,8 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
   const { limit, offset } = c.req.valid('query');
-  const events = await listProjectAuditEvents(c.get('db'), c.get('projectId')!, limit, offset);
+  const events = await listProjectAuditEvents(c.get('db'), c.get('projectId'), limit, offset);
   return c.json({ events, limit, offset }, 200);
 };

@@ -1,9 +1,8 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { IdParams } from '../../../contracts/common.js';
 import { DomainSchema } from '../../../contracts/domain.js';
 import { verifyDomain } from '../../../services/domains/verify.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'post',
@@ -23,5 +22,5 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json({ domain: await verifyDomain(c.get('db'), c.get('config'), c.get('projectId')!, c.req.valid('param').id) }, 200);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) =>
+  c.json({ domain: await verifyDomain(c.get('db'), c.get('config'), c.get('projectId'), c.req.valid('param').id) }, 200);

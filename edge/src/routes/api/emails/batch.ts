@@ -1,10 +1,9 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { BatchResultSchema } from '../../../contracts/email.js';
 import { IdempotencyHeaders, MAX_BATCH_MESSAGES, SendBatchSchema } from '../../../contracts/send.js';
 import { sendMessages } from '../../../services/emails/send.js';
 import { replayHeaders, sendBodyLimit, sendContext } from './send-context.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'post',
@@ -30,7 +29,7 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
   const ctx = await sendContext(c, 'emails.batch', c.req.valid('header')['idempotency-key']);
   const items = c.req.valid('json').messages.map((input, i) => ({ input, field: (name: string) => `messages.${i}.${name}` }));
   const answer = await sendMessages<z.infer<typeof BatchResultSchema>>(ctx, items, (messages) => ({ messages }));

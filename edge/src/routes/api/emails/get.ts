@@ -1,9 +1,8 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { IdParams } from '../../../contracts/common.js';
 import { EmailDetailSchema } from '../../../contracts/email.js';
 import { getEmail } from '../../../services/emails/get.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'get',
@@ -19,5 +18,5 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json({ email: await getEmail(c.get('db'), c.get('projectId')!, c.req.valid('param').id) }, 200);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) =>
+  c.json({ email: await getEmail(c.get('db'), c.get('projectId'), c.req.valid('param').id) }, 200);

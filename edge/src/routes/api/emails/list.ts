@@ -1,9 +1,8 @@
 import type { RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { ListEmailsQuery } from '../../../contracts/email.js';
 import { listEmails } from '../../../services/emails/list.js';
 import { ListResponse, listQuery, PAGING } from './list-query.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'get',
@@ -18,5 +17,5 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await listEmails(c.get('db'), c.get('projectId')!, listQuery(c.req.query('offset'), c.req.valid('query'))), 200);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) =>
+  c.json(await listEmails(c.get('db'), c.get('projectId'), listQuery(c.req.query('offset'), c.req.valid('query'))), 200);

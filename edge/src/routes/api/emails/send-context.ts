@@ -2,7 +2,7 @@
 // caller's sandbox mode, and its Idempotency-Key with the body's hash.
 import type { Context } from 'hono';
 import type { Config } from '@edgemail/shared';
-import type { AppEnv } from '../../../env.js';
+import type { ProjectEnv } from '../../../http/define-route.js';
 import { requestHash } from '../../../services/idempotency/keys.js';
 import type { SendContext } from '../../../services/emails/send.js';
 
@@ -16,14 +16,14 @@ export const sendBodyLimit = {
 };
 
 /** Sandbox mode is the key's (fixed at creation); sessions and platform credentials send for real. */
-export async function sendContext(c: Context<AppEnv>, route: 'emails.send' | 'emails.batch', key: string | undefined): Promise<SendContext> {
+export async function sendContext(c: Context<ProjectEnv>, route: 'emails.send' | 'emails.batch', key: string | undefined): Promise<SendContext> {
   const principal = c.get('principal');
   const sandbox = principal.kind === 'key' && principal.sandbox;
   return {
     db: c.get('db'),
     store: c.env.MAIL_STORE,
     config: c.get('config'),
-    projectId: c.get('projectId')!,
+    projectId: c.get('projectId'),
     sandbox,
     // The raw body, as received: the JSON validator kept its text. Sandbox keys have a key namespace of their own.
     idempotency: key === undefined ? undefined : { key, route, requestHash: await requestHash(await c.req.text()), sandbox },

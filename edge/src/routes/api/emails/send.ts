@@ -1,10 +1,9 @@
 import type { RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { SendResultSchema, type SendResult } from '../../../contracts/email.js';
 import { IdempotencyHeaders, MAX_RECIPIENTS, SendMessageSchema } from '../../../contracts/send.js';
 import { sendMessages } from '../../../services/emails/send.js';
 import { replayHeaders, sendBodyLimit, sendContext } from './send-context.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'post',
@@ -32,7 +31,7 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
   const ctx = await sendContext(c, 'emails.send', c.req.valid('header')['idempotency-key']);
   const answer = await sendMessages<SendResult>(ctx, [{ input: c.req.valid('json'), field: (name) => name }], ([result]) => result!);
   return c.json(answer.body, 201, replayHeaders(answer.replayed));

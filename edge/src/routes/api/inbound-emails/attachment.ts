@@ -1,9 +1,8 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { attachmentResponse } from '../../../http/download.js';
 import { AttachmentDownload, AttachmentIndex, Uuid } from '../../../contracts/common.js';
 import { openAttachment } from '../../../services/inbound-emails/attachment.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'get',
@@ -24,8 +23,8 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
   const { uuid, idx } = c.req.valid('param');
-  const { meta, object } = await openAttachment(c.get('db'), c.env.MAIL_STORE, c.get('projectId')!, uuid, idx);
+  const { meta, object } = await openAttachment(c.get('db'), c.env.MAIL_STORE, c.get('projectId'), uuid, idx);
   return attachmentResponse(meta, object, idx);
 };

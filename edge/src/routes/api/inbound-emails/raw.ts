@@ -1,9 +1,8 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { downloadHeaders } from '../../../http/download.js';
 import { IdParams } from '../../../contracts/common.js';
 import { openRawMessage } from '../../../services/inbound-emails/raw.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'get',
@@ -22,9 +21,9 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
   const { id } = c.req.valid('param');
-  const object = await openRawMessage(c.get('db'), c.env.MAIL_STORE, c.get('projectId')!, id);
+  const object = await openRawMessage(c.get('db'), c.env.MAIL_STORE, c.get('projectId'), id);
   return new Response(object.body, {
     status: 200,
     headers: {

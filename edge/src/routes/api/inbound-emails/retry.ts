@@ -1,9 +1,8 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { IdParams } from '../../../contracts/common.js';
 import { retryInboundEmail } from '../../../services/inbound-emails/retry.js';
 import { handOverOutbox } from '../../../services/webhook-outbox/hand-over.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'post',
@@ -19,8 +18,8 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const projectId = c.get('projectId')!;
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
+  const projectId = c.get('projectId');
   const { emitted, outboxId } = await retryInboundEmail(c.get('db'), projectId, c.req.valid('param').id);
   c.executionCtx.waitUntil(handOverOutbox(c.env, projectId, [outboxId]));
   return c.json({ emitted }, 200);

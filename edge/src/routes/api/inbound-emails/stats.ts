@@ -1,7 +1,6 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { inboundStats } from '../../../services/inbound-emails/stats.js';
-import type { AppEnv } from '../../../env.js';
 
 const count = z.number().int().min(0);
 
@@ -20,5 +19,5 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json({ counts: await inboundStats(c.get('db'), c.get('projectId')!) }, 200);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) =>
+  c.json({ counts: await inboundStats(c.get('db'), c.get('projectId')) }, 200);

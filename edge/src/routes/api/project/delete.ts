@@ -1,7 +1,6 @@
 import type { RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { deleteProject } from '../../../services/projects/delete.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'delete',
@@ -14,7 +13,7 @@ export const route = defineRoute({
   responses: { 204: { description: 'Deleted' } },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  await deleteProject(c.get('db'), c.get('projectId')!);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
+  await deleteProject(c.get('db'), c.get('projectId'));
   return c.body(null, 204);
 };

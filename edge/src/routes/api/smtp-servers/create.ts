@@ -1,9 +1,8 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { CreateSmtpServerSchema, SmtpServerSchema } from '../../../contracts/smtp-server.js';
 import { createSmtpServer } from '../../../services/smtp-servers/create.js';
 import { projectScope } from '../../../services/smtp-servers/scope.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'post',
@@ -23,7 +22,7 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) =>
   c.json({
-    smtp_server: await createSmtpServer(c.get('db'), c.get('config'), projectScope(c.get('projectId')!), c.req.valid('json')),
+    smtp_server: await createSmtpServer(c.get('db'), c.get('config'), projectScope(c.get('projectId')), c.req.valid('json')),
   }, 201);

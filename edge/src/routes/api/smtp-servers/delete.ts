@@ -1,9 +1,8 @@
 import type { RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { IdParams } from '../../../contracts/common.js';
 import { deleteSmtpServer } from '../../../services/smtp-servers/delete.js';
 import { projectScope } from '../../../services/smtp-servers/scope.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'delete',
@@ -17,7 +16,7 @@ export const route = defineRoute({
   responses: { 204: { description: 'Deleted' } },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  await deleteSmtpServer(c.get('db'), projectScope(c.get('projectId')!), c.req.valid('param').id);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
+  await deleteSmtpServer(c.get('db'), projectScope(c.get('projectId')), c.req.valid('param').id);
   return c.body(null, 204);
 };

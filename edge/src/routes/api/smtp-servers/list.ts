@@ -1,9 +1,8 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { SmtpServerSchema } from '../../../contracts/smtp-server.js';
 import { listSmtpServers } from '../../../services/smtp-servers/list.js';
 import { projectScope } from '../../../services/smtp-servers/scope.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'get',
@@ -17,5 +16,5 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json({ smtp_servers: await listSmtpServers(c.get('db'), projectScope(c.get('projectId')!)) }, 200);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) =>
+  c.json({ smtp_servers: await listSmtpServers(c.get('db'), projectScope(c.get('projectId'))) }, 200);

@@ -1,11 +1,10 @@
 import type { RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { IdParams } from '../../../contracts/common.js';
 import { SmtpProbeQuery } from '../../../contracts/smtp-server.js';
 import { projectScope } from '../../../services/smtp-servers/scope.js';
 import { testSmtpServer } from '../../../services/smtp-servers/test-connection.js';
 import { PROBE_DESCRIPTION, probeResponses } from './probe-doc.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'post',
@@ -20,5 +19,5 @@ export const route = defineRoute({
   responses: probeResponses,
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await testSmtpServer(c.get('db'), c.get('config'), projectScope(c.get('projectId')!), c.req.valid('param').id, c.req.valid('query').timeout_ms), 200);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) =>
+  c.json(await testSmtpServer(c.get('db'), c.get('config'), projectScope(c.get('projectId')), c.req.valid('param').id, c.req.valid('query').timeout_ms), 200);

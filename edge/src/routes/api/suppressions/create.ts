@@ -1,8 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { CreateSuppressionSchema, SuppressionSchema } from '../../../contracts/suppression.js';
 import { createSuppression } from '../../../services/suppressions/create.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'post',
@@ -18,5 +17,5 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json({ suppression: await createSuppression(c.get('db'), c.get('projectId')!, c.req.valid('json')) }, 201);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) =>
+  c.json({ suppression: await createSuppression(c.get('db'), c.get('projectId'), c.req.valid('json')) }, 201);

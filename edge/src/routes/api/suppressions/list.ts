@@ -1,9 +1,8 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { integerQuery } from '../../../contracts/common.js';
 import { SuppressionSchema } from '../../../contracts/suppression.js';
 import { listSuppressions } from '../../../services/suppressions/list.js';
-import type { AppEnv } from '../../../env.js';
 
 export const SUPPRESSIONS_LIMIT_DEFAULT = 100;
 export const SUPPRESSIONS_LIMIT_MAX = 1000;
@@ -34,5 +33,5 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await listSuppressions(c.get('db'), c.get('projectId')!, c.req.valid('query')), 200);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) =>
+  c.json(await listSuppressions(c.get('db'), c.get('projectId'), c.req.valid('query')), 200);

@@ -1,8 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { UsageSchema } from '../../../contracts/email.js';
 import { getUsage } from '../../../services/usage/get.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'get',
@@ -18,5 +17,5 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json({ usage: await getUsage(c.get('db'), c.get('projectId')!) }, 200);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) =>
+  c.json({ usage: await getUsage(c.get('db'), c.get('projectId')) }, 200);

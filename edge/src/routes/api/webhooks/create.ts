@@ -1,8 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { CreateWebhookSchema, WebhookWithSecretSchema } from '../../../contracts/webhook.js';
 import { createWebhook } from '../../../services/webhooks/create.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'post',
@@ -23,5 +22,5 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await createWebhook(c.get('db'), c.get('config'), c.get('projectId')!, c.req.valid('json')), 201);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) =>
+  c.json(await createWebhook(c.get('db'), c.get('config'), c.get('projectId'), c.req.valid('json')), 201);

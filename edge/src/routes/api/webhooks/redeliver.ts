@@ -1,9 +1,8 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
-import { defineRoute } from '../../../http/define-route.js';
+import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
 import { DeliveryParams, WebhookDeliverySchema } from '../../../contracts/webhook.js';
 import { wakeDispatcher } from '../../../services/webhook-outbox/hand-over.js';
 import { redeliver } from '../../../services/webhooks/redeliver.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
   method: 'post',
@@ -19,8 +18,8 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const projectId = c.get('projectId')!;
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
+  const projectId = c.get('projectId');
   const { id, deliveryId } = c.req.valid('param');
   const body = await redeliver(c.get('db'), projectId, id, deliveryId);
   // After the response: the dispatcher attempts it (the cron sweep does if this hand-over is lost).

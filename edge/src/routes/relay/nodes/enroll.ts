@@ -1,9 +1,9 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
+import type { ProjectEnv } from '../../../http/define-route.js';
 import { EnrollSchema } from '../../../contracts/relay.js';
 import { RelayNodeSchema } from '../../../contracts/relay-node.js';
 import { enrollRelayNode } from '../../../services/relay-nodes/enroll.js';
-import type { AppEnv } from '../../../env.js';
 
 export const route = defineRelayRoute({
   method: 'post',
@@ -23,5 +23,5 @@ export const route = defineRelayRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await enrollRelayNode(c.get('db'), c.get('projectId')!, c.req.valid('json'), c.get('config')['relay_nodes.max_per_project']), 201);
+export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) =>
+  c.json(await enrollRelayNode(c.get('db'), c.get('projectId'), c.req.valid('json'), c.get('config')['relay_nodes.max_per_project']), 201);
