@@ -16,8 +16,12 @@ module.exports = {
     layer('edge-services-not-up', 'Services throw domain errors (services/errors.ts) that the HTTP layer maps; they never import it.', '^edge/src/services/', '^edge/src/(routes|http|middleware|durable-objects|app\\.ts|index\\.ts|openapi\\.ts)'),
     layer('edge-durable-objects-not-up', 'Durable Objects run services; routes and the HTTP layer are above them.', '^edge/src/durable-objects/', '^edge/src/(routes|http|middleware|app\\.ts|index\\.ts|openapi\\.ts)'),
     layer('edge-http-not-up', 'The HTTP layer serves routes; routes declare themselves with it.', '^edge/src/(http|middleware)/', '^edge/src/(routes|app\\.ts|index\\.ts|openapi\\.ts)'),
-    layer('edge-runtime-stays-in-src', 'The Worker never imports the local stack or the CLI (they run in Node).', '^edge/src/', '^edge/(local|cli)/'),
+    layer('edge-runtime-stays-in-src', 'The Worker never imports the local stack, the CLI or relay-node code (they run in Node).', '^edge/src/', '^(edge/(local|cli)|relay-node)/'),
     layer('edge-local-not-cli', 'The CLI drives the local stack, not the reverse.', '^edge/local/', '^edge/cli/'),
+
+    // The node and the edge share only shared/ (the /relay/v1 contract is shared/src/relay-protocol); the edge's
+    // local stack and CLI may run a node, never the reverse.
+    layer('relay-node-not-edge', 'A relay node talks to the edge over /relay/v1 only; what both sides need lives in shared/.', '^relay-node/', '^edge/'),
 
     // relay-node/: index, node, server, heartbeat, enroll → inbound/, outbound/ → tls/ → edge/ → spool/, proxy/, state/, log.ts.
     layer('relay-foundations-not-up', 'spool/, proxy/, state/ and log.ts serve every part; they never reach into one.', '^relay-node/src/(spool|proxy|state)/|^relay-node/src/(log|version)\\.ts$', `^relay-node/src/(inbound|outbound|edge|tls)/|${relayTop}`),
@@ -34,5 +38,8 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.base.json' },
+    // The workspace packages (@edgemail/shared, @edgemail/schema) name their entry in package.json `exports`, which
+    // dependency-cruiser ignores by default: without this every import of them is unresolved and left out of the graph.
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'types', 'default'] },
   },
 };
