@@ -21,7 +21,7 @@ export interface Bindings {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** One per project (`idFromName(projectId)`): webhook attempts and retry alarms. */
   WEBHOOK_DISPATCHER: DurableObjectNamespace<WebhookDispatcherRpc>;
-  /** Raw inbound messages and their attachments (keys: services/inbound/storage-keys.ts). */
+  /** Raw inbound messages and their attachments (keys: services/inbound-emails/storage-keys.ts). */
   MAIL_STORE: R2Bucket;
   /** Set by the local stack only: the bridge serving Neon's protocols locally. */
   LOCAL_NEON_BRIDGE?: string;

@@ -1,6 +1,6 @@
 // A project's SMTP server is a host relay nodes (and the test route) connect
 // to on the tenant's word: one on the operator's own network would let a
-// tenant reach it. The same refusal as webhook URLs (services/webhooks/targets.ts):
+// tenant reach it. The same refusal as webhook URLs (net/public-target.ts):
 // the host, or any address it resolves to, must be public.
 import { isIp, type Config } from '@edgemail/shared';
 import { checkWebhookTarget, type TargetVerdict } from './public-target.js';
