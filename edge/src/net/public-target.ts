@@ -66,7 +66,7 @@ export function checkWebhookUrlSyntax(text: string, allowPrivate: boolean): Targ
  *
  * @example
  * const verdict = await checkWebhookTarget(url, { dohUrl: settings['dns.doh_url'], allowPrivate: false });
- * if (!verdict.ok) throw new ApiError(verdict.transient ? 503 : 400, `url: ${verdict.problem}`);
+ * if (!verdict.ok) throw verdict.transient ? unavailable(`could not check url: ${verdict.problem}`) : invalid(`url: ${verdict.problem}`);
  */
 export async function checkWebhookTarget(
   url: string,
