@@ -4,6 +4,8 @@ export * from './config/load.js';
 export * from './config/docs.js';
 export * from './auth/permissions.js';
 export * from './auth/tokens.js';
+export * from './base64.js';
+export * from './mail-address.js';
 export * from './ip.js';
 export * from './domain-name.js';
 export * from './smtp-enhanced-code.js';

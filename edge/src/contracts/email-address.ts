@@ -2,6 +2,7 @@
 // 5322 `name-addr` or `addr-spec`, never a list or group), the header form we
 // compose from its parts, and the bare lower-case address that suppression
 // lists and sender filters compare.
+import { splitAddress } from '@edgemail/shared';
 import { normalizeDomainName } from './domain-name.js';
 
 // RFC 5322 atext, plus any non-ASCII character (RFC 6531 local parts).
@@ -24,12 +25,12 @@ export function normalizeAddress(input: string): { address: string } | { problem
   const text = mailbox.addrSpec;
   // eslint-disable-next-line no-control-regex
   if (/[\s\x00-\x1f\x7f<>]/.test(text)) return { problem: 'must be an email address' };
-  const at = text.lastIndexOf('@');
-  if (at <= 0 || at === text.length - 1) return { problem: 'must be an email address (local@domain)' };
-  const local = text.slice(0, at).toLowerCase();
+  const parts = splitAddress(text);
+  if (!parts?.local || !parts.domain) return { problem: 'must be an email address (local@domain)' };
+  const local = parts.local.toLowerCase();
   if (new TextEncoder().encode(local).length > MAX_LOCAL) return { problem: `local part must be at most ${MAX_LOCAL} octets` };
   if (local.split('.').some((atom) => !ATOM.test(atom))) return { problem: 'must be an email address: the local part is not a dot-atom' };
-  const domain = normalizeDomainName(text.slice(at + 1));
+  const domain = normalizeDomainName(parts.domain);
   if ('problem' in domain) return { problem: `domain ${domain.problem}` };
   const address = `${local}@${domain.name}`;
   if (new TextEncoder().encode(address).length > MAX_ADDRESS) return { problem: `must be at most ${MAX_ADDRESS} octets` };

@@ -3,6 +3,7 @@
 // the composed message is checked for CR and LF here, so no field can add a
 // header of its own (header injection); the problem names the field.
 import { z } from '@hono/zod-openapi';
+import { addressDomain, isBase64, splitAddress } from '@edgemail/shared';
 import { formatMailbox, normalizeAddress, parseOneMailbox } from './email-address.js';
 import { safeContentType } from './media-type.js';
 
@@ -69,8 +70,8 @@ export function parseMailbox(input: string): Mailbox | { problem: string } {
   if ('problem' in parts) return parts;
   const normalized = normalizeAddress(input);
   if ('problem' in normalized) return normalized;
-  const at = normalized.address.lastIndexOf('@');
-  const address = `${parts.addrSpec.slice(0, parts.addrSpec.lastIndexOf('@'))}@${normalized.address.slice(at + 1)}`;
+  // The local part as written, the domain as normalized (both addresses have an `@`: normalizeAddress took it).
+  const address = `${splitAddress(parts.addrSpec)!.local}@${addressDomain(normalized.address)}`;
   return { name: parts.name, address, key: normalized.address, display: formatMailbox(parts.name, address) };
 }
 
@@ -91,24 +92,6 @@ const headerText = (max: number) => z.string()
   .refine((s) => !hasCrOrLf(s), CR_OR_LF)
   .refine((s) => !/[\x00\x7f]/.test(s), 'must not contain control characters')
   .refine((s) => s.length <= max, `must be at most ${max} characters`);
-
-const BASE64 = /^[A-Za-z0-9+/\t\n\f\r ]*={0,2}[\t\n\f\r ]*$/;
-
-/** Characters of base64 that carry bits: not whitespace, not padding. */
-function base64DataChars(content: string): number {
-  let chars = 0;
-  for (let i = 0; i < content.length; i++) {
-    const code = content.charCodeAt(i);
-    if (code !== 0x3d && code !== 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d && code !== 0x0c) chars++;
-  }
-  return chars;
-}
-
-/** Forgiving base64 (WHATWG): the standard alphabet, optional padding, ASCII whitespace anywhere. */
-export const isBase64 = (content: string) => BASE64.test(content) && base64DataChars(content) % 4 !== 1;
-
-/** The decoded size of (forgiving) base64. */
-export const base64DecodedSize = (content: string) => Math.floor((base64DataChars(content) * 6) / 8);
 
 const EXTENSION_TYPES: Record<string, string> = {
   pdf: 'application/pdf', zip: 'application/zip', json: 'application/json', xml: 'application/xml',

@@ -1,6 +1,7 @@
 // DKIM key pairs for sending domains, made with WebCrypto so the Worker can
 // generate them itself. The private half leaves as PKCS#8 PEM (what nodemailer
 // and mailauth take); the public half as the DNS `p=` value.
+import { toBase64 } from '@edgemail/shared';
 
 export const DKIM_ALGORITHMS = ['rsa', 'ed25519'] as const;
 export type DkimAlgorithm = (typeof DKIM_ALGORITHMS)[number];
@@ -22,15 +23,8 @@ export interface DkimKeyPair {
   publicKey: string;
 }
 
-function toBase64(bytes: ArrayBuffer): string {
-  const view = new Uint8Array(bytes);
-  let binary = '';
-  for (let i = 0; i < view.length; i += 0x8000) binary += String.fromCharCode(...view.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
 function pem(label: string, der: ArrayBuffer): string {
-  const lines = toBase64(der).match(/.{1,64}/g) ?? [];
+  const lines = toBase64(new Uint8Array(der)).match(/.{1,64}/g) ?? [];
   return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
 }
 
@@ -51,7 +45,7 @@ export async function generateDkimKeyPair(algorithm: DkimAlgorithm = 'rsa'): Pro
     crypto.subtle.exportKey('pkcs8', pair.privateKey) as Promise<ArrayBuffer>,
     crypto.subtle.exportKey(algorithm === 'rsa' ? 'spki' : 'raw', pair.publicKey) as Promise<ArrayBuffer>,
   ]);
-  return { algorithm, privateKeyPem: pem('PRIVATE KEY', pkcs8), publicKey: toBase64(publicDer) };
+  return { algorithm, privateKeyPem: pem('PRIVATE KEY', pkcs8), publicKey: toBase64(new Uint8Array(publicDer)) };
 }
 
 /**

@@ -1,6 +1,7 @@
 // Just enough PEM and X.509 reading for the edge to accept a certificate pair:
 // split PEM blocks, and read `notAfter` from a certificate's DER (a few dozen
 // lines of DER walking; a full X.509 library would be most of the bundle).
+import { fromBase64 } from '@edgemail/shared';
 
 export interface PemBlock { label: string; der: Uint8Array }
 
@@ -11,7 +12,7 @@ export function pemBlocks(text: string): PemBlock[] {
   const blocks: PemBlock[] = [];
   for (const m of text.matchAll(BLOCK)) {
     try {
-      blocks.push({ label: m[1]!, der: Uint8Array.from(atob(m[2]!.replace(/\s+/g, '')), (ch) => ch.charCodeAt(0)) });
+      blocks.push({ label: m[1]!, der: fromBase64(m[2]!.replace(/\s+/g, '')) });
     } catch { /* not base64: not a block */ }
   }
   return blocks;

@@ -5,7 +5,7 @@
 // Format: `v1.<base64 iv>.<base64 ciphertext with its 16-byte tag>`, a fresh
 // 12-byte IV per value. An optional context string is bound as additional
 // data, so a value sealed for one column cannot be passed off as another's.
-import { encryptionKeyBytes } from '@edgemail/shared';
+import { encryptionKeyBytes, fromBase64, toBase64 } from '@edgemail/shared';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -34,14 +34,6 @@ function aesKey(keyText: string): Promise<CryptoKey> {
   }
   return key;
 }
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
-const fromBase64 = (text: string) => Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
 
 const params = (iv: Uint8Array, context: string) =>
   context ? { name: 'AES-GCM', iv, additionalData: encoder.encode(context) } : { name: 'AES-GCM', iv };

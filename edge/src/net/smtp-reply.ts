@@ -1,5 +1,6 @@
 // SMTP replies (RFC 5321 4.2) as the probe reads them: pure functions, no
 // sockets, so they are unit-tested in Node.
+import { toBase64 } from '@edgemail/shared';
 
 export interface SmtpReply {
   code: number;
@@ -99,9 +100,7 @@ export function chooseAuthMechanism(offered: string[]): 'PLAIN' | 'LOGIN' | null
 
 /** base64 of UTF-8 text (`btoa` takes Latin-1 only). */
 export function base64Utf8(text: string): string {
-  let binary = '';
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary);
+  return toBase64(new TextEncoder().encode(text));
 }
 
 /** The AUTH PLAIN initial response (RFC 4616): `\0user\0password`, base64. */

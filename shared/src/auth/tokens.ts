@@ -1,6 +1,7 @@
 // Token formats: `myk_` (project key), `mya_` (platform credential) and
 // `myr_` (relay node credential), each `<prefix><8 chars>_<secret>` with a
 // secret of 32 random bytes.
+import { base64url } from '../base64.js';
 
 export const PROJECT_KEY_PREFIX = 'myk_';
 export const PLATFORM_CREDENTIAL_PREFIX = 'mya_';
@@ -16,13 +17,6 @@ const TOKEN = /^(my([kar])_[a-z0-9]{8})_([A-Za-z0-9_-]{43})$/;
 function randomId(length: number): string {
   const bytes = crypto.getRandomValues(new Uint8Array(length));
   return Array.from(bytes, (b) => ALPHABET[b % ALPHABET.length]).join('');
-}
-
-/** Unpadded base64url (RFC 4648 section 5): tokens and secrets. */
-export function base64url(bytes: Uint8Array): string {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 export interface NewToken { token: string; keyPrefix: string }

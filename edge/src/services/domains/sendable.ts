@@ -1,7 +1,7 @@
 // What the send route and the relay claim route ask of a from-domain.
 import { and, eq, inArray } from 'drizzle-orm';
 import { domains } from '@edgemail/schema';
-import type { Config } from '@edgemail/shared';
+import { addressDomain, splitAddress, type Config } from '@edgemail/shared';
 import type { AnyDb } from '../../db/any-db.js';
 import type { DkimAlgorithm } from '../../crypto/dkim-keys.js';
 import { unseal } from '../../crypto/seal.js';
@@ -28,9 +28,9 @@ export type SendingDomainVerdict = { ok: true; domain: SendingDomain } | { ok: f
 export function domainOfAddress(from: string): string | null {
   const angle = /<([^<>]*)>\s*$/.exec(from);
   const address = (angle ? angle[1]! : from).trim();
-  const at = address.lastIndexOf('@');
-  if (at < 1 || at === address.length - 1) return null;
-  return address.slice(at + 1).toLowerCase().replace(/\.$/, '');
+  const parts = splitAddress(address);
+  if (!parts?.local || !parts.domain) return null;
+  return addressDomain(parts.domain);
 }
 
 const sendingColumns = {

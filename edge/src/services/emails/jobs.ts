@@ -4,7 +4,7 @@
 // handed out: failed when it never can be (no key, a missing attachment),
 // returned to the queue when it may later (storage unavailable).
 import type { OutboundAttachment } from '@edgemail/schema';
-import type { Config } from '@edgemail/shared';
+import { toBase64, type Config } from '@edgemail/shared';
 import { SealError } from '../../crypto/seal.js';
 import type { OutboundJobSchema } from '../../contracts/relay-outbound.js';
 import { dkimForJob, domainOfAddress, type JobDkim } from '../domains/sendable.js';
@@ -133,12 +133,4 @@ async function readAttachments(store: R2Bucket, list: OutboundAttachment[]): Pro
     if (!object) throw new JobProblem(`attachment ${i} (${a.filename}) is missing from storage`, true);
     return { filename: a.filename, content_type: a.content_type, content_base64: toBase64(new Uint8Array(await object.arrayBuffer())) };
   }));
-}
-
-function toBase64(bytes: Uint8Array): string {
-  const native = (bytes as Uint8Array & { toBase64?: () => string }).toBase64;
-  if (typeof native === 'function') return native.call(bytes);
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
 }

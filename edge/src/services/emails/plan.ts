@@ -2,8 +2,9 @@
 // give, before anything is written: ids are made here, so the answer (and the
 // idempotency record holding it) goes into the same transaction as the rows.
 import type { OutboundAttachment } from '@edgemail/schema';
+import { base64DecodedSize } from '@edgemail/shared';
 import type { EmailRecord, EmailStatus, RecipientKind, SendResult } from '../../contracts/email.js';
-import { attachmentContentType, base64DecodedSize, type Mailbox, type SendMessageInput } from '../../contracts/send.js';
+import { attachmentContentType, type Mailbox, type SendMessageInput } from '../../contracts/send.js';
 import { outboundAttachmentKey } from './storage-keys.js';
 
 export const SUPPRESSED_MESSAGE = 'recipient is suppressed';

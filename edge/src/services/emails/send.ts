@@ -5,7 +5,7 @@
 // rows and the idempotency record, and reads back the verdict.
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { emails, idempotencyKeys, outboundMessages, plans, projects, suppressions } from '@edgemail/schema';
-import type { Config } from '@edgemail/shared';
+import { fromBase64, type Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { projectLock } from '../../db/project-lock.js';
 import { invalid, rateLimited } from '../errors.js';
@@ -177,13 +177,9 @@ async function removeAttachments(store: R2Bucket, planned: MessagePlan[]): Promi
   }
 }
 
-/** Forgiving base64 (whitespace, missing padding) to bytes; the schema checked the alphabet. */
-function decodeBase64(content: string): Uint8Array {
-  const clean = content.replace(/[\t\n\f\r =]/g, '');
-  const U8 = Uint8Array as unknown as { fromBase64?: (s: string, o: { lastChunkHandling: string }) => Uint8Array };
-  if (typeof U8.fromBase64 === 'function') return U8.fromBase64(clean, { lastChunkHandling: 'loose' });
-  const binary = atob(clean);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
+/**
+ * Forgiving base64 (whitespace, missing padding) to bytes; the schema checked
+ * the alphabet. Every `=` goes too: the schema takes an incomplete padding
+ * (`ab=`), which `fromBase64` alone would refuse.
+ */
+const decodeBase64 = (content: string): Uint8Array => fromBase64(content.replace(/[\t\n\f\r =]/g, ''));

@@ -4,11 +4,9 @@
 // same round trip (is the sender suppressed there, was this spool id stored).
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { domains, inboundEmails, suppressions } from '@edgemail/schema';
+import { addressDomain } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { servedBy, type NodeScope } from '../relay-nodes/domains.js';
-
-/** `Ann@Example.ORG.` → `example.org`. */
-export const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase().replace(/\.$/, '');
 
 export interface ProjectShare {
   projectId: string;
@@ -25,7 +23,7 @@ export interface ProjectShare {
  * @param sender the bare envelope sender; empty (the null sender) is never suppressed
  */
 export async function projectShares(db: Db, spoolId: string, sender: string, rcptTo: string[], node: NodeScope): Promise<ProjectShare[]> {
-  const names = [...new Set(rcptTo.map(domainOf))];
+  const names = [...new Set(rcptTo.map(addressDomain))];
   const rows = await db
     .select({
       domainId: domains.id, projectId: domains.projectId, name: domains.name,
@@ -39,7 +37,7 @@ export async function projectShares(db: Db, spoolId: string, sender: string, rcp
   const byName = new Map(rows.map((r) => [r.name, r]));
   const shares = new Map<string, ProjectShare>();
   for (const address of rcptTo) {
-    const row = byName.get(domainOf(address));
+    const row = byName.get(addressDomain(address));
     if (!row) continue;
     let share = shares.get(row.projectId);
     if (!share) {

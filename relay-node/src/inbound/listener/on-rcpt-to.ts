@@ -2,7 +2,7 @@
 // edge knows which, so the answer comes from `recipientDomainAccepted`.
 import { domainToASCII } from 'node:url';
 import type { SMTPServerOptions } from 'smtp-server';
-import { MAX_RECIPIENT_DOMAINS } from '@edgemail/shared';
+import { MAX_RECIPIENT_DOMAINS, splitAddress } from '@edgemail/shared';
 import { smtpReply } from './smtp-reply.js';
 import type { Log } from '../../log.js';
 
@@ -18,9 +18,9 @@ export interface OnRcptToDeps {
  * and anything that is not a domain name.
  */
 export function recipientDomain(address: string): string | null {
-  const at = address.lastIndexOf('@');
-  if (at < 0) return null;
-  const domain = domainToASCII(address.slice(at + 1).replace(/\.$/, '')).toLowerCase();
+  const parts = splitAddress(address);
+  if (!parts) return null;
+  const domain = domainToASCII(parts.domain.replace(/\.$/, '')).toLowerCase();
   return domain && !domain.startsWith('[') ? domain : null;
 }
 
@@ -35,7 +35,7 @@ export function recipientDomain(address: string): string | null {
  */
 export function asciiRecipient(address: string): string {
   const domain = recipientDomain(address);
-  return domain ? `${address.slice(0, address.lastIndexOf('@'))}@${domain}` : address;
+  return domain ? `${splitAddress(address)!.local}@${domain}` : address;
 }
 
 /**

@@ -4,6 +4,7 @@
 // `example.com` even when the domain asked for strict alignment. This puts
 // RFC 7489 section 3.1 back: in strict mode the domains must be identical.
 import type { AuthenticateResult } from 'mailauth';
+import { addressDomain } from '@edgemail/shared';
 
 /**
  * Whether a DMARC `pass` from mailauth still holds under the record's strict
@@ -14,7 +15,7 @@ export function passesStrictAlignment(result: AuthenticateResult): boolean {
   if (!record || record.status.result !== 'pass') return true;
   const { dkim, spf } = record.alignment;
   if (!dkim.strict && !spf.strict) return true;
-  const from = domainOf(result.dkim.headerFrom?.[0]);
+  const from = addressDomain(result.dkim.headerFrom?.[0] ?? '');
   const dkimAligned = dkim.strict
     ? (result.dkim.results ?? []).some((r) => r.status.result === 'pass' && sameDomain(r.signingDomain, from))
     : !!dkim.result;
@@ -22,10 +23,6 @@ export function passesStrictAlignment(result: AuthenticateResult): boolean {
     ? !!result.spf && result.spf.status.result === 'pass' && sameDomain(result.spf.domain, from)
     : !!spf.result;
   return dkimAligned || spfAligned;
-}
-
-function domainOf(address: string | undefined): string {
-  return (address ?? '').slice((address ?? '').lastIndexOf('@') + 1);
 }
 
 function sameDomain(a: string | undefined, b: string): boolean {

@@ -1,4 +1,5 @@
 import type { RouteHandler } from '@hono/zod-openapi';
+import { splitAddress } from '@edgemail/shared';
 import { defineRelayRoute } from '../../../http/define-relay-route.js';
 import { FORWARD_CONTENT_TYPE, forwardingBodyLimit, forwardingMetaLimit, InboundForwardedSchema, META_LENGTH_HEADER } from '../../../contracts/inbound-meta.js';
 import { readForwardedBody } from '../../../services/inbound-emails/forwarded-body.js';
@@ -45,7 +46,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   if (!result.inbound_emails.length) {
     // Nobody to store it for: the domains were removed (or lost to another project) after the node
     // accepted the mail, or the node forwarded mail for names no project proved.
-    const domains = [...new Set(meta.rcpt_to.map((a) => a.slice(a.lastIndexOf('@') + 1).toLowerCase()))];
+    const domains = [...new Set(meta.rcpt_to.map((a) => splitAddress(a)!.domain.toLowerCase()))];
     console.warn(`inbound ${meta.spool_id} from relay node ${node.id}: no proven domain among ${domains.join(', ')}; nothing stored`);
   }
   return c.json(result, 200);
