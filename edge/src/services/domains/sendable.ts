@@ -78,7 +78,7 @@ export function judgeSendingDomain(fromAddress: string, row: SendingDomainRow | 
  *
  * @example
  * const from = await sendingDomain(db, projectId, 'Acme <news@acme.test>');
- * if (!from.ok) throw badRequest(from.problem, { from: from.problem });
+ * if (!from.ok) throw invalid(from.problem, { from: from.problem });
  */
 export async function sendingDomain(db: AnyDb, projectId: string, fromAddress: string): Promise<SendingDomainVerdict> {
   const name = domainOfAddress(fromAddress);
