@@ -4,7 +4,8 @@
 // queue when its lease runs out.
 import { setMaxListeners } from 'node:events';
 import { Backoff, sleep, type BackoffOptions } from '../edge/backoff.js';
-import { EdgeRateLimitedError, EdgeRefusedError, isFatalEdgeError } from '../edge/errors.js';
+import { EdgeRefusedError, isFatalEdgeError } from '../edge/errors.js';
+import { retrying, RetryWaits } from '../edge/retry.js';
 import type { OutboundClaimAnswer, OutboundJob, OutboundResult, OutboundResultsAnswer } from '../protocol.js';
 import type { Log } from '../log.js';
 
@@ -80,18 +81,15 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
   let stopping = false;
   let fatal = false;
   let claimFailures = 0;
-  let claimPausedUntil = 0;
-  let claimRateLimited = false;
-  let reportPausedUntil = 0;
-  let reportRateLimited = false;
+  /** The waits after a failed claim and a failed report, which resume() may end. */
+  const claimWaits = new RetryWaits();
+  const reportWaits = new RetryWaits();
   let loop: Promise<void> | null = null;
   let flushing: Promise<void> | null = null;
   let stopped: Promise<void> | null = null;
   /** Ends the loop's current wait; `slotWanted` says whether a finished delivery should. */
   let wake: (() => void) | null = null;
   let slotWanted = false;
-  /** Ends the reporter's wait after a failed report. */
-  let reportWake: (() => void) | null = null;
 
   const idle = async (ms: number, forSlot: boolean) => {
     if (stopping) return;
@@ -149,23 +147,25 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
 
   const drainReports = async () => {
     while (pending.length && !fatal) {
-      const wait = reportPausedUntil - Date.now();
-      if (wait > 0) {
-        const waitAbort = new AbortController();
-        reportWake = () => waitAbort.abort();
-        await sleep(wait, AbortSignal.any([waitAbort.signal, reportAbort.signal]));
-        reportWake = null;
-        if (reportAbort.signal.aborted) return;
-      }
-      // Results that completed while the last batch was on its way go together.
-      const batch = pending.splice(0, MAX_REPORT);
+      let batch: OutboundResult[] = [];
+      let answer: OutboundResultsAnswer;
       try {
-        const answer = await options.report(batch, reportAbort.signal);
-        reportBackoff.reset();
-        for (const id of answer.stale ?? []) {
-          const result = batch.find((r) => r.email_id === id);
-          log.warn('the edge called an outbound result stale (the lease had passed to another attempt); dropped', { email_id: id, outcome: result?.outcome, attempt: result?.attempt });
-        }
+        answer = await retrying(() => {
+          // Results that completed while the last batch was on its way (or waiting) go together.
+          batch = pending.splice(0, MAX_REPORT);
+          return options.report(batch, reportAbort.signal);
+        }, {
+          signal: reportAbort.signal,
+          backoff: reportBackoff,
+          waits: reportWaits,
+          // A refusal will come again for the same body; anything else may pass later.
+          retryable: (err) => !(err instanceof EdgeRefusedError),
+          onRetry: (err, delay) => {
+            pending.unshift(...batch);
+            batch = [];
+            log.warn('outbound results not reported; will retry', { count: pending.length, wait_ms: delay, error: String(err) });
+          },
+        });
       } catch (err) {
         if (isFatalEdgeError(err)) {
           goFatal(err);
@@ -176,12 +176,14 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
           log.error('the edge refused outbound results; dropped', { count: batch.length, email_ids: batch.map((r) => r.email_id), error: err.message });
           continue;
         }
+        // Stopped past its bound (reportAbort): what was on its way is still unreported.
         pending.unshift(...batch);
-        if (reportAbort.signal.aborted) return;
-        reportRateLimited = err instanceof EdgeRateLimitedError;
-        const delay = err instanceof EdgeRateLimitedError && err.retryAfterMs !== null ? err.retryAfterMs : reportBackoff.next();
-        reportPausedUntil = Date.now() + delay;
-        log.warn('outbound results not reported; will retry', { count: pending.length, wait_ms: delay, error: String(err) });
+        return;
+      }
+      reportBackoff.reset();
+      for (const id of answer.stale ?? []) {
+        const result = batch.find((r) => r.email_id === id);
+        log.warn('the edge called an outbound result stale (the lease had passed to another attempt); dropped', { email_id: id, outcome: result?.outcome, attempt: result?.attempt });
       }
     }
   };
@@ -189,11 +191,6 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
   const claimBatch = Math.max(1, Math.floor(concurrency / 2));
   const run = async () => {
     while (!stopping) {
-      const now = Date.now();
-      if (claimPausedUntil > now) {
-        await idle(claimPausedUntil - now, false);
-        continue;
-      }
       const free = concurrency - inFlight.size;
       // With deliveries still running, wait until half the slots are free: each
       // claim then brings several jobs, not one per finished delivery (a claim
@@ -202,10 +199,27 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
         await idle(idlePollMs, true);
         continue;
       }
-      const max = Math.min(free, MAX_CLAIM);
+      let max = 0;
       let jobs: OutboundJob[];
       try {
-        jobs = (await options.claim(max, claimAbort.signal)).jobs ?? [];
+        // Slots only free up during a wait, so each try asks for what is free then.
+        jobs = (await retrying(() => {
+          max = Math.min(concurrency - inFlight.size, MAX_CLAIM);
+          return options.claim(max, claimAbort.signal);
+        }, {
+          signal: claimAbort.signal,
+          backoff: claimBackoff,
+          waits: claimWaits,
+          // Any failure but a revoked node is waited out (an edge without the route yet answers 404).
+          retryable: () => true,
+          onRetry: (err, delay) => {
+            claimFailures++;
+            // The first failure of a streak, then every tenth: an edge without the route yet would fill the log otherwise.
+            if (claimFailures === 1 || claimFailures % 10 === 0) {
+              log.warn('outbound claim failed; waiting', { failures: claimFailures, wait_ms: delay, error: String(err) });
+            }
+          },
+        })).jobs ?? [];
         claimBackoff.reset();
         if (claimFailures) log.info('the edge answers outbound claims again', { failures: claimFailures });
         claimFailures = 0;
@@ -215,15 +229,7 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
           goFatal(err);
           break;
         }
-        claimRateLimited = err instanceof EdgeRateLimitedError;
-        const delay = err instanceof EdgeRateLimitedError && err.retryAfterMs !== null ? err.retryAfterMs : claimBackoff.next();
-        claimPausedUntil = Date.now() + delay;
-        claimFailures++;
-        // The first failure of a streak, then every tenth: an edge without the route yet would fill the log otherwise.
-        if (claimFailures === 1 || claimFailures % 10 === 0) {
-          log.warn('outbound claim failed; waiting', { failures: claimFailures, wait_ms: delay, error: String(err) });
-        }
-        continue;
+        throw err;
       }
       for (const job of jobs.slice(0, max)) launch(job);
       // Fewer than asked for: nothing else is due now.
@@ -252,14 +258,9 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
     },
     resume() {
       if (stopping) return;
-      if (!claimRateLimited && claimPausedUntil > Date.now()) {
-        claimPausedUntil = 0;
-        wake?.();
-      }
-      if (!reportRateLimited && reportPausedUntil > Date.now()) {
-        reportPausedUntil = 0;
-        reportWake?.();
-      }
+      // A wait a 429 asked for is kept.
+      claimWaits.resume();
+      reportWaits.resume();
     },
     stop() {
       stopped ??= (async () => {
@@ -280,8 +281,7 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
         const deadline = setTimeout(() => reportAbort.abort(), options.stopReportTimeoutMs ?? 10_000);
         try {
           // One more try now rather than at the end of a backoff.
-          reportPausedUntil = 0;
-          reportWake?.();
+          reportWaits.wake();
           while (pending.length || flushing) {
             flush();
             await flushing;

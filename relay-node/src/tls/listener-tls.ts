@@ -96,15 +96,20 @@ export function createListenerTls(options: ListenerTlsOptions): ListenerTls {
 
   /** After a stand-in start: keep asking (with backoff) until the edge answers. */
   const keepTrying = async () => {
+    // The start-up tries just failed: the first try here waits a step too.
     const backoff = new Backoff();
-    while (!stopping.signal.aborted && !current?.answer) {
-      if (!(await sleep(backoff.next(), stopping.signal))) return;
-      try {
-        adopt(await obtain(stopping.signal));
-      } catch (err) {
-        if (fatal(err) || stopping.signal.aborted) return;
-        options.log.warn('listener certificate still not available from the edge', { error: String(err) });
-      }
+    if (!(await sleep(backoff.next(), stopping.signal))) return;
+    try {
+      // adopt() inside: a pair that does not load is one more failure, as before.
+      await retrying(async () => adopt(await obtain(stopping.signal)), {
+        signal: stopping.signal,
+        backoff,
+        // Whatever failed (the edge, making or offering the pair), a revoked node aside, may pass later.
+        retryable: () => true,
+        onRetry: (err) => options.log.warn('listener certificate still not available from the edge', { error: String(err) }),
+      });
+    } catch (err) {
+      fatal(err); // else stop() ended the wait
     }
   };
 

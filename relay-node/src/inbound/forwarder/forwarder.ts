@@ -7,6 +7,7 @@
 import { openAsBlob } from 'node:fs';
 import { join } from 'node:path';
 import { Backoff, backoffDelay, sleep, type BackoffOptions } from '../../edge/backoff.js';
+import { retrying, RetryWaits } from '../../edge/retry.js';
 import { encodeForward, type EncodedForward, type ForwardRequest } from '../../edge/client.js';
 import { EdgeRateLimitedError, EdgeRefusedError, EdgeUnavailableError, isFatalEdgeError } from '../../edge/errors.js';
 import type { SpooledMeta } from '../spool-store/spooled-message.js';
@@ -72,6 +73,16 @@ const PERMANENT = new Set([400, 422]);
 /** Answers that mean the edge as a whole is not there: everyone waits, not just this message. */
 const EDGE_DOWN = new Set([502, 503, 504]);
 
+/** A 429, or the edge not there (network, 502/503/504): every message waits, not just this one. */
+const stallsEveryone = (err: unknown): err is EdgeRateLimitedError | EdgeUnavailableError =>
+  err instanceof EdgeRateLimitedError || (err instanceof EdgeUnavailableError && (err.status === null || EDGE_DOWN.has(err.status)));
+
+/** The forward that stopped a pass, and why. */
+interface Stall {
+  id: string;
+  err: EdgeRateLimitedError | EdgeUnavailableError;
+}
+
 /**
  * @example
  * const forwarder = createForwarder({ spool, forward: (r, s) => edge.forwardInbound(r, s), log, onFatal });
@@ -89,22 +100,16 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const edgeBackoff = new Backoff(options.backoff);
   /** Per-message waits after a failure that may be the message's own (a 500). */
   const retries = new Map<string, { attempt: number; notBefore: number }>();
-  let pausedUntil = 0;
-  let pauseReason: 'rate' | 'down' | null = null;
+  /** The wait after a 429 or an unreachable edge, which resume() may end. */
+  const pauses = new RetryWaits();
+  /** The message whose forward stopped the last pass, for the log line of the wait. */
+  let stalled: Stall | null = null;
   /** Said once per outage at warn (each further wait is a debug line); cleared by a forward that gets through. */
   let edgeDownSaid = false;
   let stopped = false;
   let woken = false;
   let wake: (() => void) | null = null;
   let loop: Promise<void> | null = null;
-
-  const pause = (ms: number, reason: 'rate' | 'down') => {
-    const until = Date.now() + ms;
-    if (until > pausedUntil) {
-      pausedUntil = until;
-      pauseReason = reason;
-    }
-  };
 
   /** Waits `ms`, or less when notify(), resume() or stop() comes (the loop then looks again). */
   const idle = async (ms: number) => {
@@ -185,7 +190,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     }
   };
 
-  const forwardOne = async (id: string): Promise<void> => {
+  /** One message; a failure of the edge as a whole (429, unreachable) is returned for the pass to stop on. */
+  const forwardOne = async (id: string): Promise<Stall | undefined> => {
     try {
       const request = await prepare(id);
       const answer = await send(request);
@@ -230,21 +236,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         // Even the raw message is over the edge's limit: kept, and retried below.
         log.error('the edge refuses this message as too large even without its parsed parts: its inbound.max_message_size is below this node\'s; the message stays spooled', { id, error: err.message });
       }
-      if (err instanceof EdgeRateLimitedError) {
-        const wait = err.retryAfterMs ?? edgeBackoff.next();
-        pause(wait, 'rate');
-        log.warn('the edge asks to slow down; messages stay spooled', { id, wait_ms: wait });
-        return;
-      }
-      if (err instanceof EdgeUnavailableError && (err.status === null || EDGE_DOWN.has(err.status))) {
-        const wait = edgeBackoff.next();
-        pause(wait, 'down');
-        const fields = { id, wait_ms: wait, error: err.message };
-        if (edgeDownSaid) log.debug?.('the edge is unreachable; messages stay spooled', fields);
-        else log.warn('the edge is unreachable; messages stay spooled (said once until it answers again)', fields);
-        edgeDownSaid = true;
-        return;
-      }
+      if (stallsEveryone(err)) return { id, err };
       // A 500, a 404 from an edge without the route yet, a local read error:
       // this message waits its own backoff, the others go on.
       const retry = retries.get(id) ?? { attempt: 0, notBefore: 0 };
@@ -255,35 +247,66 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     }
   };
 
+  /**
+   * One pass over the spool, oldest first, `concurrency` at a time. When the
+   * edge as a whole asks to wait (429) or cannot be reached, no further
+   * message is started and the pass throws that failure: the retry loop then
+   * waits for every message at once (Retry-After, or the backoff).
+   */
+  const pass = async (): Promise<void> => {
+    const now = Date.now();
+    let ids: string[];
+    try {
+      ids = await spool.list();
+    } catch (err) {
+      log.error('cannot list the spool', { dir: spool.dir, error: String(err) });
+      await idle(edgeBackoff.next());
+      return;
+    }
+    const present = new Set(ids);
+    for (const id of retries.keys()) if (!present.has(id)) retries.delete(id);
+    const due = ids.filter((id) => (retries.get(id)?.notBefore ?? 0) <= now);
+    if (!due.length) {
+      const next = Math.min(...[...retries.values()].map((r) => r.notBefore), now + idlePollMs);
+      await idle(next - now);
+      return;
+    }
+    let cursor = 0;
+    let stall: Stall | undefined;
+    const worker = async () => {
+      while (!stopped && !stall && cursor < due.length) {
+        const stopping = await forwardOne(due[cursor++]!);
+        stall ??= stopping;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
+    if (stall) {
+      stalled = stall;
+      throw stall.err;
+    }
+  };
+
+  /** The wait's one line: a 429 at warn; an unreachable edge at warn once per outage, each further wait at debug. */
+  const sayWait = (err: unknown, wait: number) => {
+    const id = stalled?.id;
+    if (err instanceof EdgeRateLimitedError) {
+      log.warn('the edge asks to slow down; messages stay spooled', { id, wait_ms: wait });
+      return;
+    }
+    const fields = { id, wait_ms: wait, error: err instanceof Error ? err.message : String(err) };
+    if (edgeDownSaid) log.debug?.('the edge is unreachable; messages stay spooled', fields);
+    else log.warn('the edge is unreachable; messages stay spooled (said once until it answers again)', fields);
+    edgeDownSaid = true;
+  };
+
   const run = async () => {
     while (!stopped) {
-      const now = Date.now();
-      if (pausedUntil > now) {
-        await idle(pausedUntil - now);
-        continue;
-      }
-      let ids: string[];
       try {
-        ids = await spool.list();
+        await retrying(pass, { signal: abort.signal, backoff: edgeBackoff, retryable: stallsEveryone, waits: pauses, onRetry: sayWait });
       } catch (err) {
-        log.error('cannot list the spool', { dir: spool.dir, error: String(err) });
-        await idle(edgeBackoff.next());
-        continue;
+        if (stopped) return; // stop() ended the wait: the messages stay spooled for the next start
+        throw err;
       }
-      const present = new Set(ids);
-      for (const id of retries.keys()) if (!present.has(id)) retries.delete(id);
-      const due = ids.filter((id) => (retries.get(id)?.notBefore ?? 0) <= now);
-      if (!due.length) {
-        const next = Math.min(...[...retries.values()].map((r) => r.notBefore), now + idlePollMs);
-        await idle(next - now);
-        continue;
-      }
-      // Oldest first, `concurrency` at a time; a pause (429, edge down) stops the pass.
-      let cursor = 0;
-      const worker = async () => {
-        while (!stopped && pausedUntil <= Date.now() && cursor < due.length) await forwardOne(due[cursor++]!);
-      };
-      await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
     }
   };
 
@@ -296,13 +319,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       wake?.();
     },
     resume() {
-      if (pauseReason !== 'down' || pausedUntil <= Date.now()) return;
-      pausedUntil = 0;
-      pauseReason = null;
-      // Debug: the heartbeat says the edge answers again, the first forward through says the rest.
-      log.debug?.('the edge answers again; forwarding resumes');
-      woken = true;
-      wake?.();
+      // A 429's wait is kept. Debug: the heartbeat says the edge answers again, the first forward through says the rest.
+      if (pauses.resume()) log.debug?.('the edge answers again; forwarding resumes');
     },
     async stop() {
       stopped = true;
