@@ -1,6 +1,6 @@
 // `POST /relay/v1/inbound` (docs/relay-protocol.md): the framing and the
-// limits both sides size a forward by. One statement of them for the edge
-// (edge/src/contracts/inbound-meta.ts) and the relay node (relay-node/src/protocol.ts).
+// limits both sides size a forward by (the meta itself: inbound-meta.ts). One
+// statement of them for the edge and the relay node.
 // No node:* imports: the edge's Worker imports this too.
 
 /** The body: `<meta JSON><raw message><attachment 0>…`, nothing else. */

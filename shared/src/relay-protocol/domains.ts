@@ -1,0 +1,12 @@
+// `GET /relay/v1/domains` (docs/relay-protocol.md): the domains a node accepts mail for.
+import { z } from 'zod';
+
+export const DomainsAnswer = z.object({
+  /** Every domain the node accepts mail for (ownership proven), lower case. */
+  domains: z.array(z.string()),
+  /** Among them, those whose project's inbound storage quota is reached. The edge always sends it; an older edge did not. */
+  full: z.array(z.string()).optional(),
+  /** Changes whenever either list changes. */
+  version: z.string(),
+});
+export type DomainsAnswer = z.output<typeof DomainsAnswer>;
