@@ -20,7 +20,20 @@ export const FutureTimestamp = z
   .refine((s) => Date.parse(s) > Date.now(), { message: 'must be in the future' })
   .openapi({ example: '2027-01-01T00:00:00Z' });
 
-export const Timestamp = z.string().openapi({ format: 'date-time', example: '2026-11-25T12:00:00.000Z' });
+const TIMESTAMP = { format: 'date-time', example: '2026-11-25T12:00:00.000Z' };
+
+export const Timestamp = z.string().openapi(TIMESTAMP);
+
+/** A shared relay-protocol field (RFC 3339 text), documented as `Timestamp` is. */
+export const asTimestamp = <S extends z.ZodType>(schema: S, description?: string) =>
+  schema.meta(description === undefined ? TIMESTAMP : { ...TIMESTAMP, description });
+
+/**
+ * A shared relay-protocol array with `element` (its element, annotated) in
+ * place of its element: the shared array's bounds and their messages are kept.
+ */
+export const arrayOf = <E extends z.ZodType>(shared: z.ZodArray<z.ZodType>, element: E) =>
+  z.array(element).check(...(shared.def.checks ?? []) as z.core.$ZodCheck<z.output<E>[]>[]);
 
 export const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -1,106 +1,86 @@
 // Bodies of the outbound relay routes (docs/sending.md, "Relay protocol:
-// outbound"): the claim and its jobs, the results and their verdict. The node
-// side reads and writes exactly these shapes (relay-node/src/protocol.ts).
-// Unknown keys are ignored, so a newer node can add some.
+// outbound"). The contract is shared/src/relay-protocol/outbound.ts (the node
+// parses with it too); this file only names the schemas and adds descriptions
+// and examples for the OpenAPI document, as relay.ts does.
 import { z } from '@hono/zod-openapi';
-import { Timestamp, Uuid } from './common.js';
+import {
+  MAX_REPLY_CHARS,
+  OutboundAttachment,
+  OutboundClaim,
+  OutboundClaimAnswer,
+  OutboundDkim,
+  OutboundJob,
+  OutboundMessage,
+  OutboundMxRoute,
+  OutboundResult,
+  OutboundResults,
+  OutboundResultsAnswer,
+  OutboundSmtpRoute,
+} from '@edgemail/shared';
+import { arrayOf, asTimestamp } from './common.js';
 
-/** Most jobs one claim asks for, and most results one report carries. */
-export const MAX_CLAIM = 100;
-export const MAX_RESULTS = 100;
-
-/** Longest reply and server name stored; longer ones are cut (a refusal would lose the result). */
-export const MAX_REPLY_CHARS = 4000;
-const MAX_SERVER_CHARS = 300;
-
-/** PostgreSQL text cannot hold U+0000; cut to `max` rather than refuse. */
-const storedText = (max: number) => z.string().transform((s) => s.replace(/\u0000/g, '').slice(0, max));
-
-export const ClaimSchema = z
-  .object({
-    max: z.number().int('must be an integer').min(1, 'must be from 1 to 100').max(MAX_CLAIM, 'must be from 1 to 100')
-      .openapi({ description: 'How many recipients the node can take now (its free delivery slots)', example: 10 }),
+export const ClaimSchema = OutboundClaim
+  .extend({
+    max: OutboundClaim.shape.max.meta({ description: 'How many recipients the node can take now (its free delivery slots)', example: 10 }),
   })
   .openapi('OutboundClaim');
 
-const OutboundAttachmentSchema = z.object({
-  filename: z.string(),
-  content_type: z.string(),
-  content_base64: z.string().openapi({ description: 'The bytes, base64 (no line breaks)' }),
+const OutboundAttachmentSchema = OutboundAttachment.extend({
+  content_base64: OutboundAttachment.shape.content_base64.meta({ description: 'The bytes, base64 (no line breaks)' }),
 });
 
-const OutboundMessageSchema = z.object({
-  message_id: z.string().openapi({ example: '<0b9b7c1e-4a8a-4c55-9d9f-1c3f1e0d2a11@acme.test>' }),
-  date: Timestamp.openapi({ description: 'The send\'s created_at: the Date header' }),
-  from: z.string().openapi({ example: 'Acme <news@acme.test>' }),
-  to: z.array(z.string()),
-  cc: z.array(z.string()),
-  reply_to: z.array(z.string()),
-  subject: z.string(),
-  text: z.string().nullable(),
-  html: z.string().nullable(),
-  headers: z.record(z.string(), z.string()).openapi({ description: 'Custom headers, name → value' }),
-  attachments: z.array(OutboundAttachmentSchema),
+const message = OutboundMessage.shape;
+const OutboundMessageSchema = OutboundMessage.extend({
+  message_id: message.message_id.meta({ example: '<0b9b7c1e-4a8a-4c55-9d9f-1c3f1e0d2a11@acme.test>' }),
+  date: asTimestamp(message.date, 'The send\'s created_at: the Date header'),
+  from: message.from.meta({ example: 'Acme <news@acme.test>' }),
+  headers: message.headers.meta({ description: 'Custom headers, name → value' }),
+  attachments: arrayOf(message.attachments, OutboundAttachmentSchema),
 }).openapi('OutboundMessage', { description: 'Headers and content; never a Bcc header (blind recipients are in the envelope only)' });
 
-const OutboundDkimSchema = z.object({
-  domain: z.string(),
-  selector: z.string(),
-  algorithm: z.enum(['rsa', 'ed25519']),
-  private_key_pem: z.string().openapi({ description: 'PKCS#8 PEM, unsealed for this job' }),
+const OutboundDkimSchema = OutboundDkim.extend({
+  private_key_pem: OutboundDkim.shape.private_key_pem.meta({ description: 'PKCS#8 PEM, unsealed for this job' }),
 }).openapi('OutboundDkim');
 
 const OutboundRouteSchema = z.union([
-  z.object({ kind: z.literal('mx'), domain: z.string().openapi({ description: 'The recipient\'s domain' }) }),
-  z.object({
-    kind: z.literal('smtp'),
-    source: z.enum(['project', 'pool']),
-    host: z.string(),
-    port: z.number().int(),
-    security: z.enum(['starttls', 'tls', 'none']),
-    username: z.string().nullable(),
-    password: z.string().nullable(),
-  }),
+  OutboundMxRoute.extend({ domain: OutboundMxRoute.shape.domain.meta({ description: 'The recipient\'s domain' }) }),
+  OutboundSmtpRoute,
 ]).openapi('OutboundRoute', { description: 'The project\'s SMTP server if it has one, else one of the shared pool\'s (at random), else the recipient\'s MX' });
 
-export const OutboundJobSchema = z.object({
-  email_id: z.uuid().openapi({ description: 'The recipient row' }),
-  attempt: z.number().int().openapi({ description: 'Number of this attempt (counted up at the claim); the result must carry it' }),
-  lease_until: Timestamp.openapi({ description: 'The recipient is this node\'s until then; after it, another claim may take it' }),
-  envelope: z.object({
-    from: z.string().openapi({ description: 'The bounce address: the bare from address', example: 'news@acme.test' }),
-    to: z.string().openapi({ description: 'This one recipient', example: 'ann@example.org' }),
+const job = OutboundJob.shape;
+export const OutboundJobSchema = OutboundJob.extend({
+  email_id: job.email_id.meta({ description: 'The recipient row' }),
+  attempt: job.attempt.meta({ description: 'Number of this attempt (counted up at the claim); the result must carry it' }),
+  lease_until: asTimestamp(job.lease_until, 'The recipient is this node\'s until then; after it, another claim may take it'),
+  envelope: job.envelope.extend({
+    from: job.envelope.shape.from.meta({ description: 'The bounce address: the bare from address', example: 'news@acme.test' }),
+    to: job.envelope.shape.to.meta({ description: 'This one recipient', example: 'ann@example.org' }),
   }),
   message: OutboundMessageSchema,
   dkim: OutboundDkimSchema.nullable().openapi({ description: 'Always set today: a recipient whose message cannot be signed is failed at the claim, never handed out' }),
   route: OutboundRouteSchema,
 }).openapi('OutboundJob');
 
-export const ClaimAnswerSchema = z.object({
-  jobs: z.array(OutboundJobSchema).openapi({ description: 'Empty when nothing is due' }),
+export const ClaimAnswerSchema = OutboundClaimAnswer.extend({
+  jobs: arrayOf(OutboundClaimAnswer.shape.jobs, OutboundJobSchema).openapi({ description: 'Empty when nothing is due' }),
 }).openapi('OutboundClaimAnswer');
 
-export const OutboundResultSchema = z.object({
-  email_id: Uuid,
-  attempt: z.number().int('must be an integer').min(1, 'must be at least 1'),
-  outcome: z.enum(['sent', 'deferred', 'failed']).openapi({ description: '2xx | 4xx or no answer | 5xx' }),
-  smtp_code: z.number().int('must be an integer').min(100, 'must be an SMTP reply code').max(599, 'must be an SMTP reply code').nullable()
-    .openapi({ description: 'null when no SMTP answer came', example: 250 }),
-  reply: storedText(MAX_REPLY_CHARS).openapi({ type: 'string', description: `The server's reply text, or why no answer came (cut to ${MAX_REPLY_CHARS} characters)` }),
-  server: storedText(MAX_SERVER_CHARS).nullable().openapi({ type: 'string', example: 'mx.example.org:25' }),
-  started_at: z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' }),
-  duration_ms: z.number().int('must be an integer').min(0, 'must not be negative').max(2_147_483_647, 'is too large'),
+const result = OutboundResult.shape;
+export const OutboundResultSchema = OutboundResult.extend({
+  email_id: result.email_id.meta({ format: 'uuid' }),
+  outcome: result.outcome.meta({ description: '2xx | 4xx or no answer | 5xx' }),
+  smtp_code: result.smtp_code.meta({ description: 'null when no SMTP answer came', example: 250 }),
+  reply: result.reply.meta({ type: 'string', description: `The server's reply text, or why no answer came (cut to ${MAX_REPLY_CHARS} characters)` }),
+  server: result.server.meta({ type: 'string', example: 'mx.example.org:25' }),
 }).openapi('OutboundResult');
 
 export type OutboundResultInput = z.infer<typeof OutboundResultSchema>;
 
-export const ResultsSchema = z
-  .object({
-    results: z.array(OutboundResultSchema).min(1, 'must have at least one result').max(MAX_RESULTS, 'must have at most 100 results'),
-  })
+export const ResultsSchema = OutboundResults
+  .extend({ results: arrayOf(OutboundResults.shape.results, OutboundResultSchema) })
   .openapi('OutboundResults');
 
-export const ResultsAnswerSchema = z.object({
-  accepted: z.array(z.uuid()).openapi({ description: 'Recorded: the recipient moved on (sent, failed, or queued again)' }),
-  stale: z.array(z.uuid()).openapi({ description: 'The node no longer holds that lease (expired and claimed again, or already reported): nothing changed' }),
+export const ResultsAnswerSchema = OutboundResultsAnswer.extend({
+  accepted: OutboundResultsAnswer.shape.accepted.meta({ description: 'Recorded: the recipient moved on (sent, failed, or queued again)' }),
+  stale: OutboundResultsAnswer.shape.stale.meta({ description: 'The node no longer holds that lease (expired and claimed again, or already reported): nothing changed' }),
 }).openapi('OutboundResultsAnswer');

@@ -1,22 +1,10 @@
 // Where a job goes (docs/sending.md, "The path of one message"): the
 // project's own SMTP server if it has one, else a server of the shared pool
 // (one at random, so that the pool shares the load), else the recipient's MX.
-import { addressDomain, type Config } from '@edgemail/shared';
+import { addressDomain, type Config, type OutboundRoute } from '@edgemail/shared';
 import { SealError } from '../../crypto/seal.js';
 import { openSmtpPassword } from '../smtp-servers/password.js';
 import type { SmtpServerRow } from './claim.js';
-
-export type JobRoute =
-  | { kind: 'mx'; domain: string }
-  | {
-    kind: 'smtp';
-    source: 'project' | 'pool';
-    host: string;
-    port: number;
-    security: 'starttls' | 'tls' | 'none';
-    username: string | null;
-    password: string | null;
-  };
 
 const SECURITIES = new Set(['starttls', 'tls', 'none']);
 
@@ -47,7 +35,7 @@ export async function chooseRoute(
   projectServer: SmtpServerRow | null,
   pool: SmtpServerRow[],
   pick: (n: number) => number = (n) => Math.floor(Math.random() * n),
-): Promise<JobRoute> {
+): Promise<OutboundRoute> {
   const server = projectServer ?? (pool.length ? pool[pick(pool.length)]! : null);
   // A recipient's domain is stored normalized (lower case, no trailing dot) already.
   if (!server) return { kind: 'mx', domain: addressDomain(recipient) };

@@ -1,5 +1,6 @@
-import { z, type RouteHandler } from '@hono/zod-openapi';
+import type { RouteHandler } from '@hono/zod-openapi';
 import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
+import { DomainsAnswerSchema } from '../../../contracts/relay.js';
 import { listRegisteredDomains } from '../../../services/relay-nodes/domains.js';
 import type { AppEnv } from '../../../env.js';
 
@@ -15,11 +16,7 @@ export const route = defineRelayRoute({
   responses: {
     200: {
       description: 'The domain list',
-      content: { 'application/json': { schema: z.object({
-        domains: z.array(z.string()).openapi({ example: ['acme.test', 'globex.test'] }),
-        full: z.array(z.string()).openapi({ example: ['globex.test'], description: 'Among `domains`, those whose project\'s inbound storage quota is reached.' }),
-        version: z.string(),
-      }) } },
+      content: { 'application/json': { schema: DomainsAnswerSchema } },
     },
   },
 });

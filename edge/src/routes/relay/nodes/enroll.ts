@@ -1,8 +1,7 @@
-import { z, type RouteHandler } from '@hono/zod-openapi';
+import type { RouteHandler } from '@hono/zod-openapi';
 import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
 import type { ProjectEnv } from '../../../http/define-route.js';
-import { EnrollSchema } from '../../../contracts/relay.js';
-import { RelayNodeSchema } from '../../../contracts/relay-node.js';
+import { EnrollAnswerSchema, EnrollSchema } from '../../../contracts/relay.js';
 import { enrollRelayNode } from '../../../services/relay-nodes/enroll.js';
 
 export const route = defineRelayRoute({
@@ -18,7 +17,7 @@ export const route = defineRelayRoute({
   responses: {
     201: {
       description: 'Node enrolled',
-      content: { 'application/json': { schema: z.object({ node: RelayNodeSchema, token: z.string().openapi({ example: 'myr_a1b2c3d4_…' }) }) } },
+      content: { 'application/json': { schema: EnrollAnswerSchema } },
     },
   },
 });

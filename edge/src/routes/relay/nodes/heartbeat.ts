@@ -1,7 +1,6 @@
-import { z, type RouteHandler } from '@hono/zod-openapi';
+import type { RouteHandler } from '@hono/zod-openapi';
 import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
-import { HeartbeatSchema } from '../../../contracts/relay.js';
-import { RelayNodeSchema } from '../../../contracts/relay-node.js';
+import { HeartbeatAnswerSchema, HeartbeatSchema } from '../../../contracts/relay.js';
 import { recordHeartbeat } from '../../../services/relay-nodes/heartbeat.js';
 import type { AppEnv } from '../../../env.js';
 
@@ -18,7 +17,7 @@ export const route = defineRelayRoute({
   responses: {
     200: {
       description: 'Recorded',
-      content: { 'application/json': { schema: z.object({ node: RelayNodeSchema, domains_version: z.string() }) } },
+      content: { 'application/json': { schema: HeartbeatAnswerSchema } },
     },
   },
 });
