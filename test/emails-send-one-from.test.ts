@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDnsResolver } from '../relay-node/src/inbound/mail-auth/dns-resolver.js';
 import { composeSignedMessage } from '../relay-node/src/outbound/compose.js';
-import type { OutboundJob } from '../relay-node/src/protocol.js';
+import type { OutboundJob } from '@edgemail/shared';
 import { startDnsServer, type TestDnsServer } from '../relay-node/test-support/dns-server.js';
 import type * as MailauthModule from '../relay-node/node_modules/mailauth/index.js';
 import type * as MailparserModule from '../relay-node/node_modules/@types/mailparser/index.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { collectingLog, type LogLine } from '../test-support/inbound-harness.js';
 import { EdgeUnavailableError, NodeRevokedError } from './edge/errors.js';
 import { createHeartbeat, type Heartbeat } from './heartbeat.js';
-import type { HeartbeatAnswer, HeartbeatBody } from './protocol.js';
+import type { HeartbeatAnswer, HeartbeatBody } from '@edgemail/shared';
 
 const BODY: HeartbeatBody = { version: '0.0.0', listeners: [], tls: { source: 'none', not_after: null }, spool_depth: 0, dead_letters: 0, dead_letter_bytes: 0 };
 let beat: Heartbeat | undefined;

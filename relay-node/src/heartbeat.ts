@@ -2,7 +2,7 @@
 // TLS state and spool depth, and learns whether the domain list changed.
 import type { EdgeClient } from './edge/client.js';
 import { isFatalEdgeError } from './edge/errors.js';
-import type { HeartbeatBody } from './protocol.js';
+import type { HeartbeatBody } from '@edgemail/shared';
 import type { Log } from './log.js';
 
 export interface HeartbeatOptions {

@@ -44,4 +44,4 @@ export type {
   OutboundResult,
   OutboundResultsAnswer,
   OutboundRoute,
-} from './protocol.js';
+} from '@edgemail/shared';

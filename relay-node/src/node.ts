@@ -11,7 +11,7 @@ import { createForwarder } from './inbound/forwarder/forwarder.js';
 import { createHeartbeat } from './heartbeat.js';
 import { createSpoolStore, ingestTransforms } from './inbound/spool-store/spool-store.js';
 import type { SpooledMeta } from './inbound/spool-store/spooled-message.js';
-import type { ListenerReport } from './protocol.js';
+import type { ListenerReport } from '@edgemail/shared';
 import { validateProxySettings } from './proxy/index.js';
 import { listen, type RunningListener } from './server.js';
 import { createInboundServer, createSessionSlots, inboundOptionsFromConfig, type InboundSmtpServer } from './inbound/listener/index.js';

@@ -5,7 +5,7 @@
 // minimally, so a whole node can start against it.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { OutboundJob, OutboundResult } from '../src/protocol.js';
+import type { OutboundJob, OutboundResult } from '@edgemail/shared';
 
 export interface FakeEdge {
   readonly url: string;

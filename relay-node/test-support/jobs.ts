@@ -1,6 +1,6 @@
 // Test-only: outbound jobs as the edge hands them out, and DKIM keys of both kinds.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import type { OutboundDkim, OutboundJob } from '../src/protocol.js';
+import type { OutboundDkim, OutboundJob } from '@edgemail/shared';
 
 /** A job for `to` via its domain's MX, a minute of lease left; `overrides` replace top-level fields. */
 export function makeJob(to: string, overrides: Partial<Omit<OutboundJob, 'message'>> & { message?: Partial<OutboundJob['message']> } = {}): OutboundJob {

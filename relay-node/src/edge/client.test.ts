@@ -5,9 +5,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { makeJob } from '../../test-support/jobs.js';
 import { createEdgeClient, encodeForward } from './client.js';
 import { retrying } from './retry.js';
 import {
+  EdgeAnswerMalformedError,
   EdgeRateLimitedError,
   EdgeRefusedError,
   EdgeUnavailableError,
@@ -121,6 +123,43 @@ describe('retrying', () => {
     setTimeout(() => controller.abort(new Error('stopping')), 50);
     await expect(retrying(() => edge.domains(controller.signal), { signal: controller.signal, backoff: { initialMs: 10_000 } })).rejects.toThrow('stopping');
     expect(calls).toHaveLength(3);
+  });
+});
+
+describe('answers', () => {
+  it('refuses a claim answer whose job lacks its envelope, naming the route and the field', async () => {
+    const { envelope: _, ...job } = makeJob('ann@example.org');
+    const { url } = await standIn([json(200, { jobs: [makeJob('bob@example.org'), job] })]);
+    const err = await createEdgeClient({ url, token: 't' }).claimOutbound(2).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EdgeAnswerMalformedError);
+    expect(err).toMatchObject({ route: 'POST /relay/v1/outbound/claim', status: 200, field: 'jobs.1.envelope', retryable: true });
+    expect((err as Error).message).toMatch(/^the edge's answer to POST \/relay\/v1\/outbound\/claim \(200\) does not fit the relay protocol: jobs\.1\.envelope: /);
+  });
+
+  it('refuses a domains answer whose list is a string, and retries it like an unavailable edge', async () => {
+    const { url, calls } = await standIn([json(200, { domains: 'x', version: 'v1' }), domains]);
+    const edge = createEdgeClient({ url, token: 't' });
+    const retried: unknown[] = [];
+    const answer = await retrying(() => edge.domains(), { backoff: fastBackoff, onRetry: (e) => retried.push(e) });
+    expect(retried).toHaveLength(1);
+    expect(retried[0]).toBeInstanceOf(EdgeAnswerMalformedError);
+    expect(retried[0]).toMatchObject({ route: 'GET /relay/v1/domains', field: 'domains', retryable: true });
+    expect(answer).toEqual({ domains: ['acme.test'], version: 'v1' });
+    expect(calls).toHaveLength(2);
+  });
+
+  it('takes an answer with keys it does not know (a newer edge), without them', async () => {
+    const job = { ...makeJob('ann@example.org'), priority: 'high', message: { ...makeJob('ann@example.org').message, thread: 't1' } };
+    const { url } = await standIn([
+      json(200, { domains: ['acme.test'], full: [], version: 'v2', shards: 3 }),
+      json(200, { jobs: [job], next_claim_after_ms: 500 }),
+    ]);
+    const edge = createEdgeClient({ url, token: 't' });
+    expect(await edge.domains()).toEqual({ domains: ['acme.test'], full: [], version: 'v2' });
+    const { jobs } = await edge.claimOutbound(1);
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]!.envelope).toEqual(job.envelope);
+    expect(jobs[0]).not.toHaveProperty('priority');
   });
 });
 

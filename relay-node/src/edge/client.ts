@@ -1,7 +1,9 @@
 // The one HTTP caller of the edge (docs/relay-protocol.md): every request the
-// node makes goes through here, and every failure comes out as a typed error
-// (edge-errors.ts) that says whether to stop, wait or retry.
+// node makes goes through here, every answer is parsed with its schema of the
+// shared contract (shared/src/relay-protocol/), and every failure comes out as
+// a typed error (errors.ts) that says whether to stop, wait or retry.
 import {
+  EdgeAnswerMalformedError,
   EdgeRateLimitedError,
   EdgeRefusedError,
   EdgeUnavailableError,
@@ -10,19 +12,23 @@ import {
   parseRetryAfter,
 } from './errors.js';
 import {
+  CertificateAnswer,
+  DomainsAnswer,
+  EnrollAnswer,
   FORWARD_CONTENT_TYPE,
+  ForwardAnswer,
+  HeartbeatAnswer,
   META_LENGTH_HEADER,
-  type CertificateAnswer,
-  type DomainsAnswer,
-  type EnrollAnswer,
-  type ForwardAnswer,
-  type HeartbeatAnswer,
+  OutboundClaimAnswer,
+  OutboundResultsAnswer,
+  readAnswer,
+  type AnswerSchema,
+  type EnrollRequest,
   type HeartbeatBody,
   type InboundMeta,
-  type OutboundClaimAnswer,
   type OutboundResult,
-  type OutboundResultsAnswer,
-} from '../protocol.js';
+  type SelfSignedOffer,
+} from '@edgemail/shared';
 
 export interface EdgeClientOptions {
   /** The edge's base URL (`https://mail.example.com`); `/relay/v1/…` is appended. */
@@ -75,7 +81,7 @@ export function encodeForward(request: ForwardRequest): EncodedForward {
 export interface EdgeClient {
   readonly url: string;
   /** `POST /relay/v1/enroll` with a project key holding `relay:write`. */
-  enroll(key: string, body: { name: string; version: string }, signal?: AbortSignal): Promise<EnrollAnswer>;
+  enroll(key: string, body: EnrollRequest, signal?: AbortSignal): Promise<EnrollAnswer>;
   /** `POST /relay/v1/heartbeat`. */
   heartbeat(body: HeartbeatBody, signal?: AbortSignal): Promise<HeartbeatAnswer>;
   /** `GET /relay/v1/domains`. */
@@ -83,7 +89,7 @@ export interface EdgeClient {
   /** `GET /relay/v1/certificate`; null on 404 (no pair made yet). */
   certificate(query: { listener: string; name: string }, signal?: AbortSignal): Promise<CertificateAnswer | null>;
   /** `PUT /relay/v1/certificate/self-signed`: offers a pair, answers the stored one. */
-  offerSelfSigned(pair: { certificate: string; private_key: string }, signal?: AbortSignal): Promise<CertificateAnswer>;
+  offerSelfSigned(pair: SelfSignedOffer, signal?: AbortSignal): Promise<CertificateAnswer>;
   /** `POST /relay/v1/inbound`: one message, its body made by `encodeForward`. */
   forwardInbound(request: EncodedForward, signal?: AbortSignal): Promise<ForwardAnswer>;
   /** `POST /relay/v1/outbound/claim`: up to `max` (1..100) due recipients, leased to this node. */
@@ -108,6 +114,7 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
   async function call<T>(
     method: string,
     path: string,
+    answer: AnswerSchema<T>,
     init: { body?: RequestInit['body']; headers?: Record<string, string>; json?: unknown; bearer?: string; timeoutMs: number; signal?: AbortSignal; allow404?: boolean; nodeAuth?: boolean },
   ): Promise<T | null> {
     const route = `${method} ${path.split('?')[0]}`;
@@ -132,11 +139,15 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
     }
     const text = await res.text().catch(() => '');
     if (res.ok) {
+      let json: unknown;
       try {
-        return JSON.parse(text) as T;
+        json = JSON.parse(text);
       } catch {
         throw new EdgeUnavailableError(route, res.status, 'the answer is not JSON');
       }
+      const read = readAnswer(answer, json);
+      if (!read.ok) throw new EdgeAnswerMalformedError(route, res.status, read.field, read.problem);
+      return read.answer;
     }
     if (res.status === 404 && init.allow404) return null;
     const detail = errorText(text);
@@ -154,23 +165,23 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
   return {
     url: base,
     async enroll(key, body, signal) {
-      return must(await call<EnrollAnswer>('POST', '/relay/v1/enroll', { json: body, bearer: key, timeoutMs: chatter, signal, nodeAuth: false }));
+      return must(await call('POST', '/relay/v1/enroll', EnrollAnswer, { json: body, bearer: key, timeoutMs: chatter, signal, nodeAuth: false }));
     },
     async heartbeat(body, signal) {
-      return must(await call<HeartbeatAnswer>('POST', '/relay/v1/heartbeat', { json: body, timeoutMs: chatter, signal }));
+      return must(await call('POST', '/relay/v1/heartbeat', HeartbeatAnswer, { json: body, timeoutMs: chatter, signal }));
     },
     async domains(signal) {
-      return must(await call<DomainsAnswer>('GET', '/relay/v1/domains', { timeoutMs: chatter, signal }));
+      return must(await call('GET', '/relay/v1/domains', DomainsAnswer, { timeoutMs: chatter, signal }));
     },
     async certificate(query, signal) {
       const q = new URLSearchParams({ listener: query.listener, name: query.name });
-      return call<CertificateAnswer>('GET', `/relay/v1/certificate?${q}`, { timeoutMs: chatter, signal, allow404: true });
+      return call('GET', `/relay/v1/certificate?${q}`, CertificateAnswer, { timeoutMs: chatter, signal, allow404: true });
     },
     async offerSelfSigned(pair, signal) {
-      return must(await call<CertificateAnswer>('PUT', '/relay/v1/certificate/self-signed', { json: pair, timeoutMs: chatter, signal }));
+      return must(await call('PUT', '/relay/v1/certificate/self-signed', CertificateAnswer, { json: pair, timeoutMs: chatter, signal }));
     },
     async forwardInbound(request, signal) {
-      return must(await call<ForwardAnswer>('POST', '/relay/v1/inbound', {
+      return must(await call('POST', '/relay/v1/inbound', ForwardAnswer, {
         body: request.body,
         headers: { 'content-type': FORWARD_CONTENT_TYPE, [META_LENGTH_HEADER]: String(request.metaLength) },
         timeoutMs: options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
@@ -178,10 +189,10 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
       }));
     },
     async claimOutbound(max, signal) {
-      return must(await call<OutboundClaimAnswer>('POST', '/relay/v1/outbound/claim', { json: { max }, timeoutMs: chatter, signal }));
+      return must(await call('POST', '/relay/v1/outbound/claim', OutboundClaimAnswer, { json: { max }, timeoutMs: chatter, signal }));
     },
     async reportOutbound(results, signal) {
-      return must(await call<OutboundResultsAnswer>('POST', '/relay/v1/outbound/results', { json: { results }, timeoutMs: chatter, signal }));
+      return must(await call('POST', '/relay/v1/outbound/results', OutboundResultsAnswer, { json: { results }, timeoutMs: chatter, signal }));
     },
   };
 }

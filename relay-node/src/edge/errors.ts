@@ -70,6 +70,18 @@ export class EdgeUnavailableError extends EdgeError {
   }
 }
 
+/**
+ * A 2xx whose body does not fit the relay protocol (shared/src/relay-protocol/):
+ * an edge mid-deploy, or a proxy's page. Retried like an unavailable edge (a
+ * forward is idempotent by spool id); `field` is the first that does not fit.
+ */
+export class EdgeAnswerMalformedError extends EdgeError {
+  constructor(readonly route: string, status: number, readonly field: string, readonly problem: string) {
+    super(`the edge's answer to ${route} (${status}) does not fit the relay protocol: ${field}: ${problem}`, status, true);
+    this.name = 'EdgeAnswerMalformedError';
+  }
+}
+
 /** A revocation or an unknown credential: the node cannot go on. */
 export function isFatalEdgeError(err: unknown): err is NodeRevokedError | NodeCredentialError {
   return err instanceof NodeRevokedError || err instanceof NodeCredentialError;

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DomainsAnswer } from '../protocol.js';
+import type { DomainsAnswer } from '@edgemail/shared';
 import { collectingLog, type LogLine } from '../../test-support/inbound-harness.js';
 import { createDomainCache, type DomainCache } from './domain-cache.js';
 

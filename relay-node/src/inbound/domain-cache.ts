@@ -1,7 +1,7 @@
 // The registered domains, as last heard from the edge: RCPT is answered from
 // this list, so mail keeps being accepted while the edge is unreachable.
 import { readFile } from 'node:fs/promises';
-import type { DomainsAnswer } from '../protocol.js';
+import type { DomainsAnswer } from '@edgemail/shared';
 import type { Log } from '../log.js';
 import { writePrivateFile } from '../state/write-private-file.js';
 

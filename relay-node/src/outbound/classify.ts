@@ -1,6 +1,6 @@
 // What an SMTP attempt's end means for the recipient (docs/sending.md):
 // 2xx sent; 4xx, no answer or a connection failure deferred; 5xx failed.
-import type { OutboundOutcome } from '../protocol.js';
+import type { OutboundOutcome } from '@edgemail/shared';
 
 /** How one attempt at one host ended. */
 export interface AttemptOutcome {

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import type { DKIMSignOptions } from 'mailauth';
 import addressparser from 'nodemailer/lib/addressparser';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import type { OutboundDkim, OutboundJob, OutboundMessage } from '../protocol.js';
+import type { OutboundDkim, OutboundJob, OutboundMessage } from '@edgemail/shared';
 
 /**
  * Headers a signature covers when present (lower case). The custom headers of

@@ -4,7 +4,7 @@
 import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { createTransport } from 'nodemailer';
-import type { OutboundOutcome } from '../protocol.js';
+import type { OutboundOutcome } from '@edgemail/shared';
 import { classifySendError, outcomeOfCode, replyCode, type AttemptOutcome } from './classify.js';
 import type { SmtpTarget } from './mx-lookup.js';
 import type { SmtpPlan } from './route.js';

@@ -9,5 +9,5 @@ export { processJob, type ProcessJobDeps } from './process-job.js';
 export { MAX_TARGETS, type SmtpTarget } from './mx-lookup.js';
 export { parseHostPort, planDelivery, type DeliveryPlan, type RouteSettings, type SmtpPlan } from './route.js';
 export { describeOutbound, routeSettingsFromConfig } from './settings.js';
-export { createOutboundWorker, MAX_CLAIM, MAX_REPORT, type OutboundWorker, type OutboundWorkerOptions } from './worker.js';
+export { createOutboundWorker, type OutboundWorker, type OutboundWorkerOptions } from './worker.js';
 export * from './transport-pool.js';

@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import type { DNSResolver } from 'mailauth';
 import { nonPublicRange } from '@edgemail/shared';
-import type { OutboundOutcome } from '../protocol.js';
+import type { OutboundOutcome } from '@edgemail/shared';
 
 /** An MX address left out because it is not public, for the node's log. */
 export interface DroppedAddress {

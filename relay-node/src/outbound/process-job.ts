@@ -1,7 +1,7 @@
 // One claimed job from start to Result: compose and sign, choose the route,
 // deliver (or capture), and say how it went in the protocol's terms.
 import type { DNSResolver } from 'mailauth';
-import type { OutboundJob, OutboundResult } from '../protocol.js';
+import type { OutboundJob, OutboundResult } from '@edgemail/shared';
 import type { Log } from '../log.js';
 import { captureMessage } from './capture.js';
 import { AddressRefusedError, composeSignedMessage } from './compose.js';

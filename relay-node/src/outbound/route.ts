@@ -3,7 +3,7 @@
 // MX hosts (`mx-lookup.ts`, through the node's resolver, `dns.servers`).
 import type { DNSResolver } from 'mailauth';
 import { nonPublicRange } from '@edgemail/shared';
-import type { OutboundJob, OutboundRoute } from '../protocol.js';
+import type { OutboundJob, OutboundRoute } from '@edgemail/shared';
 import { bounded, hostAddresses, MAX_TARGETS, mxTargets, PlanningCutOff, type DroppedAddress, type RefusedPlan, type SmtpTarget } from './mx-lookup.js';
 
 /** The `outbound.*` settings that decide a route. */

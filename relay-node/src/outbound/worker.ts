@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { Backoff, sleep, type BackoffOptions } from '../edge/backoff.js';
 import { EdgeRefusedError, isFatalEdgeError } from '../edge/errors.js';
 import { retrying, RetryWaits } from '../edge/retry.js';
-import type { OutboundClaimAnswer, OutboundJob, OutboundResult, OutboundResultsAnswer } from '../protocol.js';
+import { MAX_CLAIM, MAX_RESULTS, type OutboundClaimAnswer, type OutboundJob, type OutboundResult, type OutboundResultsAnswer } from '@edgemail/shared';
 import type { Log } from '../log.js';
 
 export interface OutboundWorkerOptions {
@@ -51,10 +51,6 @@ export interface OutboundWorker {
   /** Results waiting to be reported. */
   readonly unreported: number;
 }
-
-/** The protocol's bounds: `max` 1..100 per claim, 1..100 results per report. */
-export const MAX_CLAIM = 100;
-export const MAX_REPORT = 100;
 
 /**
  * @example
@@ -152,7 +148,7 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
       try {
         answer = await retrying(() => {
           // Results that completed while the last batch was on its way (or waiting) go together.
-          batch = pending.splice(0, MAX_REPORT);
+          batch = pending.splice(0, MAX_RESULTS);
           return options.report(batch, reportAbort.signal);
         }, {
           signal: reportAbort.signal,

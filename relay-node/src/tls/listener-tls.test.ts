@@ -4,7 +4,7 @@ import { X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { collectingLog, type LogLine } from '../../test-support/inbound-harness.js';
 import { EdgeRefusedError, EdgeUnavailableError } from '../edge/errors.js';
-import type { CertificateAnswer } from '../protocol.js';
+import type { CertificateAnswer } from '@edgemail/shared';
 import { createListenerTls } from './listener-tls.js';
 import { generateSelfSigned } from './self-signed.js';
 

@@ -6,7 +6,7 @@ import { Backoff, sleep } from '../edge/backoff.js';
 import type { EdgeClient } from '../edge/client.js';
 import { retrying } from '../edge/retry.js';
 import { EdgeRefusedError, isFatalEdgeError } from '../edge/errors.js';
-import type { CertificateAnswer, TlsReport } from '../protocol.js';
+import type { CertificateAnswer, TlsReport } from '@edgemail/shared';
 import type { Log } from '../log.js';
 import { certificateNames, generateSelfSigned } from './self-signed.js';
 

@@ -8,7 +8,7 @@ import { collectingLog, type LogLine } from '../../../test-support/inbound-harne
 import type { ForwardRequest } from '../../edge/client.js';
 import { EdgeRateLimitedError, EdgeRefusedError, EdgeUnavailableError, NodeRevokedError } from '../../edge/errors.js';
 import type { SpooledMeta } from '../spool-store/spooled-message.js';
-import type { ForwardAnswer } from '../../protocol.js';
+import type { ForwardAnswer } from '@edgemail/shared';
 import { openSpool, type Spool } from '../../spool/index.js';
 import { createForwarder, type Forwarder } from './forwarder.js';
 

@@ -11,7 +11,7 @@ import { retrying, RetryWaits } from '../../edge/retry.js';
 import { encodeForward, type EncodedForward, type ForwardRequest } from '../../edge/client.js';
 import { EdgeRateLimitedError, EdgeRefusedError, EdgeUnavailableError, isFatalEdgeError } from '../../edge/errors.js';
 import type { SpooledMeta } from '../spool-store/spooled-message.js';
-import { edgeTakesRecipient, forwardingBodyLimit, forwardingMetaLimit, type ForwardAnswer, type InboundMeta } from '../../protocol.js';
+import { edgeTakesRecipient, forwardingBodyLimit, forwardingMetaLimit, type ForwardAnswer, type InboundMeta } from '@edgemail/shared';
 import { SpoolEntryNotFoundError, type Spool } from '../../spool/index.js';
 import type { Log } from '../../log.js';
 import { asciiRecipient } from '../listener/on-rcpt-to.js';

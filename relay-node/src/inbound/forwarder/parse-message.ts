@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import libmime from 'libmime';
 import type { HeaderLines } from 'mailparser';
 import type { ForwardAttachment } from '../../edge/client.js';
-import type { ParsedMeta } from '../../protocol.js';
+import type { ParsedMeta } from '@edgemail/shared';
 import { readMime } from './read-mime.js';
 
 export interface ParsedMessage {
@@ -88,7 +88,7 @@ export async function parseMessage(input: Readable, options: ParseOptions = {}):
 
 /**
  * The edge refuses a `meta` whose fields pass its limits
- * (edge/src/contracts/inbound-meta.ts: RFC 5322's 998-octet line for a
+ * (shared/src/relay-protocol/inbound-meta.ts: RFC 5322's 998-octet line for a
  * Message-ID or a header name, 255 for a content type), and a refusal is
  * permanent: cut instead, so an odd message still lands. Lengths are UTF-16
  * code units, as zod counts them; a cut never splits a surrogate pair.
@@ -99,7 +99,7 @@ export function clip(text: string, max: number): string {
   return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
 }
 
-/** The edge's limits on the parsed parts (edge/src/contracts/inbound-meta.ts). */
+/** The edge's limits on the parsed parts (shared/src/relay-protocol/inbound-meta.ts). */
 export const EDGE_LIMITS = { headerName: 998, messageId: 998, error: 1000, filename: 1000, contentType: 255, attachments: 1000 } as const;
 
 /**

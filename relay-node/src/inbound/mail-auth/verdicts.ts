@@ -2,23 +2,13 @@
 // object plus what the listener needs to enforce a DMARC reject policy.
 // docs/inbound.md lists every string and when it is given.
 import type { Readable } from 'node:stream';
+import { AUTH_VERDICTS, type AuthVerdict, type DmarcPolicy, type InboundAuth } from '@edgemail/shared';
 
-/** The RFC 8601 result words a check can give (not every check gives every word). */
-export type AuthVerdict = 'pass' | 'fail' | 'softfail' | 'neutral' | 'none' | 'temperror' | 'permerror' | 'policy';
+// The words, and the inbound record's `auth` field as the spec names it, are the
+// shared contract's (shared/src/relay-protocol/mail-auth.ts, inbound-meta.ts).
+export type { AuthVerdict, DmarcPolicy, InboundAuth };
 
-const VERDICTS: ReadonlySet<string> = new Set<AuthVerdict>(['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror', 'policy']);
-
-/** The inbound record's `auth` field, exactly as the spec names it. */
-export interface InboundAuth {
-  spf: AuthVerdict;
-  dkim: AuthVerdict;
-  dmarc: AuthVerdict;
-  /** DMARC identifier alignment holds: an SPF or DKIM pass for the From domain's organisation. */
-  aligned: boolean;
-  client_ip: string;
-}
-
-export type DmarcPolicy = 'none' | 'quarantine' | 'reject';
+const VERDICTS: ReadonlySet<string> = new Set(AUTH_VERDICTS);
 
 /** The verdicts and what follows from them. */
 export interface IngestAuthentication {
