@@ -2,13 +2,17 @@
 // object plus what the listener needs to enforce a DMARC reject policy.
 // docs/inbound.md lists every string and when it is given.
 import type { Readable } from 'node:stream';
-import { AUTH_VERDICTS, type AuthVerdict, type DmarcPolicy, type InboundAuth } from '@edgemail/shared';
+import { AUTH_VERDICTS, DMARC_POLICIES, type AuthVerdict, type DmarcPolicy, type InboundAuth } from '@edgemail/shared';
 
 // The words, and the inbound record's `auth` field as the spec names it, are the
 // shared contract's (shared/src/relay-protocol/mail-auth.ts, inbound-meta.ts).
 export type { AuthVerdict, DmarcPolicy, InboundAuth };
 
 const VERDICTS: ReadonlySet<string> = new Set(AUTH_VERDICTS);
+const POLICIES: ReadonlySet<unknown> = new Set(DMARC_POLICIES);
+
+/** One of the three words of a DMARC `p=` (or `sp=`) tag, in lower case. */
+export const isDmarcPolicy = (word: unknown): word is DmarcPolicy => POLICIES.has(word);
 
 /** The verdicts and what follows from them. */
 export interface IngestAuthentication {

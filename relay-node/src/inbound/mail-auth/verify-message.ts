@@ -6,7 +6,7 @@ import { authenticate as mailauthAuthenticate, dmarc as mailauthDmarc, type Auth
 import type { Readable } from 'node:stream';
 import { uncheckedSignatures } from './dkim-limits.js';
 import { passesStrictAlignment } from './strict-alignment.js';
-import { toVerdict, type AuthContext, type AuthVerdict, type DmarcPolicy, type IngestAuthentication } from './verdicts.js';
+import { isDmarcPolicy, toVerdict, type AuthContext, type AuthVerdict, type DmarcPolicy, type IngestAuthentication } from './verdicts.js';
 
 // The order in which a failing signature speaks for the message when none passes:
 // a signature that fails outright says more than one that could not be checked.
@@ -68,7 +68,7 @@ function dkimVerdict(result: AuthenticateResult): AuthVerdict {
 
 function policyOf(p: string | undefined): DmarcPolicy | null {
   const policy = p?.toLowerCase();
-  return policy === 'none' || policy === 'quarantine' || policy === 'reject' ? policy : null;
+  return isDmarcPolicy(policy) ? policy : null;
 }
 
 /**

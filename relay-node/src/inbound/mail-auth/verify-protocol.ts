@@ -2,7 +2,7 @@
 // One worker verifies many messages at once (most of the time is spent
 // waiting for DNS, which the main thread answers), each under its job id.
 import type { AuthContext, IngestAuthentication } from './verdicts.js';
-import { toVerdict } from './verdicts.js';
+import { isDmarcPolicy, toVerdict } from './verdicts.js';
 
 /** Main thread to worker. */
 export type ToWorker =
@@ -39,7 +39,7 @@ export function readVerdicts(value: unknown): IngestAuthentication | null {
   const words = [auth.spf, auth.dkim, auth.dmarc];
   if (!words.every((w) => typeof w === 'string' && toVerdict(w) === w)) return null;
   if (typeof auth.aligned !== 'boolean' || typeof auth.client_ip !== 'string') return null;
-  if (v.dmarcPolicy !== null && !['none', 'quarantine', 'reject'].includes(v.dmarcPolicy as string)) return null;
+  if (v.dmarcPolicy !== null && !isDmarcPolicy(v.dmarcPolicy)) return null;
   if (typeof v.dmarcReject !== 'boolean' || typeof v.headers !== 'string') return null;
   return {
     auth: { spf: auth.spf!, dkim: auth.dkim!, dmarc: auth.dmarc!, aligned: auth.aligned, client_ip: auth.client_ip },
