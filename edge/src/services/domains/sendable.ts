@@ -1,5 +1,5 @@
 // What the send route and the relay claim route ask of a from-domain.
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { domains } from '@edgemail/schema';
 import { addressDomain, splitAddress, type Config } from '@edgemail/shared';
 import type { AnyDb } from '../../db/any-db.js';
@@ -41,8 +41,8 @@ const sendingColumns = {
 
 /**
  * The look-up behind `sendingDomain`, for several domain names at once, as a
- * query a caller can run inside a `db.batch` (the send route does, with its
- * other reads: one round trip). Judge each name with `judgeSendingDomain`.
+ * query a caller can run inside a `db.batch`. Judge each name with
+ * `judgeSendingDomain`.
  */
 export const sendingDomainsQuery = (db: AnyDb, projectId: string, names: string[]) =>
   db.select(sendingColumns).from(domains).where(and(eq(domains.projectId, projectId), inArray(domains.name, names)));
@@ -72,6 +72,27 @@ export function judgeSendingDomain(fromAddress: string, row: SendingDomainRow | 
   }
   return { ok: false, problem: `from domain ${name} is not verified: publish its DNS records and POST /api/v1/domains/${row.id}/verify` };
 }
+
+/**
+ * In SQL, on a `domains` row: what `judgeSendingDomain` accepts (verified,
+ * with a DKIM key). The send's statement guards its inserts with it; the two
+ * must agree.
+ */
+export const isSendable = (): SQL<boolean> => sql<boolean>`(${domains.verifiedAt} is not null
+  and coalesce(${domains.dkimSelector}, '') <> '' and coalesce(${domains.dkimAlgorithm}, '') <> '' and coalesce(${domains.dkimPrivateKeySealed}, '') <> '')`;
+
+/**
+ * The `sendingDomainsQuery` rows as one JSON value, for a statement that does
+ * more than this read (the send's); read it with `sendingDomainRows`.
+ */
+export const sendingDomainsJson = (projectId: string, names: string[]): SQL => sql`(
+  select coalesce(json_agg(json_build_object(${sql.join(Object.entries(sendingColumns).map(([name, column]) => sql`${name}::text, ${column}`), sql`, `)})), '[]'::json)
+  from ${domains} where ${and(eq(domains.projectId, projectId), inArray(domains.name, names))})`;
+
+/** The rows of a `sendingDomainsJson` value, as `sendingDomainsQuery` gives them. */
+export const sendingDomainRows = (json: unknown): SendingDomainRow[] =>
+  (json as (Omit<SendingDomainRow, 'verifiedAt'> & { verifiedAt: string | null })[])
+    .map((row) => ({ ...row, verifiedAt: row.verifiedAt === null ? null : new Date(row.verifiedAt) }));
 
 /**
  * Whether the project may send from `fromAddress` (`judgeSendingDomain`), looked up now.

@@ -15,16 +15,17 @@ export function usedIn(projectId: string, window: LimitWindow): SQL {
 }
 
 /**
- * True when `count` more countable rows fit both windows of the project's
- * plan. Each count runs only when its limit is set (an OR arm evaluated
- * lazily), so unlimited projects count nothing.
+ * True when `count` (an SQL integer: the send's statement counts its
+ * unsuppressed recipients) more countable rows fit both windows of the
+ * project's plan. Each window is counted only when its limit is set (an OR
+ * arm evaluated lazily), so unlimited projects count nothing.
  */
-export function withinLimits(projectId: string, count: number): SQL {
-  return sql`(${count}::int = 0 or exists (
+export function withinLimits(projectId: string, count: SQL): SQL {
+  return sql`(${count} = 0 or exists (
     select 1 from ${projects} p left join ${plans} pl on pl.id = p.plan_id
     where p.id = ${projectId}
-      and (coalesce(pl.hourly_email_limit, 0) = 0 or ${usedIn(projectId, 'hour')} + ${count}::int <= pl.hourly_email_limit)
-      and (coalesce(pl.daily_email_limit, 0) = 0 or ${usedIn(projectId, 'day')} + ${count}::int <= pl.daily_email_limit)))`;
+      and (coalesce(pl.hourly_email_limit, 0) = 0 or ${usedIn(projectId, 'hour')} + ${count} <= pl.hourly_email_limit)
+      and (coalesce(pl.daily_email_limit, 0) = 0 or ${usedIn(projectId, 'day')} + ${count} <= pl.daily_email_limit)))`;
 }
 
 /** The project's plan (null columns without one) beside its usage of both windows. */

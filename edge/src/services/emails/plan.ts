@@ -1,10 +1,13 @@
 // A validated send turned into the rows it will write and the answer it will
 // give, before anything is written: ids are made here, so the answer (and the
 // idempotency record holding it) goes into the same transaction as the rows.
+// Whether a recipient is suppressed is read in that transaction, so each
+// recipient is planned with both outcomes (`outcome`) and the SQL picks one.
 import type { OutboundAttachment } from '@edgemail/schema';
 import { base64DecodedSize } from '@edgemail/shared';
 import type { EmailRecord, EmailStatus, RecipientKind, SendResult } from '../../contracts/email.js';
 import { attachmentContentType, type Mailbox, type SendMessageInput } from '../../contracts/send.js';
+import { domainOfAddress } from '../domains/sendable.js';
 import { outboundAttachmentKey } from './storage-keys.js';
 
 export const SUPPRESSED_MESSAGE = 'recipient is suppressed';
@@ -34,52 +37,55 @@ export function recipientsOf(input: SendMessageInput): Recipient[] {
 export const attachmentBytes = (input: SendMessageInput) =>
   (input.attachments ?? []).reduce((n, a) => n + base64DecodedSize(a.content), 0);
 
-export interface PlannedEmail { id: string; recipient: Recipient; status: EmailStatus; errorMessage: string | null }
+export interface PlannedEmail { id: string; recipient: Recipient }
 
 export interface MessagePlan {
   id: string;
   projectId: string;
   input: SendMessageInput;
-  domain: { id: string; name: string };
+  /** The from address's domain (null without one, which no domain row matches). */
+  domainName: string | null;
   sandbox: boolean;
   createdAt: Date;
   emails: PlannedEmail[];
   attachments: OutboundAttachment[];
 }
 
-/**
- * @param suppressed the project's suppressed addresses among the recipients (lower case)
- * @param sandbox    sent with a sandbox key: `captured`, never queued
- */
-export function planMessage(input: SendMessageInput, opts: {
-  projectId: string; domain: { id: string; name: string }; suppressed: ReadonlySet<string>; sandbox: boolean; createdAt: Date;
-}): MessagePlan {
+/** What a recipient's row says: `suppressed` when the project suppresses the address, else `queued` (`captured` from a sandbox key). */
+export interface Outcome { status: EmailStatus; errorMessage: string | null }
+
+export function outcome(plan: MessagePlan, suppressed: boolean): Outcome {
+  if (suppressed) return { status: 'suppressed', errorMessage: SUPPRESSED_MESSAGE };
+  return { status: plan.sandbox ? 'captured' : 'queued', errorMessage: null };
+}
+
+/** @param sandbox sent with a sandbox key: `captured`, never queued */
+export function planMessage(input: SendMessageInput, opts: { projectId: string; sandbox: boolean; createdAt: Date }): MessagePlan {
   const id = crypto.randomUUID();
-  const emails = recipientsOf(input).map((recipient): PlannedEmail => {
-    if (opts.suppressed.has(recipient.mailbox.key)) return { id: crypto.randomUUID(), recipient, status: 'suppressed', errorMessage: SUPPRESSED_MESSAGE };
-    return { id: crypto.randomUUID(), recipient, status: opts.sandbox ? 'captured' : 'queued', errorMessage: null };
-  });
+  const emails = recipientsOf(input).map((recipient): PlannedEmail => ({ id: crypto.randomUUID(), recipient }));
   const attachments = (input.attachments ?? []).map((a, i): OutboundAttachment => ({
     filename: a.filename,
     content_type: attachmentContentType(a.filename, a.content_type?.trim()),
     size: base64DecodedSize(a.content),
     r2_key: outboundAttachmentKey(opts.projectId, id, i),
   }));
-  return { id, projectId: opts.projectId, input, domain: opts.domain, sandbox: opts.sandbox, createdAt: opts.createdAt, emails, attachments };
+  return {
+    id, projectId: opts.projectId, input, domainName: domainOfAddress(input.from.key),
+    sandbox: opts.sandbox, createdAt: opts.createdAt, emails, attachments,
+  };
 }
 
 /** Recipients the plan limits count: every row but the suppressed ones. */
-export const countable = (plans: MessagePlan[]) =>
-  plans.reduce((n, p) => n + p.emails.filter((e) => e.status !== 'suppressed').length, 0);
+export const countable = (plans: MessagePlan[], suppressed: ReadonlySet<string>) =>
+  plans.reduce((n, p) => n + p.emails.filter((e) => !suppressed.has(e.recipient.mailbox.key)).length, 0);
 
-
-/** The `outbound_messages` row, as `jsonb_to_recordset` reads it. */
+/** The `outbound_messages` row, as `jsonb_to_recordset` reads it; the domain's id is looked up by `domain_name`. */
 export function messageRow(plan: MessagePlan) {
   const { input } = plan;
   return {
     id: plan.id,
-    domain_id: plan.domain.id,
-    message_id: `<${plan.id}@${plan.domain.name}>`,
+    domain_name: plan.domainName,
+    message_id: `<${plan.id}@${plan.domainName}>`,
     from: input.from.display,
     to: input.to.map((m) => m.display),
     cc: (input.cc ?? []).map((m) => m.display),
@@ -96,32 +102,51 @@ export function messageRow(plan: MessagePlan) {
   };
 }
 
-/** The `emails` rows, as `jsonb_to_recordset` reads them. A queued row is due at once. */
+/**
+ * The `emails` rows, as `jsonb_to_recordset` reads them: `address` is the
+ * suppression look-up's key; `status`, `error_message` and `next_attempt_at`
+ * are the row not suppressed, the `suppressed_` ones the row suppressed. A
+ * queued row is due at once.
+ */
 export function emailRows(plan: MessagePlan) {
   const at = plan.createdAt.toISOString();
+  const columns = (o: Outcome) => ({ status: o.status, error_message: o.errorMessage, next_attempt_at: o.status === 'queued' ? at : null });
+  const [plain, suppressed] = [columns(outcome(plan, false)), columns(outcome(plan, true))];
   return plan.emails.map((e) => ({
     id: e.id,
     message_id: plan.id,
+    address: e.recipient.mailbox.key,
     recipient: e.recipient.mailbox.address,
     kind: e.recipient.kind,
-    status: e.status,
-    next_attempt_at: e.status === 'queued' ? at : null,
-    error_message: e.errorMessage,
+    ...plain,
+    suppressed_status: suppressed.status,
+    suppressed_error_message: suppressed.error_message,
+    suppressed_next_attempt_at: suppressed.next_attempt_at,
     created_at: at,
   }));
 }
 
-/** The answer for one message: the records the log will show for its rows once written. */
-export function answerOf(plan: MessagePlan): SendResult {
+/**
+ * The answer for one message: the records the log will show for its rows once
+ * written, each with the outcome `outcomeOf` gives it.
+ */
+export function answerOf(plan: MessagePlan, outcomeOf: (email: PlannedEmail) => Outcome): SendResult {
   const message = messageRow(plan);
   return {
     message_id: plan.id,
-    emails: plan.emails.map((e): EmailRecord => ({
-      id: e.id, message_id: plan.id, project_id: plan.projectId, from: message.from,
-      recipient: e.recipient.mailbox.address, kind: e.recipient.kind, to: message.to, cc: message.cc,
-      subject: message.subject, status: e.status, attempts: 0, error_message: e.errorMessage, smtp_reply: null,
-      node_id: null, tags: message.tags, headers: message.headers, sandbox: plan.sandbox,
-      created_at: message.created_at, sent_at: null,
-    })),
+    emails: plan.emails.map((e): EmailRecord => {
+      const { status, errorMessage } = outcomeOf(e);
+      return {
+        id: e.id, message_id: plan.id, project_id: plan.projectId, from: message.from,
+        recipient: e.recipient.mailbox.address, kind: e.recipient.kind, to: message.to, cc: message.cc,
+        subject: message.subject, status, attempts: 0, error_message: errorMessage, smtp_reply: null,
+        node_id: null, tags: message.tags, headers: message.headers, sandbox: plan.sandbox,
+        created_at: message.created_at, sent_at: null,
+      };
+    }),
   };
 }
+
+/** The answer once the suppressed addresses (lower case) are known. */
+export const settledAnswerOf = (plan: MessagePlan, suppressed: ReadonlySet<string>): SendResult =>
+  answerOf(plan, (e) => outcome(plan, suppressed.has(e.recipient.mailbox.key)));

@@ -1,19 +1,24 @@
 // Accepting one send or a batch (docs/sending.md, "The path of one message"):
-// checks that need the database, attachments to R2, then one transaction
-// (`db.batch`) that takes the project's send lock, writes the messages only
-// if the plan's limits and the idempotency key allow, writes their recipient
-// rows and the idempotency record, and reads back the verdict.
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { emails, idempotencyKeys, outboundMessages, plans, projects, suppressions } from '@edgemail/schema';
+// attachments to R2, then one round trip: a transaction (`db.batch`) that
+// takes the project's send lock and runs one statement. The statement reads
+// the from-domains, the recipients' suppressions, the key's stored answer and
+// the plan's usage, writes the messages, their recipient rows (suppressed or
+// not, as it read) and the idempotency record only when all of them allow,
+// and answers the verdict. One statement, so every part sees one snapshot,
+// taken after the lock.
+import { sql, type SQL } from 'drizzle-orm';
+import { domains, emails, outboundMessages, plans, projects, suppressions } from '@edgemail/schema';
 import { fromBase64, type Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { projectLock } from '../../db/project-lock.js';
 import { invalid, rateLimited } from '../errors.js';
 import type { SendMessageInput } from '../../contracts/send.js';
-import { domainOfAddress, judgeSendingDomain, sendingDomainsQuery } from '../domains/sendable.js';
-import { findAnswerQuery, forgetExpired, keyIsFree, recordAnswer, replayOrConflict, storedAnswer, storedBody, storedKey, type IdempotentRequest } from '../idempotency/keys.js';
+import { domainOfAddress, isSendable, judgeSendingDomain, sendingDomainRows, sendingDomainsJson } from '../domains/sendable.js';
+import { recordAnswer, replayOrConflict, storedAnswer, storedKey, unexpiredRecord, type IdempotentRequest, type RecordColumns } from '../idempotency/keys.js';
 import { limitReached, usedIn, withinLimits, type PlanUsageRow } from './limits.js';
-import { answerOf, attachmentBytes, countable, emailRows, messageRow, planMessage, recipientsOf, type MessagePlan } from './plan.js';
+import { answerPieces, answerTextSql } from './answer-text.js';
+import { attachmentBytes, countable, emailRows, messageRow, planMessage, settledAnswerOf, type MessagePlan } from './plan.js';
+import type { SendResult } from '../../contracts/email.js';
 
 export interface SendContext {
   db: Db;
@@ -41,117 +46,124 @@ const fieldProblem = (field: string, problem: string) => invalid(`invalid reques
 /**
  * Writes the messages (all or none) and answers `shape(results)` (201);
  * throws 400 (domain, attachments), 409 (key used with another body) or 429
- * (plan limit). A replay answers the stored first answer.
+ * (plan limit). A replay answers the stored first answer. When several
+ * apply, a stored answer wins, then the from-domain, then the limits.
  */
-export async function sendMessages<T>(ctx: SendContext, items: SendItem[], shape: (results: ReturnType<typeof answerOf>[]) => T): Promise<SendAnswer<T>> {
-  const { db, projectId } = ctx;
+export async function sendMessages<T>(ctx: SendContext, items: SendItem[], shape: (results: SendResult[]) => T): Promise<SendAnswer<T>> {
+  const { projectId } = ctx;
   const max = ctx.config['send.max_attachment_bytes'];
   for (const { input, field } of items) {
     const bytes = attachmentBytes(input);
     if (bytes > max) throw fieldProblem(field('attachments'), `must be at most ${max} bytes together, decoded (these are ${bytes})`);
   }
 
-  const fromKeys = [...new Set(items.map((i) => i.input.from.key))];
-  const recipientKeys = [...new Set(items.flatMap((i) => recipientsOf(i.input).map((r) => r.mailbox.key)))];
-  // Every read before the write in one round trip: the from-domains, the suppressed recipients, a stored answer.
-  const domainNames = [...new Set(fromKeys.map(domainOfAddress).filter((n): n is string => n !== null))];
-  const [domainRows, suppressedRows, storedRows] = await db.batch([
-    sendingDomainsQuery(db, projectId, domainNames),
-    db.select({ address: suppressions.address }).from(suppressions)
-      .where(and(eq(suppressions.projectId, projectId), inArray(suppressions.address, recipientKeys))),
-    findAnswerQuery(db, projectId, ctx.idempotency ? storedKey(ctx.idempotency) : null),
-  ]);
-  const stored = storedAnswer(storedRows[0]);
-  if (stored && ctx.idempotency) return { body: replayOrConflict(stored, ctx.idempotency).body as T, replayed: true };
-
-  const rowByName = new Map(domainRows.map((r) => [r.name, r]));
-  const verdicts = new Map(fromKeys.map((key) => [key, judgeSendingDomain(key, rowByName.get(domainOfAddress(key) ?? ''))] as const));
-  const fromDomains = items.map(({ input, field }) => {
-    const verdict = verdicts.get(input.from.key)!;
-    if (!verdict.ok) throw fieldProblem(field('from'), verdict.problem);
-    return { id: verdict.domain.id, name: verdict.domain.name };
-  });
-  const suppressed = new Set(suppressedRows.map((r) => r.address));
   const createdAt = new Date();
-  const planned = items.map(({ input }, i) =>
-    planMessage(input, { projectId, domain: fromDomains[i]!, suppressed, sandbox: ctx.sandbox, createdAt }));
-  const body = shape(planned.map(answerOf));
-
+  const planned = items.map(({ input }) => planMessage(input, { projectId, sandbox: ctx.sandbox, createdAt }));
   // Bytes first: a message is never visible (nor claimable) before its attachments are.
   await putAttachments(ctx.store, planned);
   let verdict: Verdict;
   try {
-    verdict = await writeMessages(ctx, planned, { status: 201, body });
+    verdict = await writeMessages(ctx, planned, shape);
   } catch (e) {
     await removeAttachments(ctx.store, planned);
     throw e;
   }
-  if (verdict.accepted) return { body, replayed: false };
+  const suppressed = new Set(verdict.suppressed);
+  if (verdict.accepted) return { body: shape(planned.map((p) => settledAnswerOf(p, suppressed))), replayed: false };
 
   await removeAttachments(ctx.store, planned);
-  if (ctx.idempotency && verdict.route !== null) {
-    // A concurrent request with the same key got there first.
-    const first = { route: verdict.route, requestHash: verdict.request_hash!, status: verdict.response_status!, body: storedBody(verdict.response_body) };
-    return { body: replayOrConflict(first, ctx.idempotency).body as T, replayed: true };
+  const stored = storedAnswer(verdict);
+  if (stored && ctx.idempotency) return { body: replayOrConflict(stored, ctx.idempotency).body as T, replayed: true };
+  if (!verdict.domains_ok) {
+    const rowByName = new Map(sendingDomainRows(verdict.domains).map((r) => [r.name, r]));
+    for (const { input, field } of items) {
+      const judged = judgeSendingDomain(input.from.key, rowByName.get(domainOfAddress(input.from.key) ?? ''));
+      if (!judged.ok) throw fieldProblem(field('from'), judged.problem);
+    }
   }
-  const message = limitReached(verdict, countable(planned));
-  if (!message) throw new Error('send refused by the database without a limit or key to explain it');
+  const message = limitReached(verdict, countable(planned, suppressed));
+  if (!message) throw new Error('send refused by the database without a key, domain or limit to explain it');
   throw rateLimited(message);
 }
 
-type Verdict = PlanUsageRow & {
+/** What the statement answers; the plan's usage is counted only when the limits refused. */
+type Verdict = PlanUsageRow & RecordColumns & {
   accepted: boolean;
-  route: string | null;
-  request_hash: string | null;
-  response_status: number | null;
-  response_body: unknown;
+  domains_ok: boolean;
+  /** The recipients' addresses the project suppresses (lower case). */
+  suppressed: string[];
+  /** `sendingDomainsJson` of the from-domains when one is not sendable, else null. */
+  domains: unknown;
 };
 
-/** The one transaction; see the file comment. Its last statement is the verdict. */
-async function writeMessages(ctx: SendContext, planned: MessagePlan[], answer: { status: number; body: unknown }): Promise<Verdict> {
+/** The window's usage for the 429 message, counted only when the limits refused (the snapshot of the check: the same count). */
+const usageWhenRefused = (projectId: string, window: 'hour' | 'day'): SQL =>
+  sql`case when v.key_free and v.domains_ok and not v.within_limits then ${usedIn(projectId, window)} else 0 end`;
+
+/** The one round trip; see the file comment. */
+async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape: (results: SendResult[]) => T): Promise<Verdict> {
   const { db, projectId, idempotency } = ctx;
   const key = idempotency ? storedKey(idempotency) : null;
-  const firstId = planned[0]!.id;
-  const written = sql`exists (select 1 from ${outboundMessages} where id = ${firstId})`;
-  const guard = key !== null
-    ? sql`${withinLimits(projectId, countable(planned))} and ${keyIsFree(projectId, key)}`
-    : withinLimits(projectId, countable(planned));
+  const domainNames = [...new Set(planned.map((p) => p.domainName).filter((n): n is string => n !== null))];
+  const accepted = sql`(select accepted from verdict)`;
+  const recorded = idempotency
+    ? sql`, recorded as (${recordAnswer(projectId, idempotency, 201, answerTextSql(answerPieces(planned, shape), sql.identifier('suppressed')), accepted)})`
+    : sql``;
 
-  const insertMessages = db.execute(sql`
-    insert into ${outboundMessages} (id, project_id, domain_id, message_id, "from", "to", cc, bcc, reply_to, subject, html, "text", headers, attachments, tags, sandbox, created_at)
-    select m.id, ${projectId}, m.domain_id, m.message_id, m."from", m."to", m.cc, m.bcc, m.reply_to, m.subject, m.html, m."text", m.headers, m.attachments, m.tags, m.sandbox, m.created_at
-    from jsonb_to_recordset(${JSON.stringify(planned.map(messageRow))}::jsonb) as m(
-      id uuid, domain_id uuid, message_id text, "from" text, "to" text[], cc text[], bcc text[], reply_to text[], subject text,
-      html text, "text" text, headers jsonb, attachments jsonb, tags text[], sandbox boolean, created_at timestamptz)
-    where ${guard}`);
-  const insertEmails = db.execute(sql`
-    insert into ${emails} (id, project_id, message_id, recipient, kind, status, next_attempt_at, error_message, created_at)
-    select e.id, ${projectId}, e.message_id, e.recipient, e.kind, e.status, e.next_attempt_at, e.error_message, e.created_at
-    from jsonb_to_recordset(${JSON.stringify(planned.flatMap(emailRows))}::jsonb) as e(
-      id uuid, message_id uuid, recipient text, kind text, status email_status, next_attempt_at timestamptz, error_message text, created_at timestamptz)
-    where ${written}`);
-  // Counted again only when refused, for the 429 message (the lock is still held: the same counts).
-  const verdict = db.execute<Verdict>(sql`
-    with v as (select ${written} as accepted)
-    select v.accepted, pl.id as plan_id, pl.name as plan_name,
+  const statement = sql`
+    with message_input as (
+      select * from jsonb_to_recordset(${JSON.stringify(planned.map(messageRow))}::jsonb) as m(
+        id uuid, domain_name text, message_id text, "from" text, "to" text[], cc text[], bcc text[], reply_to text[], subject text,
+        html text, "text" text, headers jsonb, attachments jsonb, tags text[], sandbox boolean, created_at timestamptz)
+    ), email_input as (
+      select * from jsonb_to_recordset(${JSON.stringify(planned.flatMap(emailRows))}::jsonb) as e(
+        id uuid, message_id uuid, address text, recipient text, kind text,
+        status email_status, error_message text, next_attempt_at timestamptz,
+        suppressed_status email_status, suppressed_error_message text, suppressed_next_attempt_at timestamptz, created_at timestamptz)
+    ), suppressed as (
+      select s.address from ${suppressions} s where s.project_id = ${projectId} and s.address in (select e.address from email_input e)
+    ), sending_domain as (
+      select ${domains.id} as id, ${domains.name} as name from ${domains}
+      where ${domains.projectId} = ${projectId} and ${domains.name} in (select domain_name from message_input) and ${isSendable()}
+    ), stored as (
+      ${unexpiredRecord(projectId, key)}
+    ), countable as (
+      select count(*)::int as n from email_input e where e.address not in (select s.address from suppressed s)
+    ), checks as (
+      select not exists (select 1 from stored) as key_free,
+        not exists (select 1 from message_input m where m.domain_name is null or m.domain_name not in (select name from sending_domain)) as domains_ok,
+        ${withinLimits(projectId, sql`(select n from countable)`)} as within_limits
+    ), verdict as (
+      select *, key_free and domains_ok and within_limits as accepted from checks
+    ), inserted_messages as (
+      insert into ${outboundMessages} (id, project_id, domain_id, message_id, "from", "to", cc, bcc, reply_to, subject, html, "text", headers, attachments, tags, sandbox, created_at)
+      select m.id, ${projectId}, d.id, m.message_id, m."from", m."to", m.cc, m.bcc, m.reply_to, m.subject, m.html, m."text", m.headers, m.attachments, m.tags, m.sandbox, m.created_at
+      from message_input m join sending_domain d on d.name = m.domain_name
+      where ${accepted}
+    ), inserted_emails as (
+      insert into ${emails} (id, project_id, message_id, recipient, kind, status, next_attempt_at, error_message, created_at)
+      select e.id, ${projectId}, e.message_id, e.recipient, e.kind,
+        case when s.hit then e.suppressed_status else e.status end,
+        case when s.hit then e.suppressed_next_attempt_at else e.next_attempt_at end,
+        case when s.hit then e.suppressed_error_message else e.error_message end,
+        e.created_at
+      from email_input e cross join lateral (select e.address in (select address from suppressed) as hit) s
+      where ${accepted}
+    )${recorded}
+    select v.accepted, v.domains_ok,
+      (select coalesce(json_agg(address), '[]'::json) from suppressed) as suppressed,
+      case when v.key_free and not v.domains_ok then ${sendingDomainsJson(projectId, domainNames)} end as domains,
+      pl.id as plan_id, pl.name as plan_name,
       coalesce(pl.hourly_email_limit, 0)::int as hourly_limit, coalesce(pl.daily_email_limit, 0)::int as daily_limit,
-      case when v.accepted then 0 else ${usedIn(projectId, 'hour')} end as hour_used,
-      case when v.accepted then 0 else ${usedIn(projectId, 'day')} end as day_used,
-      ik.route, ik.request_hash, ik.response_status, ik.response_body
-    from v cross join ${projects} p
+      ${usageWhenRefused(projectId, 'hour')} as hour_used, ${usageWhenRefused(projectId, 'day')} as day_used,
+      st.route, st.request_hash, st.response_status, st.response_body
+    from verdict v cross join ${projects} p
       left join ${plans} pl on pl.id = p.plan_id
-      left join ${idempotencyKeys} ik on ik.project_id = p.id and ik.key = ${key}
-    where p.id = ${projectId}`);
+      left join stored st on true
+    where p.id = ${projectId}`;
 
-  const results = await db.batch([
-    db.execute(projectLock('send', projectId)),
-    ...(key !== null ? [forgetExpired(db, projectId, key)] : []),
-    insertMessages,
-    insertEmails,
-    ...(idempotency ? [recordAnswer(db, projectId, idempotency, answer, written)] : []),
-    verdict,
-  ]);
-  const row = (results.at(-1) as Awaited<typeof verdict>).rows[0];
+  const [, result] = await db.batch([db.execute(projectLock('send', projectId)), db.execute<Verdict>(statement)]);
+  const row = result.rows[0];
   if (!row) throw new Error(`project ${projectId} vanished during a send`);
   return row;
 }

@@ -1,11 +1,11 @@
 // `Idempotency-Key` on the send routes (docs/sending.md, "Idempotency"): the
 // first answer to a key is kept 24 hours with a hash of the request body and
 // replayed for the same body; another body under the same key is 409. The
-// record is written in the same transaction as the rows the answer names.
-import { and, eq, gt, sql, type SQL } from 'drizzle-orm';
+// record is read and written in the send's one statement (services/emails/send.ts),
+// with the rows the answer names.
+import { sql, type SQL } from 'drizzle-orm';
 import { idempotencyKeys } from '@edgemail/schema';
 import { sha256Hex } from '@edgemail/shared';
-import type { Db } from '../../db/client.js';
 import { conflict } from '../errors.js';
 
 /** How long a key is remembered; after that it is ignored and purged. */
@@ -36,21 +36,22 @@ export interface StoredAnswer { route: string; requestHash: string; status: numb
 export const requestHash = (rawBody: string) => sha256Hex(rawBody);
 
 /**
- * The key's unexpired record in the project (no row without a key), as a
- * query a caller can run inside a `db.batch`; read the row with `storedAnswer`.
- * `key` is a `storedKey`.
+ * The key's unexpired record in the project, as a query for the send's
+ * statement (no row without a key). `key` is a `storedKey`.
  */
-export const findAnswerQuery = (db: Db, projectId: string, key: string | null) => db.select({
-  route: idempotencyKeys.route, requestHash: idempotencyKeys.requestHash,
-  status: idempotencyKeys.responseStatus, body: idempotencyKeys.responseBody,
-}).from(idempotencyKeys)
-  .where(and(eq(idempotencyKeys.projectId, projectId), eq(idempotencyKeys.key, key ?? ''), sql`${key !== null}`, gt(idempotencyKeys.createdAt, sql`now() - ${IDEMPOTENCY_TTL}`)));
-
-/** The stored answer of a `findAnswerQuery` row. */
-export function storedAnswer(row: Awaited<ReturnType<typeof findAnswerQuery>>[number] | undefined): StoredAnswer | null {
-  return row ? { ...row, body: storedBody(row.body) } : null;
+export function unexpiredRecord(projectId: string, key: string | null): SQL {
+  return sql`select route, request_hash, response_status, response_body from ${idempotencyKeys}
+    where project_id = ${projectId} and key = ${key ?? ''} and ${key !== null} and created_at > now() - ${IDEMPOTENCY_TTL}`;
 }
 
+/** An `unexpiredRecord` row, as the send's verdict carries it (null columns without one). */
+export type RecordColumns = { route: string | null; request_hash: string | null; response_status: number | null; response_body: unknown };
+
+/** The stored answer of `RecordColumns`, or null without a record. */
+export function storedAnswer(row: RecordColumns): StoredAnswer | null {
+  if (row.route === null) return null;
+  return { route: row.route, requestHash: row.request_hash!, status: row.response_status!, body: storedBody(row.response_body) };
+}
 
 /**
  * The first answer is kept as its JSON text (a jsonb string): jsonb would
@@ -66,25 +67,17 @@ export function replayOrConflict(stored: StoredAnswer, request: IdempotentReques
   return { status: stored.status, body: stored.body };
 }
 
-/** Statement of the send batch, ahead of its guard: an expired record of this key (a `storedKey`) no longer holds the key. */
-export function forgetExpired(db: Db, projectId: string, key: string) {
-  return db.execute(sql`delete from ${idempotencyKeys} where project_id = ${projectId} and key = ${key} and created_at <= now() - ${IDEMPOTENCY_TTL}`);
-}
-
-/** The guard of the send batch's inserts: nobody holds the key, a `storedKey` (run after `forgetExpired`, under the send lock). */
-export function keyIsFree(projectId: string, key: string) {
-  return sql`not exists (select 1 from ${idempotencyKeys} where project_id = ${projectId} and key = ${key})`;
-}
-
 /**
- * Statement of the send batch: the answer, recorded only when the rows it
- * names were written (`written`, a condition on them). On a conflict the
- * first record stays.
+ * A data-modifying part of the send's statement: records `answerText` (an SQL
+ * text, the answer's JSON) under the key when `accepted` (an SQL condition).
+ * An expired record of the key is replaced; an unexpired one never is (the
+ * statement accepts only when there is none, under the send lock).
  */
-export function recordAnswer(db: Db, projectId: string, request: IdempotentRequest, answer: { status: number; body: unknown }, written: SQL) {
-  return db.execute(sql`
-    insert into ${idempotencyKeys} (project_id, key, route, request_hash, response_status, response_body, created_at)
-    select ${projectId}, ${storedKey(request)}, ${request.route}, ${request.requestHash}, ${answer.status}, to_jsonb(${JSON.stringify(answer.body)}::text), now()
-    where ${written}
-    on conflict (project_id, key) do nothing`);
+export function recordAnswer(projectId: string, request: IdempotentRequest, status: number, answerText: SQL, accepted: SQL): SQL {
+  return sql`insert into ${idempotencyKeys} as ik (project_id, key, route, request_hash, response_status, response_body, created_at)
+    select ${projectId}, ${storedKey(request)}, ${request.route}, ${request.requestHash}, ${status}, to_jsonb(${answerText}), now()
+    where ${accepted}
+    on conflict (project_id, key) do update set route = excluded.route, request_hash = excluded.request_hash,
+      response_status = excluded.response_status, response_body = excluded.response_body, created_at = excluded.created_at
+      where ik.created_at <= now() - ${IDEMPOTENCY_TTL}`;
 }
