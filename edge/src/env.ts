@@ -4,6 +4,7 @@ import type { RateLimiter, WindowVerdict } from './durable-objects/rate-limiter.
 import type { Db } from './db/client.js';
 import type { Principal } from './middleware/principal.js';
 import type { RelayNodeRow } from './services/relay-nodes/find.js';
+import type { ApiKeyRow } from './services/auth/find-credential.js';
 
 /**
  * What the services call on a project's WebhookDispatcher (which implements
@@ -17,8 +18,19 @@ export interface WebhookDispatcherRpc extends Rpc.DurableObjectBranded {
   wake(projectId: string): Promise<void>;
 }
 
+/** What a project API key's ApiKeyGate answers: its window's verdict (null when not counted) and the key's row. */
+export interface ApiKeyAdmission { verdict: WindowVerdict | null; key: ApiKeyRow | null }
+
+/** What the authenticate middleware calls on a key's ApiKeyGate (named here for the same reason). */
+export interface ApiKeyGateRpc extends Rpc.DurableObjectBranded {
+  /** Counts the request against `limit` (null: not counted) and reads the key; a refused request's key is not read (null). */
+  admit(keyPrefix: string, tokenHash: string, limit: number | null, windowMs: number): Promise<ApiKeyAdmission>;
+}
+
 export interface Bindings {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  /** One per project API key (`idFromName(hex(sha256(token)))`): its rate window and its look-up in one call. */
+  API_KEY_GATE: DurableObjectNamespace<ApiKeyGateRpc>;
   /** One per project (`idFromName(projectId)`): webhook attempts and retry alarms. */
   WEBHOOK_DISPATCHER: DurableObjectNamespace<WebhookDispatcherRpc>;
   /** Raw inbound messages and their attachments (keys: services/inbound-emails/storage-keys.ts). */

@@ -11,6 +11,7 @@ import { purgeDeliveryRecords } from './services/delivery-records/purge.js';
 import type { Bindings } from './env.js';
 
 export { RateLimiter } from './durable-objects/rate-limiter.js';
+export { ApiKeyGate } from './durable-objects/api-key-gate.js';
 export { WebhookDispatcher } from './durable-objects/webhook-dispatcher.js';
 
 const app = buildApp();

@@ -1,11 +1,12 @@
 // Who is calling: resolves the bearer token or session cookie to a principal,
 // or refuses with 401 (bad credential) or 403 (credential not usable here).
-// The API rate limit is counted here too, alongside the credential look-up,
-// so the two round trips overlap.
+// The API rate limit is counted here too: for a project API key in the same
+// Durable Object call that reads the key (api-key-admission.ts); for anything
+// else alongside the credential look-up, so the two round trips overlap.
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { getCookie } from 'hono/cookie';
-import { ipMatcher, parseToken, sha256Hex } from '@edgemail/shared';
+import { ipMatcher, parseToken, sha256Hex, type WindowVerdict } from '@edgemail/shared';
 import { ApiError, forbidden, unauthorized } from '../http/errors.js';
 import { findApiKey, findPlatformCredential, findSession, type CredentialRow } from '../services/auth/find-credential.js';
 import { lastUsedUpdate } from '../services/auth/touch-last-used.js';
@@ -13,7 +14,9 @@ import { checkCookieOrigin } from './cookie-origin.js';
 import { bearerToken } from './bearer.js';
 import { projectHeader } from './project-header.js';
 import { addressBucketOf, checkLimit, credentialBucket, enforceLimit, type LimiterName } from './rate-limit.js';
+import { admitApiKey } from './api-key-admission.js';
 import type { Principal } from './principal.js';
+import type { ApiKeyRow } from '../services/auth/find-credential.js';
 import type { AppEnv } from '../env.js';
 
 export const SESSION_COOKIE = 'edgemail_session';
@@ -57,11 +60,7 @@ type Resolved = { principal: Principal; touch?: () => Promise<unknown> | null };
 export const authenticate = (limiter?: LimiterName) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const credential = await presented(c);
-    const bucket = credential.kind === 'token' ? credentialBucket(credential.hash) : addressBucketOf(c);
-    const [verdict, resolved] = await Promise.all([
-      limiter ? checkLimit(c, limiter, bucket) : null,
-      resolvePrincipal(c, credential).then((r) => r, (e: unknown) => e as Error),
-    ]);
+    const [verdict, resolved] = await limitAndResolve(c, credential, limiter);
     enforceLimit(verdict);
     if (resolved instanceof Error) {
       const unproven = credential.kind === 'token' && resolved instanceof ApiError && resolved.status === 401;
@@ -73,6 +72,35 @@ export const authenticate = (limiter?: LimiterName) =>
     if (write) c.executionCtx.waitUntil(write);
     await next();
   });
+
+/** The limiter's verdict (null: not counted) and the principal, or the error refusing it. */
+async function limitAndResolve(c: Context<AppEnv>, credential: Presented, limiter: LimiterName | undefined): Promise<[WindowVerdict | null, Resolved | Error]> {
+  const settle = (resolving: () => Promise<Resolved>) => resolving().then((r) => r, (e: unknown) => e as Error);
+  if (credential.kind === 'token') {
+    const { kind, keyPrefix } = parseToken(credential.token)!;
+    if (kind === 'project') {
+      const admission = await admitApiKey(c, limiter, keyPrefix, credential.hash);
+      if (admission) return [admission.verdict, await settle(async () => apiKeyPrincipal(c, admission.key))];
+    }
+  }
+  const bucket = credential.kind === 'token' ? credentialBucket(credential.hash) : addressBucketOf(c);
+  return Promise.all([limiter ? checkLimit(c, limiter, bucket) : null, settle(() => resolvePrincipal(c, credential))]);
+}
+
+/** A project API key's principal, from its row (null: no key holds the token). */
+function apiKeyPrincipal(c: Context<AppEnv>, key: ApiKeyRow | null): Resolved {
+  const requestedProject = projectHeader(c);
+  if (!key) throw unauthorized('invalid API key');
+  assertUsable(key, 'API key', c.get('clientIp'));
+  if (requestedProject && requestedProject !== key.projectId) {
+    throw forbidden('X-Service-Project-Id names a different project than the API key\'s');
+  }
+  const db = c.get('db');
+  return {
+    principal: { kind: 'key', id: key.id, name: key.name, projectId: key.projectId, permissions: key.permissions, sandbox: key.sandbox },
+    touch: () => lastUsedUpdate(db, 'key', key.id, key.lastUsedAt),
+  };
+}
 
 async function resolvePrincipal(c: Context<AppEnv>, credential: Presented): Promise<Resolved> {
   const db = c.get('db');
@@ -87,18 +115,8 @@ async function resolvePrincipal(c: Context<AppEnv>, credential: Presented): Prom
       const { kind, keyPrefix } = parseToken(credential.token)!;
       // Not looked up: a node credential is good for /relay/v1 only (docs/relay-protocol.md).
       if (kind === 'relay') throw forbidden('relay node credentials are accepted on /relay/v1 only');
-      if (kind === 'project') {
-        const key = await findApiKey(db, keyPrefix, credential.hash);
-        if (!key) throw unauthorized('invalid API key');
-        assertUsable(key, 'API key', c.get('clientIp'));
-        if (requestedProject && requestedProject !== key.projectId) {
-          throw forbidden('X-Service-Project-Id names a different project than the API key\'s');
-        }
-        return {
-          principal: { kind: 'key', id: key.id, name: key.name, projectId: key.projectId, permissions: key.permissions, sandbox: key.sandbox },
-          touch: () => lastUsedUpdate(db, 'key', key.id, key.lastUsedAt),
-        };
-      }
+      // Reached only when the key's ApiKeyGate failed (limitAndResolve).
+      if (kind === 'project') return apiKeyPrincipal(c, await findApiKey(db, keyPrefix, credential.hash));
       const platform = await findPlatformCredential(db, keyPrefix, credential.hash);
       if (!platform) throw unauthorized('invalid platform credential');
       assertUsable(platform, 'platform credential', c.get('clientIp'));

@@ -1,5 +1,6 @@
 // HTTP request rate limits: fixed one-minute windows kept in the RateLimiter
-// Durable Object, one Durable Object call per admitted request. Every limited
+// Durable Object, one Durable Object call per admitted request (a project API
+// key's window is kept by its ApiKeyGate instead: api-key-admission.ts). Every limited
 // response carries RateLimit-* headers; a refusal is 429 with Retry-After.
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
@@ -7,7 +8,7 @@ import { addressBucket, FixedWindows, LruCache, type Config, type WindowVerdict 
 import { ApiError } from '../http/errors.js';
 import type { AppEnv } from '../env.js';
 
-const WINDOW_MS = 60_000;
+export const WINDOW_MS = 60_000;
 
 /** The limiters of the spec's table: the setting holding each one's per-minute limit. */
 export const limiters = {
@@ -72,13 +73,19 @@ function logUnreachable(name: LimiterName, error: unknown): void {
  * limiter is off. Never rejects.
  */
 export async function checkLimit(c: Context<AppEnv>, name: LimiterName, bucket: string): Promise<WindowVerdict | null> {
-  const config = c.get('config');
-  const limit = config[limiters[name]];
-  if (!config['ratelimit.enabled'] || limit === 0) return null;
+  const limit = limitOf(c, name);
+  if (limit === null) return null;
   const key = `${name}|${bucket}`;
   const verdict = await hitOrFallBack(name, key, limit, () => limiterStub(c.env.RATE_LIMITER, key).hit(limit, WINDOW_MS));
   c.set('rateLimit', verdict);
   return verdict;
+}
+
+/** A limiter's per-minute limit, or null when it is off (the master switch, or 0). */
+export function limitOf(c: Context<AppEnv>, name: LimiterName): number | null {
+  const config = c.get('config');
+  const limit = config[limiters[name]];
+  return !config['ratelimit.enabled'] || limit === 0 ? null : limit;
 }
 
 /** The Durable Object's verdict, or the isolate's own when the object cannot be reached. */
