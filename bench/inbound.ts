@@ -16,7 +16,7 @@ import { findPostfix, freePort, POSTFIX_INSTALL, runSmtpSource, startPostfix, st
 import { edgemailSettings, withEdgemailInbound, withGreetingDelay } from './support/smtp-edgemail.js';
 import { startSmtpLoader, type SmtpLoadOptions, type SmtpLoadResult } from './support/smtp-load.js';
 import { startNodeIngest } from './support/smtp-node-ingest.js';
-import { brief, DISCARD, EDGEMAIL, f0, GOAL_P99_MS, GOAL_RATIO, INGEST, MAILDIR, printGoal, printGreeting, printTable, SINK, type Row } from './support/smtp-report.js';
+import { brief, DISCARD, EDGEMAIL, f0, GOAL_ACCEPTED, GOAL_P99_MS, GOAL_RATIO, GOAL_STORED, INGEST, MAILDIR, printEndToEnd, printGoal, printGreeting, printTable, SINK, type EndToEnd, type Row } from './support/smtp-report.js';
 
 // ---------------------------------------------------------------- options
 
@@ -43,9 +43,6 @@ const CELLS = CLIENTS.flatMap((clients) => PATTERNS.map((pattern) => ({ clients,
 /** Greeting delays compared on our targets, 10 clients, one message per connection. */
 const GREETING_DELAYS_MS = [0, 100] as const;
 
-/** Longest wait for the forwarder after each run of ours, in seconds. */
-const SETTLE_S = 5;
-
 const FROM = 'bench@sender.test';
 const HELO = 'client.sender.test';
 const DOMAIN = 'inbound-bench.test';
@@ -67,6 +64,12 @@ interface Target {
   greetingDelayMs?: number;
   /** After each run, with the messages it got accepted: wait for queues to drain; a note when they did not. */
   settle?: (accepted: number) => Promise<string | undefined>;
+  /**
+   * The real pipeline, called before a measured run: the returned function,
+   * given the run, waits for its messages to be in Postgres (instead of
+   * `settle`) and gives its end-to-end figures.
+   */
+  track?: () => Promise<(run: SmtpLoadResult) => Promise<{ endToEnd: EndToEnd; note?: string }>>;
 }
 
 /** The real pipeline on one stack: its relay node and, when the bench starts nodes, another with other settings. */
@@ -121,8 +124,15 @@ export async function runInboundBench(argv: string[]): Promise<void> {
         if (row.smtpSource.error) problems.push(`smtp-source: ${row.smtpSource.error}`);
         problems.push(...[await t.settle?.(row.smtpSource.messages)].filter((x): x is string => !!x));
       }
+      const finish = await t.track?.();
       row.load = await load(t.port, t.to, clients, pattern.perConnection, messages);
-      problems.push(...[await t.settle?.(row.load.accepted)].filter((x): x is string => !!x));
+      if (finish) {
+        const { endToEnd, note } = await finish(row.load);
+        row.endToEnd = endToEnd;
+        if (note) problems.push(note);
+      } else {
+        problems.push(...[await t.settle?.(row.load.accepted)].filter((x): x is string => !!x));
+      }
       if (row.load.refused || row.load.errors) problems.push(...[row.load.sampleRefusal, row.load.sampleError].filter((x): x is string => !!x));
       if (problems.length) row.note = problems.join('; ');
       rows.push(row);
@@ -184,16 +194,39 @@ export async function runInboundBench(argv: string[]): Promise<void> {
         edgemail ??= { accepted: 0, stored: 0, skipped, domainVia: e.domainVia, nodeFrom: e.nodeFrom };
         // Messages this stack's project was sent, for the count in Postgres.
         let accepted = 0;
-        const target = (port: number, greetingDelayMs: number): Target => ({
+        // Each run waits (up to --drain) for its messages to be stored, so the
+        // next starts on an empty spool and the end-to-end time is the run's own.
+        const target = (port: number, greetingDelayMs: number, cpuUsage?: () => Promise<NodeJS.CpuUsage>): Target => ({
           name: EDGEMAIL, port, to: e.to, smtpSource: false, greetingDelayMs,
-          // Give the forwarder a moment, so one run's backlog weighs less on the next.
           settle: async (n) => {
             accepted += n;
-            const { stored } = await e.drain(accepted, SETTLE_S * 1000);
-            return stored < accepted ? `${accepted - stored} not in Postgres ${SETTLE_S}s after the run` : undefined;
+            const { stored } = await e.drain(accepted, opts.drain * 1000);
+            return stored < accepted ? `${accepted - stored} not in Postgres ${opts.drain}s after the run` : undefined;
+          },
+          track: async () => {
+            const storedBefore = await e.stored();
+            const cpuBefore = await cpuUsage?.();
+            return async (run) => {
+              accepted += run.accepted;
+              const drained = await e.drain(accepted, opts.drain * 1000);
+              const cpuAfter = await cpuUsage?.();
+              const seconds = drained.doneAt !== undefined && run.firstAcceptedAt !== undefined ? (drained.doneAt - run.firstAcceptedAt) / 1000 : undefined;
+              const cpuMs = cpuBefore && cpuAfter ? (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / 1000 : undefined;
+              const endToEnd: EndToEnd = {
+                stored: drained.stored - storedBefore,
+                seconds,
+                perSecond: seconds === undefined ? undefined : run.accepted / Math.max(seconds, 0.001),
+                cpuMsPerMessage: cpuMs === undefined || !run.accepted ? undefined : cpuMs / run.accepted,
+              };
+              return { endToEnd, note: drained.stored < accepted ? `${accepted - drained.stored} not in Postgres ${opts.drain}s after the run` : undefined };
+            };
           },
         });
-        await fn({ target: target(e.port, delay), other: e.startNode && (async (d) => target((await e.startNode!(withGreetingDelay(settings, d))).port, d)) });
+        const other = e.startNode && (async (d: number) => {
+          const node = await e.startNode!(withGreetingDelay(settings, d));
+          return target(node.port, d, () => node.cpuUsage());
+        });
+        await fn({ target: target(e.port, delay, e.cpuUsage), other });
         const before = await e.stored();
         progress(`waiting up to ${opts.drain}s for the forwarder: ${accepted - before} of ${accepted} accepted messages not in Postgres yet…`);
         const drained = await e.drain(accepted, opts.drain * 1000);
@@ -228,6 +261,7 @@ export async function runInboundBench(argv: string[]): Promise<void> {
   for (const n of notes) console.log(n);
   console.log('');
   const verdicts = printGoal(rows, CLIENTS, PATTERNS.map((p) => p.name));
+  const endToEnd = printEndToEnd(rows, CLIENTS, PATTERNS.map((p) => p.name));
   printGreeting(rows, GREETING_DELAYS_MS);
   if (edgemail && !edgemail.unavailable) {
     const d = edgemail.finalDrain;
@@ -241,6 +275,7 @@ export async function runInboundBench(argv: string[]): Promise<void> {
   finishRun('inbound', clock, {
     options: { ...opts, quick, size: SIZE, clients: CLIENTS, patterns: PATTERNS, greetingDelaysMs: GREETING_DELAYS_MS },
     goal: { ratio: GOAL_RATIO, p99Ms: GOAL_P99_MS, verdicts },
+    endToEndGoal: { accepted: GOAL_ACCEPTED, stored: GOAL_STORED, verdicts: endToEnd },
     edgemail,
     rows,
     notes,

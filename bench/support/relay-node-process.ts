@@ -8,8 +8,20 @@ import { cleanups } from './stack.js';
 export interface RelayNodeProcess {
   /** The node's inbound SMTP port. */
   port: number;
+  /** CPU time the node's process has used so far (user and system, µs; all its threads). */
+  cpuUsage(): Promise<NodeJS.CpuUsage>;
   stop(): Promise<void>;
 }
+
+/**
+ * `BENCH_RELAY_NODE_CPU_PROF=<dir>` runs each node with `node --cpu-prof` into
+ * that directory (one `.cpuprofile` per process, written when it stops): the
+ * node's main thread under the bench's load, for Chrome DevTools or speedscope.
+ */
+const cpuProfile = (): string[] => {
+  const dir = process.env.BENCH_RELAY_NODE_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+};
 
 /**
  * Enrols a node with `key` (holding relay:write) into `stateDir` and starts it
@@ -18,7 +30,9 @@ export interface RelayNodeProcess {
 export async function startRelayNodeProcess(
   edgeUrl: string, key: string, stateDir: string, settings: Record<string, string>,
 ): Promise<RelayNodeProcess | { error: string }> {
-  const child = fork(new URL('./smtp-relay-node-child.ts', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(new URL('./smtp-relay-node-child.ts', import.meta.url), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...cpuProfile()],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -35,7 +49,17 @@ export async function startRelayNodeProcess(
     child.send({ edgeUrl, key, stateDir, settings } satisfies RelayNodeChildStart);
   });
   const release = async () => { await stop(); cleanups.delete(stop); };
-  if ('port' in first) return { port: first.port, stop: release };
+  const cpuUsage = () => new Promise<NodeJS.CpuUsage>((resolve, reject) => {
+    if (!child.connected) { reject(new Error('the relay node process has exited')); return; }
+    const answer = (m: RelayNodeChildMessage) => {
+      if (!('cpu' in m)) return;
+      child.off('message', answer);
+      resolve(m.cpu);
+    };
+    child.on('message', answer);
+    child.send('cpu');
+  });
+  if ('port' in first) return { port: first.port, cpuUsage, stop: release };
   await release();
   return { error: 'error' in first ? first.error : 'its process exited before listening' };
 }

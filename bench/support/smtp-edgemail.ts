@@ -31,14 +31,20 @@ export interface EdgemailInbound {
   nodeFrom: 'the local stack' | 'the bench';
   /** inbound_emails rows of the bench project. */
   stored(): Promise<number>;
-  /** Waits (at most `timeoutMs`) until `expected` rows are there; the count and the time waited. */
-  drain(expected: number, timeoutMs: number): Promise<{ stored: number; waitedMs: number }>;
+  /**
+   * Waits (at most `timeoutMs`) until `expected` rows are there; the count, the
+   * time waited and when (Date.now()) the count was first seen at `expected`,
+   * looked at every 50 ms.
+   */
+  drain(expected: number, timeoutMs: number): Promise<{ stored: number; waitedMs: number; doneAt?: number }>;
+  /** CPU time of the relay node's process so far, when the bench started it. */
+  cpuUsage?: () => Promise<NodeJS.CpuUsage>;
   /**
    * One more relay node for the same edge and project, with other settings
    * (another greeting delay), stopped with the stack. Only when the bench
    * started the first node: a node the stack starts has the stack's settings.
    */
-  startNode?: (settings: Record<string, string>) => Promise<{ port: number }>;
+  startNode?: (settings: Record<string, string>) => Promise<{ port: number; cpuUsage(): Promise<NodeJS.CpuUsage> }>;
 }
 
 export type EdgemailOutcome = { target: EdgemailInbound } | { unavailable: string };
@@ -122,10 +128,12 @@ export async function withEdgemailInbound<T>(
     };
     let port = await relayNodePort(stack, inboundPort);
     const nodeFrom: EdgemailInbound['nodeFrom'] = port === undefined ? 'the bench' : 'the local stack';
+    let cpuUsage: EdgemailInbound['cpuUsage'];
     if (port === undefined) {
       const started = await startNode(settings);
       if ('unavailable' in started) return await fn(started);
       port = started.port;
+      cpuUsage = started.cpuUsage;
     }
 
     db = new pg.Client({ connectionString: stack.databaseUrl });
@@ -142,6 +150,7 @@ export async function withEdgemailInbound<T>(
         domainVia,
         nodeFrom,
         stored,
+        cpuUsage,
         startNode: nodeFrom === 'the bench'
           ? async (nodeSettings) => {
             const started = await startNode(nodeSettings);
@@ -153,10 +162,11 @@ export async function withEdgemailInbound<T>(
           const start = Date.now();
           let n = await stored();
           while (n < expected && Date.now() - start < timeoutMs) {
-            await new Promise((r) => setTimeout(r, 250));
+            await new Promise((r) => setTimeout(r, 50));
             n = await stored();
           }
-          return { stored: n, waitedMs: Date.now() - start };
+          const doneAt = n >= expected ? Date.now() : undefined;
+          return { stored: n, waitedMs: Date.now() - start, doneAt };
         },
       },
     });

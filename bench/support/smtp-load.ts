@@ -45,6 +45,8 @@ export interface SmtpLoadResult {
   timedOut: boolean;
   sampleRefusal?: string;
   sampleError?: string;
+  /** Wall-clock time (Date.now()) of the first 250 after a dot: where the pipeline's end-to-end time starts. */
+  firstAcceptedAt?: number;
 }
 
 const REPLY_TIMEOUT_MS = 30_000;
@@ -138,7 +140,7 @@ export async function smtpLoad(o: SmtpLoadOptions): Promise<SmtpLoadResult> {
           const answer = await reply();
           const tookMs = Number(process.hrtime.bigint() - sentAt) / 1e6;
           inFlight = false;
-          if (answer.startsWith('250')) latencies[r.accepted++] = tookMs;
+          if (answer.startsWith('250')) { r.firstAcceptedAt ??= Date.now(); latencies[r.accepted++] = tookMs; }
           else { r.refused++; r.sampleRefusal ??= `after the dot: ${answer}`; }
         }
         socket.write('QUIT\r\n');

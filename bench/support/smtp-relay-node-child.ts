@@ -3,7 +3,9 @@
 // free loopback port, and reports the port over IPC. A process of its own, as
 // a node runs in production: it never shares an event loop with the Neon
 // bridge (in the bench process) or the load client. `stop` over IPC (or the
-// parent going away) stops the node gracefully.
+// parent going away) stops the node gracefully; `cpu` over IPC answers with
+// the process's CPU time so far (process.cpuUsage: every thread of the node,
+// its verification workers included).
 import { loadConfig, type Config } from '@edgemail/shared';
 import type { Log } from '../../relay-node/src/log.js';
 
@@ -25,7 +27,7 @@ export interface RelayNodeChildStart {
   settings: Record<string, string>;
 }
 
-export type RelayNodeChildMessage = { port: number } | { error: string } | { stopped: string | null };
+export type RelayNodeChildMessage = { port: number } | { error: string } | { stopped: string | null } | { cpu: NodeJS.CpuUsage };
 
 const send = (m: RelayNodeChildMessage) => { if (process.connected) process.send!(m); };
 
@@ -53,7 +55,10 @@ process.once('message', (start: RelayNodeChildStart) => {
     });
     send({ port: node.port });
     const stop = () => void node.stop();
-    process.on('message', (m) => { if (m === 'stop') stop(); });
+    process.on('message', (m) => {
+      if (m === 'stop') stop();
+      if (m === 'cpu') send({ cpu: process.cpuUsage() });
+    });
     process.once('disconnect', stop);
     const reason = await node.closed;
     send({ stopped: reason ? reason.message : null });

@@ -13,6 +13,22 @@ export const EDGEMAIL = 'edgemail';
 export const GOAL_RATIO = 0.5;
 /** …with p99 accept latency under this. */
 export const GOAL_P99_MS = 250;
+/** Issue 16's goals for the pipeline, ÷ Postfix → discard: messages accepted (250)… */
+export const GOAL_ACCEPTED = 0.6;
+/** …and messages stored in Postgres, end to end. */
+export const GOAL_STORED = 0.5;
+
+/** One run of the real pipeline, end to end: from its first 250 to its last message in Postgres. */
+export interface EndToEnd {
+  /** This run's messages in Postgres (inbound_emails) by the end of the wait. */
+  stored: number;
+  /** First 250 → the count in Postgres reaching every accepted message (looked at every 50 ms); absent when it never did. */
+  seconds?: number;
+  /** accepted ÷ seconds. */
+  perSecond?: number;
+  /** The relay node's CPU time (process.cpuUsage, user + system, all threads) over the same span ÷ messages accepted. */
+  cpuMsPerMessage?: number;
+}
 
 export interface Row {
   target: string;
@@ -23,6 +39,8 @@ export interface Row {
   smtpSource?: SmtpSourceResult;
   /** Every target's throughput and latency, from the Node load client. */
   load?: SmtpLoadResult;
+  /** The real pipeline's rows: stored end to end, and the node's CPU per message. */
+  endToEnd?: EndToEnd;
   note?: string;
 }
 
@@ -33,12 +51,17 @@ export function brief(r: Row): string {
   const parts: string[] = [];
   if (r.smtpSource) parts.push(`smtp-source ${f0(r.smtpSource.perSecond)} msg/s`);
   if (r.load) parts.push(`node client ${f0(r.load.perSecond)} msg/s, p50 ${f1(r.load.latencyMs.p50)} ms, p99 ${f1(r.load.latencyMs.p99)} ms, ${r.load.accepted}/${r.load.attempted} accepted`);
+  if (r.endToEnd) {
+    const e = r.endToEnd;
+    parts.push(`stored ${e.stored}${e.perSecond === undefined ? '' : ` in ${e.seconds!.toFixed(1)}s = ${f0(e.perSecond)} msg/s end to end`}` +
+      (e.cpuMsPerMessage === undefined ? '' : `, node CPU ${f1(e.cpuMsPerMessage)} ms/msg`));
+  }
   if (r.note) parts.push(r.note);
   return parts.join('; ');
 }
 
 export function printTable(rows: Row[]): void {
-  const header = ['target', 'clients', 'pattern', 'smtp-source msg/s', 'msg/s', 'p50 ms', 'p99 ms', 'accepted', 'note'];
+  const header = ['target', 'clients', 'pattern', 'smtp-source msg/s', 'msg/s', 'p50 ms', 'p99 ms', 'accepted', 'stored msg/s', 'CPU ms/msg', 'note'];
   const cells = rows.map((r) => [
     r.greetingDelayMs ? `${r.target}, greeting ${r.greetingDelayMs} ms` : r.target,
     String(r.clients),
@@ -48,10 +71,13 @@ export function printTable(rows: Row[]): void {
     f1(r.load?.latencyMs.p50),
     f1(r.load?.latencyMs.p99),
     r.load ? `${r.load.accepted}/${r.load.attempted}` : '-',
+    r.endToEnd ? f0(r.endToEnd.perSecond) : '',
+    r.endToEnd ? f1(r.endToEnd.cpuMsPerMessage) : '',
     [r.load?.timedOut ? 'time bound hit' : '', r.note ?? ''].filter(Boolean).join('; ').slice(0, 120),
   ]);
-  printAligned(header, cells, [0, 2, 8]);
+  printAligned(header, cells, [0, 2, 10]);
   console.log('msg/s, p50 and p99: the Node load client (accept latency = final dot → 250). smtp-source -d keeps a session\'s connection for all its messages.');
+  console.log('stored msg/s and CPU ms/msg (edgemail): accepted ÷ (first 250 → last in Postgres); the relay node\'s CPU over that span ÷ messages.');
 }
 
 export type Verdicts = Record<string, { ours: number; discard?: number; maildir?: number; p99Ms: number; pass: boolean | null }>;
@@ -88,6 +114,44 @@ export function printGoal(rows: Row[], clientCounts: readonly number[], patterns
   const edge = rows.find((r) => r.target === EDGEMAIL && !r.load);
   if (edge) console.log(`edgemail: ${edge.note}; the "node ingest, no edge" rows are the relay node's listener and spool alone (a bound, not the goal)`);
   else console.log('(verdicts in parentheses: the node\'s ingest path alone, a bound on the end-to-end figure, not the goal)');
+  console.log('');
+  return verdicts;
+}
+
+export type EndToEndVerdicts = Record<string, {
+  accepted: number; stored?: number; discard?: number; cpuMsPerMessage?: number; acceptedPass: boolean | null; storedPass: boolean | null;
+}>;
+
+/**
+ * Issue 16's goals, per clients × pattern cell of the real pipeline: accepted
+ * msg/s ÷ Postfix → discard against GOAL_ACCEPTED, stored msg/s (end to end)
+ * ÷ the same against GOAL_STORED, with the node's CPU per message beside them.
+ */
+export function printEndToEnd(rows: Row[], clientCounts: readonly number[], patterns: readonly string[]): EndToEndVerdicts {
+  const verdicts: EndToEndVerdicts = {};
+  const find = (target: string, clients: number, pattern: string) =>
+    rows.find((r) => r.target === target && r.clients === clients && r.pattern === pattern && !r.greetingDelayMs && r.load);
+  const verdict = (pass: boolean | null) => (pass === null ? 'n/a' : pass ? 'PASS' : 'BELOW');
+  const header = ['clients', 'pattern', 'accepted msg/s', '÷ discard', `>= ${GOAL_ACCEPTED}`, 'stored msg/s', '÷ discard', `>= ${GOAL_STORED}`, 'node CPU ms/msg'];
+  const cells: string[][] = [];
+  for (const clients of clientCounts) {
+    for (const name of patterns) {
+      const ours = find(EDGEMAIL, clients, name);
+      if (!ours?.load) continue;
+      const discard = find(DISCARD, clients, name)?.load?.perSecond;
+      const stored = ours.endToEnd?.perSecond;
+      const acceptedPass = discard ? ours.load.perSecond / discard >= GOAL_ACCEPTED : null;
+      const storedPass = discard ? (stored ?? 0) / discard >= GOAL_STORED : null;
+      const cpu = ours.endToEnd?.cpuMsPerMessage;
+      cells.push([String(clients), name, f0(ours.load.perSecond), discard ? (ours.load.perSecond / discard).toFixed(2) : '-', verdict(acceptedPass),
+        stored === undefined ? 'not all' : f0(stored), discard && stored !== undefined ? (stored / discard).toFixed(2) : '-', verdict(storedPass), f1(cpu)]);
+      verdicts[`${clients} clients, ${name}`] = { accepted: ours.load.perSecond, stored, discard, cpuMsPerMessage: cpu, acceptedPass, storedPass };
+    }
+  }
+  if (!cells.length) return verdicts;
+  console.log(`issue 16: edgemail accepted >= ${GOAL_ACCEPTED} and stored >= ${GOAL_STORED} × Postfix → discard msg/s`);
+  printAligned(header, cells, [1]);
+  console.log('stored msg/s: a run\'s accepted messages ÷ (its first 250 → the last of them in Postgres). node CPU: the relay node process over the same span ÷ messages.');
   console.log('');
   return verdicts;
 }
