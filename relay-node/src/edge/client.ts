@@ -54,28 +54,40 @@ export interface ForwardAttachment {
 
 export interface ForwardRequest {
   meta: InboundMeta;
-  /** The message bytes (a file-backed Blob: streamed, never read whole into memory). */
+  /** The message bytes (a file-backed Blob for a large message: streamed, never read whole into memory). */
   raw: Blob;
+  /** The same bytes, when the message is small enough to be held in memory: the body is then one buffer. */
+  rawBytes?: Uint8Array;
   /** In `meta.parsed.attachments` order; empty when parsing failed. */
   attachments: ForwardAttachment[];
 }
 
 /** A forward as it goes over the wire: the meta JSON, the raw message and each attachment, back to back. */
 export interface EncodedForward extends ForwardRequest {
-  body: Blob;
+  body: Blob | Uint8Array;
+  /** Byte length of `body`. */
+  size: number;
   /** Byte length of the meta JSON at the start of `body`. */
   metaLength: number;
 }
 
 /**
- * The body of `POST /relay/v1/inbound` (docs/relay-protocol.md). A Blob of
- * Blobs: its size is known (the upload carries Content-Length) and the
+ * The body of `POST /relay/v1/inbound` (docs/relay-protocol.md), of known
+ * size (the upload carries Content-Length). A message held in memory
+ * (`rawBytes`) goes as one buffer, written to the socket at once: a Blob
+ * body is read back chunk by chunk, which costs a small message more CPU
+ * than the rest of its forward. A large one is a Blob of Blobs whose
  * file-backed raw part is read from disk as it is sent.
  */
 export function encodeForward(request: ForwardRequest): EncodedForward {
   const metaBytes = Buffer.from(JSON.stringify(request.meta), 'utf8');
+  if (request.rawBytes && request.attachments.every((a) => !(a.content instanceof Blob))) {
+    const body = Buffer.concat([metaBytes, request.rawBytes, ...request.attachments.map((a) => a.content as Uint8Array)]);
+    return { ...request, body, size: body.length, metaLength: metaBytes.length };
+  }
   const parts = request.attachments.map((a) => (a.content instanceof Blob ? a.content : new Blob([a.content as Uint8Array<ArrayBuffer>])));
-  return { ...request, body: new Blob([metaBytes, request.raw, ...parts]), metaLength: metaBytes.length };
+  const body = new Blob([metaBytes, request.raw, ...parts]);
+  return { ...request, body, size: body.size, metaLength: metaBytes.length };
 }
 
 export interface EdgeClient {
@@ -183,7 +195,8 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
     async forwardInbound(request, signal) {
       return must(await call('POST', '/relay/v1/inbound', ForwardAnswer, {
         body: request.body,
-        headers: { 'content-type': FORWARD_CONTENT_TYPE, [META_LENGTH_HEADER]: String(request.metaLength) },
+        // The answer is a few hundred bytes: a gzipped one costs more to inflate than to carry.
+        headers: { 'content-type': FORWARD_CONTENT_TYPE, [META_LENGTH_HEADER]: String(request.metaLength), 'accept-encoding': 'identity' },
         timeoutMs: options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
         signal,
       }));
