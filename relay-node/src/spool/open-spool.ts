@@ -1,7 +1,7 @@
 // The durable spool: "the 250 is the promise". A message is on disk, fsynced,
 // before write() resolves, and stays until the edge has acknowledged it.
 import { createReadStream } from 'node:fs';
-import { chmod, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { openDirSync, type SpoolFsync } from './dir-sync.js';
@@ -136,7 +136,8 @@ export async function openSpool<M = Record<string, unknown>>(dir: string, option
       if (!isSpoolId(id)) return;
       // Both at once: from the first unlink on the message is no longer
       // listed, and a crash in between leaves a half that open() clears.
-      await Promise.all([rm(path(id, META), { force: true }), rm(path(id, BODY), { force: true })]);
+      // unlink, not rm: rm looks at each path (lstat) before removing it.
+      await Promise.all([unlinkIfPresent(path(id, META)), unlinkIfPresent(path(id, BODY))]);
       // A removal lost to a crash means one more forward of an acknowledged
       // message (the edge dedupes by id); the fsync makes that rare.
       await syncDir();
@@ -146,6 +147,15 @@ export async function openSpool<M = Record<string, unknown>>(dir: string, option
     },
     close: () => dirSync.close(),
   };
+}
+
+/** Removes a file; one already gone is no error. */
+async function unlinkIfPresent(file: string): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }
 
 /** The metadata as it is stored. */
