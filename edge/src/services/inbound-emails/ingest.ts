@@ -169,7 +169,10 @@ export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedM
   await putObjects(store, plans.map((p) => p.share.projectId), message, attachments);
   if (attachments.length < (meta.parsed.ok ? meta.parsed.attachments.length : 0)) await message.body.drain();
   const [first, ...rest] = plans.map((p) => insertRecordAndEvent(db, p, message, attachments));
-  const results = await db.batch([first!, ...rest]);
+  // One project (the usual case) is one statement, atomic and committed on its
+  // own: a batch would wrap it in BEGIN and COMMIT, two more round trips to
+  // PostgreSQL. Several projects' records go in one transaction.
+  const results = rest.length ? await db.batch([first!, ...rest]) : [await first!];
   const events = results.flatMap((r) => r.rows.map((row) => ({ projectId: row.project_id, outboxId: Number(row.id) })));
   const inserted = new Set(events.map((e) => e.projectId));
   for (const p of plans) {
