@@ -5,9 +5,10 @@ import type { Stack } from '../../edge/local/stack.js';
 import type { Target, TransactionCount } from './types.js';
 
 /**
- * Database transactions per request, from pg_stat_database, over `n` sequential
- * requests. Each Neon HTTP query (and each batch) is one transaction, so this
- * counts the Worker's round trips to the database.
+ * Database transactions per request, from pg_stat_database, over `n` requests
+ * made `concurrency` at a time (1: one after another). Each Neon HTTP query
+ * (and each batch) is one transaction, so this counts the Worker's round trips
+ * to the database.
  *
  * Backends report their counters to the cumulative statistics lazily (up to
  * ~10 s after going idle) but always on exit, so the bridge's pooled
@@ -17,7 +18,7 @@ import type { Target, TransactionCount } from './types.js';
  * own queries are not counted, and autovacuum (whose workers' transactions
  * would count) is off meanwhile.
  */
-export async function countTransactions(stack: Stack, target: Target, n: number): Promise<TransactionCount> {
+export async function countTransactions(stack: Stack, target: Target, n: number, concurrency = 1): Promise<TransactionCount> {
   const database = decodeURIComponent(new URL(stack.databaseUrl).pathname.slice(1));
   const monitor = new pg.Client({ connectionString: stack.postgres.adminUrl('postgres') });
   await monitor.connect();
@@ -40,11 +41,15 @@ export async function countTransactions(stack: Stack, target: Target, n: number)
     };
 
     const before = await reading();
-    for (let i = 0; i < n; i++) {
-      const res = await fetch(`${target.baseUrl ?? stack.url}${target.path}`, { headers: target.headers });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`${target.name}: sequential request ${i + 1} answered ${res.status}`);
-    }
+    let sent = 0;
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (sent < n) {
+        const i = ++sent;
+        const res = await fetch(`${target.baseUrl ?? stack.url}${target.path}`, { headers: target.headers });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`${target.name}: request ${i} of ${n} answered ${res.status}`);
+      }
+    }));
     const after = await reading();
     const transactions = after.xacts - before.xacts;
     const sessions = after.sessions - before.sessions;
