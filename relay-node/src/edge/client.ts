@@ -64,7 +64,7 @@ export interface ForwardRequest {
 
 /** A forward as it goes over the wire: the meta JSON, the raw message and each attachment, back to back. */
 export interface EncodedForward extends ForwardRequest {
-  body: Blob | Uint8Array;
+  body: Blob | Uint8Array<ArrayBuffer>;
   /** Byte length of `body`. */
   size: number;
   /** Byte length of the meta JSON at the start of `body`. */
@@ -82,7 +82,7 @@ export interface EncodedForward extends ForwardRequest {
 export function encodeForward(request: ForwardRequest): EncodedForward {
   const metaBytes = Buffer.from(JSON.stringify(request.meta), 'utf8');
   if (request.rawBytes && request.attachments.every((a) => !(a.content instanceof Blob))) {
-    const body = Buffer.concat([metaBytes, request.rawBytes, ...request.attachments.map((a) => a.content as Uint8Array)]);
+    const body: Uint8Array<ArrayBuffer> = Buffer.concat([metaBytes, request.rawBytes, ...request.attachments.map((a) => a.content as Uint8Array)]);
     return { ...request, body, size: body.length, metaLength: metaBytes.length };
   }
   const parts = request.attachments.map((a) => (a.content instanceof Blob ? a.content : new Blob([a.content as Uint8Array<ArrayBuffer>])));
