@@ -2,11 +2,13 @@
 // MailComposer), every address header composed from one parsed mailbox per
 // entry, DKIM-signed with the from-domain's key (mailauth) with the headers
 // that occur once oversigned, the DKIM-Signature header first.
+import { createHash, sign, type KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { DKIMSignOptions } from 'mailauth';
 import addressparser from 'nodemailer/lib/addressparser';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { OutboundDkim, OutboundJob, OutboundMessage } from '@edgemail/shared';
+import { signingKey } from './signing-key.js';
 
 /**
  * Headers a signature covers when present (lower case). The custom headers of
@@ -89,19 +91,34 @@ export async function composeMessage(message: OutboundMessage): Promise<Buffer> 
 }
 
 interface ParsedHeader { key: string; casedKey: string; line: Buffer }
+interface SignatureData { signingDomain: string; selector: string; privateKey: string; algorithm: string; canonicalization: string; maxBodyLength: number | '' }
 interface SignerInstance {
   headers: { parsed: ParsedHeader[] };
+  headerList: string;
+  signTime: Date;
+  signatureData: SignatureData[];
+  bodyHashes: Map<string, { hash: string | null }>;
   signatureHeaders: string[];
   errors: { err?: unknown }[];
   messageHeaders(headers: { parsed: ParsedHeader[] }): Promise<void>;
+  finalize(): Promise<void>;
 }
 interface SignerModule { DkimSigner: new (options: DKIMSignOptions) => SignerInstance }
+interface SigningHeaderLines { keys: string; headers: ParsedHeader[] }
 
 // mailauth 4.13 exports `dkimSign`, which writes `h=` from the headers present only; its signer
-// class (the one `dkimSign` runs) is extended below to add the oversigned names.
+// class (the one `dkimSign` runs) is extended below to add the oversigned names, and to sign with
+// a key parsed once (signing-key.ts): it takes keys as text only and parses them for every signature.
 const requireCjs = createRequire(import.meta.url);
 const { DkimSigner } = requireCjs('mailauth/lib/dkim/dkim-signer') as SignerModule;
-const { writeToStream } = requireCjs('mailauth/lib/tools') as { writeToStream: (stream: unknown, input: Buffer) => Promise<void> };
+const { writeToStream, getSigningHeaderLines, formatSignatureHeaderLine } = requireCjs('mailauth/lib/tools') as {
+  writeToStream: (stream: unknown, input: Buffer) => Promise<void>;
+  getSigningHeaderLines: (parsed: ParsedHeader[], fieldNames: string) => SigningHeaderLines;
+  formatSignatureHeaderLine: (type: 'DKIM', values: Record<string, unknown>, folded: boolean) => string;
+};
+const { generateCanonicalizedHeader } = requireCjs('mailauth/lib/dkim/header') as {
+  generateCanonicalizedHeader: (type: 'DKIM', lines: SigningHeaderLines, options: Record<string, unknown>) => { canonicalizedHeader: Buffer; dkimHeaderOpts: Record<string, unknown> };
+};
 
 /**
  * The parsed headers with the oversigned names added to `h=`: the signer
@@ -128,15 +145,45 @@ export function withOversignedNames(parsed: ParsedHeader[], signed: readonly str
 
 const canonicalCase = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
 
-/** mailauth's signer with `withOversignedNames` applied to the headers it read. */
+/**
+ * mailauth's signer with `withOversignedNames` applied to the headers it read,
+ * making its one DKIM signature with `key` (already parsed).
+ */
 class OversigningDkimSigner extends DkimSigner {
-  constructor(options: DKIMSignOptions, private readonly signed: readonly string[]) {
+  constructor(options: DKIMSignOptions, private readonly signed: readonly string[], private readonly key: KeyObject) {
     super(options);
   }
 
   override async messageHeaders(headers: { parsed: ParsedHeader[] }): Promise<void> {
     await super.messageHeaders(headers);
     this.headers = { ...headers, parsed: withOversignedNames(headers.parsed, this.signed) };
+  }
+
+  /**
+   * mailauth 4.13's finalize for the one signature `dkimSignMessage` asks for
+   * (DKIM, relaxed/relaxed, sha256, no l=), its header canonicalisation and
+   * formatting, with `key` in place of the PEM it would parse again.
+   */
+  override async finalize(): Promise<void> {
+    const data = this.signatureData[0]!;
+    const [signAlgo, hashAlgo] = data.algorithm.split('-') as [string, string];
+    try {
+      if (this.key.asymmetricKeyType !== signAlgo) throw new Error(`Invalid key type: "${this.key.asymmetricKeyType}" (expecting "${signAlgo}")`);
+      const bodyCanon = data.canonicalization.split('/')[1]!;
+      const { canonicalizedHeader, dkimHeaderOpts } = generateCanonicalizedHeader('DKIM', getSigningHeaderLines(this.headers.parsed, this.headerList), {
+        ...data,
+        instance: false,
+        signTime: this.signTime,
+        bodyHash: this.bodyHashes.get(`${bodyCanon}:${hashAlgo}:${data.maxBodyLength}`)?.hash ?? null,
+      });
+      // ed25519-sha256 signs the SHA-256 of the canonical header (RFC 8463), rsa-sha256 the header itself.
+      dkimHeaderOpts.b = (signAlgo === 'rsa'
+        ? sign(data.algorithm, canonicalizedHeader, this.key)
+        : sign(null, createHash('sha256').update(canonicalizedHeader).digest(), this.key)).toString('base64');
+      this.signatureHeaders.push(formatSignatureHeaderLine('DKIM', dkimHeaderOpts, true));
+    } catch (err) {
+      this.errors.push({ err });
+    }
   }
 }
 
@@ -164,8 +211,9 @@ export async function dkimSignMessage(bytes: Buffer, dkim: OutboundDkim, options
       canonicalization: 'relaxed/relaxed',
     }],
   } as unknown as DKIMSignOptions;
-  const signer = new OversigningDkimSigner(signOptions, headerList);
+  let signer: OversigningDkimSigner;
   try {
+    signer = new OversigningDkimSigner(signOptions, headerList, signingKey(dkim.private_key_pem));
     await writeToStream(signer, bytes);
   } catch (err) {
     throw new DkimSignError(dkim.domain, dkim.selector, err);
