@@ -23,7 +23,7 @@ import { domainsFile, readNodeState, spoolDir } from './state/index.js';
 import { createListenerTls, type ListenerTls } from './tls/listener-tls.js';
 import { NODE_VERSION } from './version.js';
 import type { BackoffOptions } from './edge/backoff.js';
-import { createOutboundWorker, describeOutbound, heloNameFromConfig, processJob, routeSettingsFromConfig, TransportPool, type DeliveryTimeouts, type OutboundWorker } from './outbound/index.js';
+import { ComposedMessages, createOutboundWorker, describeOutbound, heloNameFromConfig, processJob, routeSettingsFromConfig, TransportPool, type DeliveryTimeouts, type OutboundWorker } from './outbound/index.js';
 
 /** Overrides of the outbound worker's defaults (tests shorten them). */
 export interface RelayNodeOutboundOptions {
@@ -133,10 +133,12 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   const outboundOptions = options.outbound === false ? null : options.outbound ?? {};
   // Sessions reused per destination (as an MTA's connection cache): one per message costs a handshake each.
   const transports = outboundOptions ? new TransportPool() : null;
+  // The recipients of one message share its composition and signature.
+  const composed = new ComposedMessages();
   const outbound: OutboundWorker | null = outboundOptions && createOutboundWorker({
     claim: (max, signal) => edge.claimOutbound(max, signal),
     report: (results, signal) => edge.reportOutbound(results, signal),
-    deliver: (job, signal) => processJob(job, { settings: outboundSettings, resolve, hostName: heloName, log, timeouts: outboundOptions.timeouts, transports: transports ?? undefined }, signal),
+    deliver: (job, signal) => processJob(job, { settings: outboundSettings, resolve, hostName: heloName, log, timeouts: outboundOptions.timeouts, transports: transports ?? undefined, composed }, signal),
     log,
     onFatal,
     concurrency: outboundOptions.concurrency ?? config['outbound.concurrency'],

@@ -3,6 +3,7 @@
 export { captureMessage } from './capture.js';
 export { classifySendError, outcomeOfCode, replyCode, type AttemptOutcome } from './classify.js';
 export { composeMessage, composeSignedMessage, dkimSignMessage, DkimSignError, SIGNED_HEADERS } from './compose.js';
+export { ComposedMessages, type ComposedMessagesOptions } from './composed-messages.js';
 export { DEFAULT_DELIVERY_TIMEOUTS, deliverMessage, type DeliverOptions, type DeliveryOutcome, type DeliveryTimeouts } from './deliver.js';
 export { heloNameFromConfig } from './helo-name.js';
 export { processJob, type ProcessJobDeps } from './process-job.js';

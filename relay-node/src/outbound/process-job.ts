@@ -5,6 +5,7 @@ import type { OutboundJob, OutboundResult } from '@edgemail/shared';
 import type { Log } from '../log.js';
 import { captureMessage } from './capture.js';
 import { AddressRefusedError, composeSignedMessage } from './compose.js';
+import type { ComposedMessages } from './composed-messages.js';
 import { deliverMessage, type DeliveryOutcome, type DeliveryTimeouts } from './deliver.js';
 import { planDelivery, type RouteSettings } from './route.js';
 import { sharedPoolOutcome } from './shared-pool-outcome.js';
@@ -22,6 +23,8 @@ export interface ProcessJobDeps {
   extraCa?: string[];
   /** Sessions reused per destination; one session per message without it. */
   transports?: TransportPool;
+  /** One composition shared by the jobs of one message; composed per job without it. */
+  composed?: ComposedMessages;
   /** The clock, for tests. */
   now?: () => Date;
 }
@@ -52,7 +55,8 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
   });
   let bytes: Buffer;
   try {
-    bytes = await composeSignedMessage(job, { signTime: started });
+    const compose = () => composeSignedMessage(job, { signTime: started });
+    bytes = await (deps.composed ? deps.composed.of(job, compose) : compose());
   } catch (err) {
     // An address entry that is not one mailbox is in the job itself: no later attempt composes it either.
     if (err instanceof AddressRefusedError) {
