@@ -1,5 +1,5 @@
-// The outbound loop: claim due recipients from the edge while there are free
-// delivery slots, deliver each, report the results in batches. The edge's
+// The outbound loop: claim due recipients from the edge a little ahead of the
+// free delivery slots, deliver each, report the results in batches. The edge's
 // lease is the safety net: whatever this node never reports returns to the
 // queue when its lease runs out.
 import { setMaxListeners } from 'node:events';
@@ -41,9 +41,9 @@ export interface OutboundWorker {
    */
   resume(): void;
   /**
-   * Stops claiming, lets the deliveries in flight finish (up to
-   * `stopTimeoutMs`, then interrupts them: they are reported deferred),
-   * reports what is left (up to `stopReportTimeoutMs`), and resolves.
+   * Stops claiming, lets the deliveries in flight and the jobs claimed ahead
+   * finish (up to `stopTimeoutMs`, then interrupts them: they are reported
+   * deferred), reports what is left (up to `stopReportTimeoutMs`), and resolves.
    */
   stop(): Promise<void>;
   /** Deliveries in flight now. */
@@ -72,6 +72,8 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
   setMaxListeners(0, deliveryAbort.signal);
   const reportAbort = new AbortController();
   const inFlight = new Map<number, Promise<void>>();
+  /** Claimed, waiting for a free slot (claimed ahead: see run()). */
+  const ready: OutboundJob[] = [];
   const pending: OutboundResult[] = [];
   let nextKey = 0;
   let stopping = false;
@@ -120,16 +122,36 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
           started_at: new Date().toISOString(), duration_ms: 0,
         };
       }
-      const fields = { email_id: job.email_id, attempt: job.attempt, to: job.envelope.to, outcome: result.outcome, smtp_code: result.smtp_code, server: result.server, reply: result.reply, duration_ms: result.duration_ms };
-      if (result.outcome === 'sent') log.info('outbound message delivered', fields);
-      else log.warn(`outbound message ${result.outcome}`, fields);
-      pending.push(result);
-      flush();
+      record(job, result);
     })().finally(() => {
       inFlight.delete(key);
+      launchReady();
       if (slotWanted) wake?.();
     });
     inFlight.set(key, delivery);
+  };
+
+  /** Logs a job's result and queues it for the next report. */
+  const record = (job: OutboundJob, result: OutboundResult) => {
+    const fields = { email_id: job.email_id, attempt: job.attempt, to: job.envelope.to, outcome: result.outcome, smtp_code: result.smtp_code, server: result.server, reply: result.reply, duration_ms: result.duration_ms };
+    if (result.outcome === 'sent') log.info('outbound message delivered', fields);
+    else log.warn(`outbound message ${result.outcome}`, fields);
+    pending.push(result);
+    flush();
+  };
+
+  /** Starts waiting jobs while there are free slots; once stop() interrupts the deliveries, reports them deferred as it does those. */
+  const launchReady = () => {
+    if (deliveryAbort.signal.aborted) {
+      for (const job of ready.splice(0)) {
+        record(job, {
+          email_id: job.email_id, attempt: job.attempt, outcome: 'deferred', smtp_code: null,
+          reply: 'delivery interrupted: the relay node is stopping', server: null, started_at: new Date().toISOString(), duration_ms: 0,
+        });
+      }
+      return;
+    }
+    while (ready.length && inFlight.size < concurrency) launch(ready.shift()!);
   };
 
   /** Reports everything pending, a batch at a time; one drain in flight at most. */
@@ -185,22 +207,25 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
   };
 
   const claimBatch = Math.max(1, Math.floor(concurrency / 2));
+  // Jobs held at most (delivering, or claimed and waiting for a slot): half a claim more than the
+  // slots, so that the next claim is on its way while every slot is still busy and its jobs are here
+  // when slots free up, rather than slots waiting for a claim's round trip.
+  const holdAtMost = concurrency + claimBatch;
+  const held = () => inFlight.size + ready.length;
   const run = async () => {
     while (!stopping) {
-      const free = concurrency - inFlight.size;
-      // With deliveries still running, wait until half the slots are free: each
-      // claim then brings several jobs, not one per finished delivery (a claim
-      // is a database round trip at the edge).
-      if (free <= 0 || (inFlight.size > 0 && free < claimBatch)) {
+      // Claim once there is room for half the slots' worth: each claim then brings several
+      // jobs, not one per finished delivery (a claim is a database round trip at the edge).
+      if (holdAtMost - held() < claimBatch) {
         await idle(idlePollMs, true);
         continue;
       }
       let max = 0;
       let jobs: OutboundJob[];
       try {
-        // Slots only free up during a wait, so each try asks for what is free then.
+        // Slots only free up during a wait, so each try asks for the room there is then (never more than the slots).
         jobs = (await retrying(() => {
-          max = Math.min(concurrency - inFlight.size, MAX_CLAIM);
+          max = Math.min(holdAtMost - held(), concurrency, MAX_CLAIM);
           return options.claim(max, claimAbort.signal);
         }, {
           signal: claimAbort.signal,
@@ -227,19 +252,26 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
         }
         throw err;
       }
-      for (const job of jobs.slice(0, max)) launch(job);
+      ready.push(...jobs.slice(0, max));
+      launchReady();
       // Fewer than asked for: nothing else is due now.
       if (jobs.length < max) await idle(idlePollMs, false);
     }
   };
 
   const waitForDeliveries = async (ms: number): Promise<boolean> => {
-    if (!inFlight.size) return true;
     const timer = new AbortController();
-    const done = Promise.allSettled([...inFlight.values()]).then(() => true);
-    const settled = await Promise.race([done, sleep(ms, timer.signal).then(() => false)]);
-    timer.abort();
-    return settled;
+    const timedOut = sleep(ms, timer.signal).then(() => false);
+    try {
+      // Waiting jobs start as slots free, so nothing is held once nothing is in flight.
+      while (inFlight.size) {
+        const done = Promise.allSettled([...inFlight.values()]).then(() => true);
+        if (!(await Promise.race([done, timedOut]))) return false;
+      }
+      return true;
+    } finally {
+      timer.abort();
+    }
   };
 
   return {
@@ -265,11 +297,12 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
         wake?.();
         await loop;
         const stopTimeoutMs = options.stopTimeoutMs ?? 30_000;
-        if (inFlight.size) {
-          log.info('outbound: letting deliveries in flight finish', { count: inFlight.size, up_to_ms: stopTimeoutMs });
+        if (held()) {
+          log.info('outbound: letting deliveries in flight finish', { count: held(), up_to_ms: stopTimeoutMs });
           if (!(await waitForDeliveries(stopTimeoutMs))) {
-            log.warn('outbound: interrupting deliveries still in flight; they are reported deferred', { count: inFlight.size });
+            log.warn('outbound: interrupting deliveries still in flight; they are reported deferred', { count: held() });
             deliveryAbort.abort();
+            launchReady();
             await Promise.allSettled([...inFlight.values()]);
           }
         }
