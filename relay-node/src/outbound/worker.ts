@@ -23,6 +23,13 @@ export interface OutboundWorkerOptions {
   concurrency: number;
   /** With nothing claimed, ask again after this long, ms. Default 1000. */
   idlePollMs?: number;
+  /**
+   * While deliveries are still running, a result waits up to this long for
+   * others to go in the same report (a report is a database transaction at
+   * the edge), unless `concurrency` results are waiting already, ms. The
+   * last result of a burst is reported at once. Default 100.
+   */
+  reportGatherMs?: number;
   /** Waits after the edge failed (claims and reports): 1 s doubling to 5 min by default. */
   backoff?: BackoffOptions;
   /** How long stop() lets deliveries in flight finish before interrupting them (then reported deferred), ms. Default 30000. */
@@ -64,6 +71,7 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
   const { log } = options;
   const concurrency = Math.max(1, options.concurrency);
   const idlePollMs = options.idlePollMs ?? 1000;
+  const reportGatherMs = options.reportGatherMs ?? 100;
   const claimBackoff = new Backoff(options.backoff);
   const reportBackoff = new Backoff(options.backoff);
   const claimAbort = new AbortController();
@@ -74,6 +82,8 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
   const inFlight = new Map<number, Promise<void>>();
   /** Claimed, waiting for a free slot (claimed ahead: see run()). */
   const ready: OutboundJob[] = [];
+  /** Jobs this node holds: delivering, or claimed and waiting for a slot. */
+  const held = () => inFlight.size + ready.length;
   const pending: OutboundResult[] = [];
   let nextKey = 0;
   let stopping = false;
@@ -126,6 +136,8 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
     })().finally(() => {
       inFlight.delete(key);
       launchReady();
+      // The last delivery of a burst: what is pending need not wait for more.
+      flush();
       if (slotWanted) wake?.();
     });
     inFlight.set(key, delivery);
@@ -154,9 +166,25 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
     while (ready.length && inFlight.size < concurrency) launch(ready.shift()!);
   };
 
-  /** Reports everything pending, a batch at a time; one drain in flight at most. */
-  const flush = () => {
+  /**
+   * Reports what is pending, a batch at a time, one drain in flight at most:
+   * at once when a report's worth is waiting or nothing else is being
+   * delivered (or when stopping), else after `reportGatherMs`.
+   */
+  let gathering: NodeJS.Timeout | null = null;
+  const reportNow = () => pending.length >= concurrency || held() === 0 || stopping;
+  const flush = (gathered = false) => {
     if (flushing || !pending.length) return;
+    if (!gathered && !reportNow()) {
+      gathering ??= setTimeout(() => {
+        gathering = null;
+        flush(true);
+      }, reportGatherMs);
+      gathering.unref();
+      return;
+    }
+    if (gathering) clearTimeout(gathering);
+    gathering = null;
     flushing = drainReports().finally(() => {
       flushing = null;
       if (pending.length && !reportAbort.signal.aborted && !fatal) flush();
@@ -164,7 +192,8 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
   };
 
   const drainReports = async () => {
-    while (pending.length && !fatal) {
+    // Results that come in while a report is on its way wait for a report's worth, as in flush().
+    for (let first = true; pending.length && !fatal && (first || reportNow()); first = false) {
       let batch: OutboundResult[] = [];
       let answer: OutboundResultsAnswer;
       try {
@@ -211,7 +240,6 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
   // slots, so that the next claim is on its way while every slot is still busy and its jobs are here
   // when slots free up, rather than slots waiting for a claim's round trip.
   const holdAtMost = concurrency + claimBatch;
-  const held = () => inFlight.size + ready.length;
   const run = async () => {
     while (!stopping) {
       // Claim once there is room for half the slots' worth: each claim then brings several
@@ -319,6 +347,7 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
         } finally {
           clearTimeout(deadline);
         }
+        if (gathering) clearTimeout(gathering);
         if (pending.length) {
           log.warn('outbound results not reported before stopping; their leases run out and the recipients are tried again', { count: pending.length, email_ids: pending.map((r) => r.email_id) });
         }

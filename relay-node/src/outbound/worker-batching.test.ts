@@ -1,8 +1,10 @@
-// Claiming ahead: while every delivery slot is busy, the next jobs are already
-// claimed (half a claim's worth), so slots never wait for a claim's round trip;
-// still never more deliveries at once than the slots, never a claim for more,
-// and a stop delivers (or, past its bound, reports deferred) what was claimed
-// ahead. Against the stand-in edge and a real SMTP receiver on loopback.
+// Fewer, fuller edge calls. Claiming ahead: while every delivery slot is busy,
+// the next jobs are already claimed (half a claim's worth), so slots never
+// wait for a claim's round trip; still never more deliveries at once than the
+// slots, never a claim for more, and a stop delivers (or, past its bound,
+// reports deferred) what was claimed ahead. Gathered reports: while
+// deliveries run, results wait for a report's worth; the last of a burst goes
+// at once. Against the stand-in edge and a real SMTP receiver on loopback.
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import { createDnsResolver } from '../inbound/mail-auth/dns-resolver.js';
 import { createEdgeClient } from '../edge/client.js';
@@ -134,4 +136,26 @@ test('stop() past its bound: the deliveries in flight and the jobs claimed ahead
   expect(edge.results).toHaveLength(6);
   expect(new Set(edge.results.map((r) => r.email_id))).toEqual(new Set(jobs.map((j) => j.email_id)));
   for (const r of edge.results) expect(r).toMatchObject({ outcome: 'deferred', smtp_code: null, reply: 'delivery interrupted: the relay node is stopping' });
+});
+
+test('while deliveries run, results wait for a report\'s worth (the slots\' number); the rest of a burst goes once nothing is held', async () => {
+  const jobs = Array.from({ length: 10 }, (_, i) => makeJob(`gathered${i}@dest.test`));
+  edge.queue.push(...jobs);
+  // A gathering time far beyond the test: only a full report, or the end of the burst, sends one.
+  const worker = startWorker({ reportGatherMs: 60_000 });
+  const results = await edge.waitForResults(10);
+  expect(new Set(results.map((r) => r.email_id))).toEqual(new Set(jobs.map((j) => j.email_id)));
+  expect(results.every((r) => r.outcome === 'sent')).toBe(true);
+  // Every report but the last carries at least 4 (the concurrency); the last one whatever was left.
+  expect(edge.reports.slice(0, -1).every((r) => r.length >= 4)).toBe(true);
+  expect(edge.reports.length).toBeLessThanOrEqual(3);
+  expect(worker.unreported).toBe(0);
+});
+
+test('a lone delivery is reported at once, not after the gathering time', async () => {
+  const job = makeJob('alone@dest.test');
+  edge.queue.push(job);
+  startWorker({ reportGatherMs: 60_000 });
+  const [result] = await edge.waitForResults(1, 3000);
+  expect(result).toMatchObject({ email_id: job.email_id, outcome: 'sent' });
 });
