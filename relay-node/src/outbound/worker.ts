@@ -27,7 +27,8 @@ export interface OutboundWorkerOptions {
    * While deliveries are still running, a result waits up to this long for
    * others to go in the same report (a report is a database transaction at
    * the edge), unless `concurrency` results are waiting already, ms. The
-   * last result of a burst is reported at once. Default 100.
+   * last result of a burst is reported at once. Default 250: at most four
+   * reports a second, well inside the node's `relay_node_chatter` window.
    */
   reportGatherMs?: number;
   /** Waits after the edge failed (claims and reports): 1 s doubling to 5 min by default. */
@@ -71,7 +72,7 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
   const { log } = options;
   const concurrency = Math.max(1, options.concurrency);
   const idlePollMs = options.idlePollMs ?? 1000;
-  const reportGatherMs = options.reportGatherMs ?? 100;
+  const reportGatherMs = options.reportGatherMs ?? 250;
   const claimBackoff = new Backoff(options.backoff);
   const reportBackoff = new Backoff(options.backoff);
   const claimAbort = new AbortController();
