@@ -45,9 +45,10 @@ export async function countTransactions(stack: Stack, target: Target, n: number,
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (sent < n) {
         const i = ++sent;
-        const res = await fetch(`${target.baseUrl ?? stack.url}${target.path}`, { headers: target.headers });
+        const res = await fetch(`${target.baseUrl ?? stack.url}${target.path}`, { method: target.method, body: target.body, headers: target.headers });
         await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`${target.name}: request ${i} of ${n} answered ${res.status}`);
+        const expected = target.method === 'POST' ? 201 : 200;
+        if (res.status !== expected) throw new Error(`${target.name}: request ${i} of ${n} answered ${res.status}`);
       }
     }));
     const after = await reading();
