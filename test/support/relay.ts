@@ -92,6 +92,10 @@ export async function forward(stack: TestStack, token: string, message: Forwarde
 /** The meta of a forward a relay node is making (the `init` its fetch got), for tests that watch the wire; null for other calls. */
 export async function metaOfForward(input: unknown, init: RequestInit | undefined): Promise<Record<string, any> | null> {
   const length = new Headers(init?.headers).get('edgemail-meta-length');
-  if (!String(input).endsWith('/relay/v1/inbound') || !(init?.body instanceof Blob) || length === null) return null;
-  return JSON.parse(await init.body.slice(0, Number(length)).text());
+  if (!String(input).endsWith('/relay/v1/inbound') || length === null) return null;
+  // A small message goes as one in-memory buffer, a large one as a file-backed Blob: the same bytes either way.
+  const body = init?.body;
+  if (body instanceof Blob) return JSON.parse(await body.slice(0, Number(length)).text());
+  if (body instanceof Uint8Array) return JSON.parse(new TextDecoder().decode(body.subarray(0, Number(length))));
+  return null;
 }
