@@ -348,7 +348,7 @@ describe('delivery by relay nodes', () => {
     });
 
     const suppressions = await stack.call('GET', '/api/v1/suppressions', { token: sender });
-    expect(suppressions.body.suppressions).toContainEqual(expect.objectContaining({ address: 'nobody@dest.test', reason: 'hard bounce' }));
+    expect(suppressions.body.suppressions).toContainEqual(expect.objectContaining({ address: 'nobody@dest.test', reason: 'hard_bounce' }));
     const again = await send({ to: ['nobody@dest.test', 'somebody@dest.test'] });
     expect(again.emails.map((e) => [e.recipient, e.status])).toEqual([['nobody@dest.test', 'suppressed'], ['somebody@dest.test', 'queued']]);
     await untilStatus(again.emails[1]!.id, 'sent');

@@ -365,7 +365,7 @@ describe('POST /relay/v1/outbound/results', () => {
     const reply = '550 5.1.1 <Gone.User@example.org>: Recipient address rejected: User unknown';
     expect((await report(node, [result(job, { outcome: 'failed', smtp_code: 550, reply })])).body.accepted).toEqual([job.email_id]);
     const listed = await env.stack.call('GET', '/api/v1/suppressions', { token: env.keys.sender });
-    expect(listed.body.suppressions).toContainEqual(expect.objectContaining({ address: 'gone.user@example.org', reason: 'hard bounce' }));
+    expect(listed.body.suppressions).toContainEqual(expect.objectContaining({ address: 'gone.user@example.org', reason: 'hard_bounce' }));
 
     const next = await send({ to: ['gone.user@example.org', 'still.here@example.org'] });
     expect(next.emails.map((e) => [e.recipient, e.status])).toEqual([['gone.user@example.org', 'suppressed'], ['still.here@example.org', 'queued']]);

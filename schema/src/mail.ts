@@ -53,16 +53,29 @@ export const inboundUsage = pgTable('inbound_usage', {
   quotaReached: boolean('quota_reached').notNull(),
 });
 
-/** Senders a project refuses: mail from them is stored as `rejected`. */
+export const suppressionReason = pgEnum('suppression_reason', ['hard_bounce', 'complaint', 'manual', 'unsubscribe']);
+
+/**
+ * Addresses a project does not send to (a send records them `suppressed`) and
+ * whose mail it refuses (stored as `rejected`). Hard bounces and complaints
+ * add them; an entry past `expires_at` no longer applies.
+ */
 export const suppressions = pgTable('suppressions', {
   id: uuid('id').primaryKey().defaultRandom(),
   projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
   // The bare address, lower case.
   address: text('address').notNull(),
-  reason: text('reason').notNull().default('manual'),
+  reason: suppressionReason('reason').notNull().default('manual'),
+  // Free text the creator gave (or what a reason before the enum said).
+  detail: text('detail'),
+  // The email whose bounce or complaint added it (no foreign key: the
+  // suppression outlives a purged email row).
+  sourceEmailId: uuid('source_email_id'),
+  expiresAt: timestamp('expires_at', { withTimezone: true }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
   uniqueIndex('suppressions_project_id_address_idx').on(t.projectId, t.address),
+  index('suppressions_project_id_created_at_idx').on(t.projectId, t.createdAt.desc(), t.id.desc()),
 ]);
 
 export const inboundStatus = pgEnum('inbound_status', ['received', 'rejected', 'failed']);

@@ -2,7 +2,7 @@
 // each attempt a relay node made, the SMTP servers it relays through, and the
 // idempotency keys of the send routes.
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, date, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { projects } from './tenancy.js';
 import { domains } from './mail.js';
 import { relayNodes } from './relay.js';
@@ -30,12 +30,17 @@ export const outboundMessages = pgTable('outbound_messages', {
   tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
   // Sent with a sandbox key: captured, never delivered.
   sandbox: boolean('sandbox').notNull().default(false),
+  // How it was submitted: `api` (the send routes), `smtp` (the submission
+  // listener) or `test` (a template's send-test).
+  origin: text('origin').notNull().default('api'),
+  // `send_at` of a scheduled send: its recipients are not claimed before it.
+  sendAt: timestamp('send_at', { withTimezone: true }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
   index('outbound_messages_project_id_created_at_idx').on(t.projectId, t.createdAt),
 ]);
 
-export const emailStatus = pgEnum('email_status', ['queued', 'sending', 'sent', 'failed', 'suppressed', 'captured']);
+export const emailStatus = pgEnum('email_status', ['queued', 'sending', 'sent', 'failed', 'suppressed', 'captured', 'bounced', 'complained', 'canceled']);
 
 /** One recipient of one message: the unit of plan limits, delivery and the email log. */
 export const emails = pgTable('emails', {
@@ -119,4 +124,56 @@ export const idempotencyKeys = pgTable('idempotency_keys', {
 }, (t) => [
   primaryKey({ columns: [t.projectId, t.key] }),
   index('idempotency_keys_created_at_idx').on(t.createdAt),
+]);
+
+export const bounceType = pgEnum('bounce_type', ['hard', 'soft', 'complaint']);
+
+/**
+ * A bounce or complaint about one outbound email: a synchronous 5xx at
+ * delivery, a DSN or ARF report that came back to the VERP return path, an
+ * SES notification, or a simulator address.
+ */
+export const bounces = pgTable('bounces', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  // The email it is about; null once that row is purged.
+  emailId: uuid('email_id').references(() => emails.id, { onDelete: 'set null' }),
+  recipient: text('recipient').notNull(),
+  type: bounceType('type').notNull(),
+  // `smtp` (the delivery's own reply), `dsn`, `arf`, `ses` or `simulator`.
+  source: text('source').notNull(),
+  // What identifies the report at its source (a spool id, an SNS MessageId):
+  // the same report recorded twice is one row.
+  sourceRef: text('source_ref'),
+  smtpCode: integer('smtp_code'),
+  // The enhanced status code, e.g. `5.1.1`.
+  status: text('status'),
+  diagnostic: text('diagnostic'),
+  remoteMta: text('remote_mta'),
+  // ARF `Feedback-Type` (`abuse`, …) of a complaint.
+  feedbackType: text('feedback_type'),
+  // The Message-ID of the original message, as the report quoted it.
+  originalMessageId: text('original_message_id'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [
+  index('bounces_project_id_created_at_idx').on(t.projectId, t.createdAt.desc(), t.id.desc()),
+  index('bounces_email_id_idx').on(t.emailId),
+  uniqueIndex('bounces_project_id_source_ref_idx').on(t.projectId, t.source, t.sourceRef).where(sql`${t.sourceRef} is not null`),
+]);
+
+/**
+ * The analytics aggregate: emails per project, UTC day of creation, from
+ * domain, tag and status, kept by a trigger on `emails` (migration 0009), so
+ * that a range of days is read without scanning the emails. `tag` is '' for
+ * the row that counts every email; each tag of a message has its own rows too.
+ */
+export const emailDailyCounts = pgTable('email_daily_counts', {
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  day: date('day', { mode: 'string' }).notNull(),
+  fromDomain: text('from_domain').notNull(),
+  tag: text('tag').notNull().default(''),
+  status: emailStatus('status').notNull(),
+  count: bigint('count', { mode: 'number' }).notNull().default(0),
+}, (t) => [
+  primaryKey({ columns: [t.projectId, t.day, t.fromDomain, t.tag, t.status] }),
 ]);

@@ -1,6 +1,6 @@
 // Which failures say the address itself is bad, so that the project stops
 // sending to it (docs/sending.md: a hard bounce adds the recipient to the
-// project's suppressions with reason `hard bounce`).
+// project's suppressions with reason `hard_bounce`).
 import { enhancedCode } from '@edgemail/shared';
 
 /** The codes of a permanently bad mailbox or address (RFC 5321 4.2.2). */

@@ -35,7 +35,7 @@ type Settings = Pick<Config, 'outbound.retry_delay' | 'outbound.max_age'>;
  * - `sent`: status `sent`, `sent_at`, outbox `email.sent`;
  * - `failed`: status `failed`, `error_message` = the reply, outbox
  *   `email.failed`; a hard bounce (`isHardBounce`) also suppresses the
- *   address in the project (`hard bounce`; an existing entry is kept);
+ *   address in the project (`hard_bounce`; an existing entry is kept);
  * - `deferred`: `queued` again, due after `retry_delay × 2^(earlier
  *   deferrals)` (at most an hour), unless the send is older than
  *   `outbound.max_age`: then `failed` with `expired after <age>: <reply>`
@@ -103,7 +103,7 @@ export async function recordResults(db: Db, settings: Settings, nodeId: string, 
     ),
     suppressed as (
       insert into ${suppressions} (project_id, address, reason)
-      select distinct project_id, lower(recipient), 'hard bounce' from decided where status = 'failed' and outcome = 'failed' and hard_bounce
+      select distinct project_id, lower(recipient), 'hard_bounce'::suppression_reason from decided where status = 'failed' and outcome = 'failed' and hard_bounce
       on conflict (project_id, address) do nothing
     ),
     events as (
