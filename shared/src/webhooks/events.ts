@@ -2,7 +2,7 @@
 // of every delivery (docs/webhooks.md).
 
 /** Every event type a webhook may subscribe to; `*` subscribes to all of them. */
-export const WEBHOOK_EVENT_TYPES = ['email.sent', 'email.failed', 'inbound.received'] as const;
+export const WEBHOOK_EVENT_TYPES = ['email.sent', 'email.failed', 'inbound.received', 'email.bounced', 'email.complained'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const isWebhookEventType = (text: string): text is WebhookEventType =>
@@ -32,6 +32,33 @@ export interface EmailEventData {
 
 export type EmailSentEvent = WebhookEnvelope<EmailEventData> & { event: 'email.sent' };
 export type EmailFailedEvent = WebhookEnvelope<EmailEventData & { error_message: string }> & { event: 'email.failed' };
+
+/** The bounce or complaint an `email.bounced` / `email.complained` event reports (docs/bounces.md). */
+export interface BounceEventDetail {
+  /** The bounce record (`GET /api/v1/bounces/{id}`). */
+  id: string;
+  /** `hard` on `email.bounced`, `complaint` on `email.complained`. */
+  type: 'hard' | 'soft' | 'complaint';
+  /** `dsn`, `arf`, `ses`, `simulator` (`smtp` records are reported by `email.failed`). */
+  source: string;
+  smtp_code: number | null;
+  /** Enhanced status code, `5.1.1`. */
+  status: string | null;
+  diagnostic: string | null;
+  remote_mta: string | null;
+  /** ARF `Feedback-Type` of a complaint (`abuse`, …). */
+  feedback_type: string | null;
+  original_message_id: string | null;
+  created_at: string;
+}
+
+/** `data` of `email.bounced` / `email.complained`: the email's fields (status after the report) and the bounce. */
+export interface EmailBounceEventData extends EmailEventData {
+  bounce: BounceEventDetail;
+}
+
+export type EmailBouncedEvent = WebhookEnvelope<EmailBounceEventData> & { event: 'email.bounced' };
+export type EmailComplainedEvent = WebhookEnvelope<EmailBounceEventData> & { event: 'email.complained' };
 
 /** The envelope bytes a delivery sends, built one way everywhere. */
 export const envelopeBody = (event: string, at: Date, data: unknown): string =>
