@@ -1,6 +1,7 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { auditEvents } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
+import { presentAuditEvent } from './present.js';
 
 /** A project's activity, newest first. */
 export async function listProjectAuditEvents(db: Db, projectId: string, limit: number, offset: number) {
@@ -9,9 +10,5 @@ export async function listProjectAuditEvents(db: Db, projectId: string, limit: n
     .orderBy(desc(auditEvents.createdAt), desc(auditEvents.id))
     .limit(limit)
     .offset(offset);
-  return rows.map((r) => ({
-    id: r.id, category: r.category, type: r.type, project_id: r.projectId, actor_id: r.actorId,
-    actor_email: r.actorEmail, client_ip: r.clientIp, method: r.method, path: r.path, status: r.status,
-    created_at: r.createdAt.toISOString(),
-  }));
+  return rows.map(presentAuditEvent);
 }

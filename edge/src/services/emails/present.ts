@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { emails, outboundMessages } from '@edgemail/schema';
-import type { EmailRecord, EmailStatus, RecipientKind } from '../../contracts/email.js';
+import { emailAttempts, emails, outboundMessages } from '@edgemail/schema';
+import type { EmailDetail, EmailRecord, EmailStatus, RecipientKind } from '../../contracts/email.js';
 import { iso } from '../../contracts/common.js';
 import { cursorTimestamp } from '../inbound-emails/present.js';
 
@@ -32,5 +32,35 @@ export function presentEmail(row: EmailRow): EmailRecord {
     attempts: row.attempts, error_message: row.errorMessage, smtp_reply: row.smtpReply, node_id: row.nodeId,
     tags: row.tags, headers: row.headers, sandbox: row.sandbox,
     created_at: cursorTimestamp(row.createdAt, row.createdMicros), sent_at: iso(row.sentAt),
+  };
+}
+
+/** A detail record adds the message's content to the log record (`GET /api/v1/emails/{id}`, the data export). */
+export const emailDetailColumns = {
+  ...emailColumns, messageIdHeader: outboundMessages.messageId, replyTo: outboundMessages.replyTo,
+  text: outboundMessages.text, html: outboundMessages.html, attachments: outboundMessages.attachments,
+};
+export type EmailDetailRow = EmailRow & Pick<typeof outboundMessages.$inferSelect, 'replyTo' | 'text' | 'html' | 'attachments'> & { messageIdHeader: string };
+
+export const emailAttemptColumns = {
+  emailId: emailAttempts.emailId, attempt: emailAttempts.attempt, outcome: emailAttempts.outcome, smtpCode: emailAttempts.smtpCode,
+  reply: emailAttempts.reply, server: emailAttempts.server, nodeId: emailAttempts.nodeId, startedAt: emailAttempts.startedAt,
+  durationMs: emailAttempts.durationMs,
+};
+export type EmailAttemptRow = Pick<typeof emailAttempts.$inferSelect, keyof typeof emailAttemptColumns>;
+
+/** @param attempts the email's attempt rows, in attempt order */
+export function presentEmailDetail(row: EmailDetailRow, attempts: EmailAttemptRow[]): EmailDetail {
+  return {
+    ...presentEmail(row),
+    message_id_header: row.messageIdHeader,
+    reply_to: row.replyTo,
+    text: row.text,
+    html: row.html,
+    attachments: row.attachments.map(({ filename, content_type, size }) => ({ filename, content_type, size })),
+    delivery_attempts: attempts.map((a) => ({
+      attempt: a.attempt, outcome: a.outcome as 'sent' | 'deferred' | 'failed', smtp_code: a.smtpCode, reply: a.reply,
+      server: a.server, node_id: a.nodeId, started_at: a.startedAt.toISOString(), duration_ms: a.durationMs,
+    })),
   };
 }
