@@ -3,8 +3,8 @@
 // result's attempt record, status change, suppression and outbox row commit
 // together, whatever the number of results.
 import { sql } from 'drizzle-orm';
-import { emailAttempts, emails, outbox, outboundMessages, suppressions, webhooks } from '@edgemail/schema';
-import type { Config } from '@edgemail/shared';
+import { bounces, emailAttempts, emails, outbox, outboundMessages, suppressions, webhooks } from '@edgemail/schema';
+import { enhancedCode, formatEnhancedCode, type Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import type { OutboundResultInput } from '../../contracts/relay-outbound.js';
 import { ageText, retryDelay } from './backoff.js';
@@ -35,7 +35,12 @@ type Settings = Pick<Config, 'outbound.retry_delay' | 'outbound.max_age'>;
  * - `sent`: status `sent`, `sent_at`, outbox `email.sent`;
  * - `failed`: status `failed`, `error_message` = the reply, outbox
  *   `email.failed`; a hard bounce (`isHardBounce`) also suppresses the
- *   address in the project (`hard_bounce`; an existing entry is kept);
+ *   address in the project (`hard_bounce`, `source_email_id`, the reply as
+ *   `detail`; an existing entry is kept unless it has expired); a refusal
+ *   with a 5xx code is also a `bounces` row (source `smtp`, ref
+ *   `<email id>/<attempt>`): `hard` when `isHardBounce`, else `soft` (a
+ *   policy refusal or a full mailbox says nothing against the address;
+ *   docs/bounces.md). Its event is the `email.failed` above;
  * - `deferred`: `queued` again, due after `retry_delay × 2^(earlier
  *   deferrals)` (at most an hour), unless the send is older than
  *   `outbound.max_age`: then `failed` with `expired after <age>: <reply>`
@@ -49,12 +54,13 @@ export async function recordResults(db: Db, settings: Settings, nodeId: string, 
   const input = results.map((r, i) => ({
     i, email_id: r.email_id, attempt: r.attempt, outcome: r.outcome, smtp_code: r.smtp_code, reply: r.reply,
     server: r.server, started_at: r.started_at, duration_ms: r.duration_ms, hard_bounce: isHardBounce(r),
+    enhanced: formatted(enhancedCode(r.reply)),
   }));
   const { rows: [row] } = await db.execute<{ accepted: number[] | null; events: { id: number; project_id: string }[] | null }>(sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as r(
         i int, email_id uuid, attempt int, outcome text, smtp_code int, reply text, server text,
-        started_at timestamptz, duration_ms int, hard_bounce boolean)
+        started_at timestamptz, duration_ms int, hard_bounce boolean, enhanced text)
     ),
     locked as (
       -- The row as it is once locked (not as the statement's snapshot saw it).
@@ -102,9 +108,21 @@ export async function recordResults(db: Db, settings: Settings, nodeId: string, 
       on conflict (email_id, attempt) do nothing
     ),
     suppressed as (
-      insert into ${suppressions} (project_id, address, reason)
-      select distinct project_id, lower(recipient), 'hard_bounce'::suppression_reason from decided where status = 'failed' and outcome = 'failed' and hard_bounce
-      on conflict (project_id, address) do nothing
+      insert into ${suppressions} (project_id, address, reason, detail, source_email_id)
+      select distinct on (project_id, lower(recipient)) project_id, lower(recipient), 'hard_bounce'::suppression_reason, reply, email_id
+      from decided where status = 'failed' and outcome = 'failed' and hard_bounce
+      order by project_id, lower(recipient), i
+      on conflict (project_id, address) do update
+        set reason = excluded.reason, detail = excluded.detail, source_email_id = excluded.source_email_id,
+            expires_at = null, created_at = now()
+        where ${suppressions}.expires_at is not null and ${suppressions}.expires_at <= now()
+    ),
+    bounced as (
+      insert into ${bounces} (project_id, email_id, recipient, type, source, source_ref, smtp_code, status, diagnostic, remote_mta)
+      select project_id, email_id, recipient, case when hard_bounce then 'hard' else 'soft' end::bounce_type, 'smtp',
+             email_id || '/' || attempt, smtp_code, enhanced, reply, server
+      from decided where status = 'failed' and outcome = 'failed' and smtp_code >= 500
+      on conflict (project_id, source, source_ref) where source_ref is not null do nothing
     ),
     events as (
       -- A row no webhook of the project subscribes to is born handed over: no dispatcher call for it.
@@ -127,3 +145,5 @@ export async function recordResults(db: Db, settings: Settings, nodeId: string, 
   input.forEach((r) => (counted.has(r.i) ? answer.accepted : answer.stale).push(r.email_id));
   return answer;
 }
+
+const formatted = (code: ReturnType<typeof enhancedCode>): string | null => (code ? formatEnhancedCode(code) : null);
