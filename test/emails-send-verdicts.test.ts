@@ -19,15 +19,15 @@ async function verifiedDomain(token: string, name: string): Promise<string> {
   return r.body.domain.id;
 }
 
-const suppress = async (address: string, token = env.keys.sender) =>
-  expect((await env.stack.call('POST', '/api/v1/suppressions', { token, body: { address } })).status).toBe(201);
+const suppress = async (address: string, token = env.keys.sender, reason = 'manual') =>
+  expect((await env.stack.call('POST', '/api/v1/suppressions', { token, body: { address, reason } })).status).toBe(201);
 
 beforeAll(async () => {
   await verifiedDomain(env.keys.domains, 'verdicts.test');
   expect((await env.stack.call('POST', '/api/v1/domains', { token: env.keys.domains, body: { name: 'pending.verdicts.test' } })).status).toBe(201);
   sandboxKey = (await env.tenant.key(['sandbox:write'], { sandbox: true })).token;
   await suppress('Gone@Example.org');
-  await suppress('left@example.org');
+  await suppress('left@example.org', undefined, 'unsubscribe');
 });
 
 const minimal = (extra: Record<string, unknown> = {}) => ({ from: 'news@verdicts.test', to: ['ann@example.org'], subject: 'Hello', text: 'Hi', ...extra });
@@ -72,7 +72,7 @@ describe('the stored answer is the answer sent, byte for byte', () => {
     expect(first.replayed).toBeNull();
     const answer = JSON.parse(first.text);
     expect(answer.messages.map((m: any) => m.emails.map((e: any) => [e.recipient, e.status, e.error_message]))).toEqual([
-      [['gone@example.org', 'suppressed', 'recipient is suppressed'], ['ann@example.org', 'queued', null], ['Left@example.org', 'suppressed', 'recipient is suppressed']],
+      [['gone@example.org', 'suppressed', 'recipient is suppressed (manual)'], ['ann@example.org', 'queued', null], ['Left@example.org', 'suppressed', 'recipient is suppressed (unsubscribe)']],
       [['bob@example.org', 'queued', null]],
     ]);
     expect(answer.messages[0].emails[0].subject).toBe(awkward);
@@ -96,7 +96,7 @@ describe('the stored answer is the answer sent, byte for byte', () => {
     const first = await post('/api/v1/emails/send', body, sandboxKey, k);
     expect(first.status, first.text).toBe(201);
     expect(JSON.parse(first.text).emails.map((e: any) => [e.status, e.error_message, e.sandbox])).toEqual([
-      ['captured', null, true], ['suppressed', 'recipient is suppressed', true],
+      ['captured', null, true], ['suppressed', 'recipient is suppressed (manual)', true],
     ]);
     expect(await storedText(k)).toEqual([first.text]);
     expect(await post('/api/v1/emails/send', body, sandboxKey, k)).toEqual({ status: 201, replayed: 'true', text: first.text });

@@ -204,11 +204,11 @@ describe('POST /api/v1/emails/send', () => {
     const r = await send(minimal({ to: ['gone@EXAMPLE.org', 'here@example.org'] }));
     expect(r.status).toBe(201);
     expect(r.body.emails.map((e: any) => [e.recipient, e.status, e.error_message])).toEqual([
-      ['gone@example.org', 'suppressed', 'recipient is suppressed'], ['here@example.org', 'queued', null],
+      ['gone@example.org', 'suppressed', 'recipient is suppressed (manual)'], ['here@example.org', 'queued', null],
     ]);
     const { rows } = await env.stack.sql.query('SELECT recipient, status::text, error_message, next_attempt_at FROM emails WHERE message_id = $1 ORDER BY recipient', [r.body.message_id]);
     expect(rows).toEqual([
-      { recipient: 'gone@example.org', status: 'suppressed', error_message: 'recipient is suppressed', next_attempt_at: null },
+      { recipient: 'gone@example.org', status: 'suppressed', error_message: 'recipient is suppressed (manual)', next_attempt_at: null },
       { recipient: 'here@example.org', status: 'queued', error_message: null, next_attempt_at: expect.any(Date) },
     ]);
   });

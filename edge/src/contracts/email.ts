@@ -21,7 +21,7 @@ export const EmailSchema = z.object({
   subject: z.string(),
   status: z.enum(EMAIL_STATUSES),
   attempts: z.number().int().openapi({ description: 'Delivery attempts so far' }),
-  error_message: z.string().nullable().openapi({ description: 'Why it failed or was not sent: the receiving server\'s reply, or `recipient is suppressed`' }),
+  error_message: z.string().nullable().openapi({ description: 'Why it failed or was not sent: the receiving server\'s reply, or `recipient is suppressed (<reason>)` (the suppression\'s reason)' }),
   smtp_reply: z.string().nullable().openapi({ description: 'The receiving server\'s last reply' }),
   node_id: z.uuid().nullable().openapi({ description: 'The relay node that delivered it (or made the last attempt)' }),
   tags: z.array(z.string()),

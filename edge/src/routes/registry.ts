@@ -23,6 +23,7 @@ import * as verifyDomain from './api/domains/verify.js';
 import * as createSuppression from './api/suppressions/create.js';
 import * as listSuppressions from './api/suppressions/list.js';
 import * as deleteSuppression from './api/suppressions/delete.js';
+import * as getSuppression from './api/suppressions/get.js';
 import * as listInboundEmails from './api/inbound-emails/list.js';
 import * as inboundEmailStats from './api/inbound-emails/stats.js';
 import * as getInboundEmail from './api/inbound-emails/get.js';
@@ -63,7 +64,7 @@ export const apiRoutes: MountableRoute[] = [
   mountable(createCredential), mountable(listCredentials), mountable(revokeCredential),
   mountable(createDomain), mountable(listDomains), mountable(getDomain), mountable(deleteDomain),
   mountable(verifyDomain),
-  mountable(createSuppression), mountable(listSuppressions), mountable(deleteSuppression),
+  mountable(createSuppression), mountable(listSuppressions), mountable(getSuppression), mountable(deleteSuppression),
   // `stats` before `{id}`: the router tries routes in this order, and `stats` is no UUID.
   mountable(listInboundEmails), mountable(inboundEmailStats), mountable(getInboundEmail), mountable(deleteInboundEmail),
   mountable(retryInboundEmail), mountable(rawInboundEmail), mountable(inboundAttachment),

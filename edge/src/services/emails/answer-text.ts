@@ -7,7 +7,7 @@
 // the result is byte for byte JSON.stringify of the answer the route sends.
 import { sql, type SQLWrapper } from 'drizzle-orm';
 import type { SendResult } from '../../contracts/email.js';
-import { answerOf, outcome, type MessagePlan, type Outcome } from './plan.js';
+import { answerOf, outcome, REASON_SLOT, type MessagePlan, type Outcome } from './plan.js';
 
 /** One piece: text, then (but for the last) the value of one cut. */
 export interface AnswerPiece {
@@ -48,8 +48,9 @@ export function answerPieces<T>(plans: MessagePlan[], shape: (results: SendResul
 
 /**
  * The joined text, as an SQL expression; `suppressed` names a relation of
- * the statement holding the suppressed addresses (column `address`).
+ * the statement holding the suppressed addresses and their reasons (columns
+ * `address`, `reason`), written in place of `REASON_SLOT`.
  */
 export const answerTextSql = (pieces: AnswerPiece[], suppressed: SQLWrapper) => sql`(
-  select string_agg(p.part || coalesce(case when p.address in (select address from ${suppressed}) then p.suppressed else p.plain end, ''), '' order by p.n)
+  select string_agg(p.part || coalesce((select replace(p.suppressed, ${REASON_SLOT}, s.reason::text) from ${suppressed} s where s.address = p.address), p.plain, ''), '' order by p.n)
   from jsonb_to_recordset(${JSON.stringify(pieces)}::jsonb) as p(n int, part text, address text, plain text, suppressed text))`;

@@ -11,6 +11,14 @@ import { domainOfAddress } from '../domains/sendable.js';
 import { outboundAttachmentKey } from './storage-keys.js';
 
 export const SUPPRESSED_MESSAGE = 'recipient is suppressed';
+/**
+ * Stands for the suppression's reason in a planned suppressed row and answer:
+ * the statement, which reads the reason, writes it in its place (an enum
+ * value: no character JSON would escape). Only our own text carries it.
+ */
+export const REASON_SLOT = '{reason}';
+/** A suppressed row's `error_message`: `recipient is suppressed (hard_bounce)`. */
+export const suppressedMessage = (reason: string) => `${SUPPRESSED_MESSAGE} (${reason})`;
 
 export interface Recipient { mailbox: Mailbox; kind: RecipientKind }
 
@@ -54,8 +62,8 @@ export interface MessagePlan {
 /** What a recipient's row says: `suppressed` when the project suppresses the address, else `queued` (`captured` from a sandbox key). */
 export interface Outcome { status: EmailStatus; errorMessage: string | null }
 
-export function outcome(plan: MessagePlan, suppressed: boolean): Outcome {
-  if (suppressed) return { status: 'suppressed', errorMessage: SUPPRESSED_MESSAGE };
+export function outcome(plan: MessagePlan, suppressed: boolean, reason = REASON_SLOT): Outcome {
+  if (suppressed) return { status: 'suppressed', errorMessage: suppressedMessage(reason) };
   return { status: plan.sandbox ? 'captured' : 'queued', errorMessage: null };
 }
 
@@ -76,7 +84,7 @@ export function planMessage(input: SendMessageInput, opts: { projectId: string; 
 }
 
 /** Recipients the plan limits count: every row but the suppressed ones. */
-export const countable = (plans: MessagePlan[], suppressed: ReadonlySet<string>) =>
+export const countable = (plans: MessagePlan[], suppressed: ReadonlyMap<string, string>) =>
   plans.reduce((n, p) => n + p.emails.filter((e) => !suppressed.has(e.recipient.mailbox.key)).length, 0);
 
 /** The `outbound_messages` row, as `jsonb_to_recordset` reads it; the domain's id is looked up by `domain_name`. */
@@ -147,6 +155,6 @@ export function answerOf(plan: MessagePlan, outcomeOf: (email: PlannedEmail) => 
   };
 }
 
-/** The answer once the suppressed addresses (lower case) are known. */
-export const settledAnswerOf = (plan: MessagePlan, suppressed: ReadonlySet<string>): SendResult =>
-  answerOf(plan, (e) => outcome(plan, suppressed.has(e.recipient.mailbox.key)));
+/** The answer once the suppressed addresses (lower case) and their reasons are known. */
+export const settledAnswerOf = (plan: MessagePlan, suppressed: ReadonlyMap<string, string>): SendResult =>
+  answerOf(plan, (e) => outcome(plan, suppressed.has(e.recipient.mailbox.key), suppressed.get(e.recipient.mailbox.key)));

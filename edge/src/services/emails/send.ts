@@ -17,7 +17,7 @@ import { domainOfAddress, isSendable, judgeSendingDomain, sendingDomainRows, sen
 import { recordAnswer, replayOrConflict, storedAnswer, storedKey, unexpiredRecord, type IdempotentRequest, type RecordColumns } from '../idempotency/keys.js';
 import { limitReached, usedIn, withinLimits, type PlanUsageRow } from './limits.js';
 import { answerPieces, answerTextSql } from './answer-text.js';
-import { attachmentBytes, countable, emailRows, messageRow, planMessage, settledAnswerOf, type MessagePlan } from './plan.js';
+import { attachmentBytes, countable, emailRows, messageRow, planMessage, REASON_SLOT, settledAnswerOf, type MessagePlan } from './plan.js';
 import type { SendResult } from '../../contracts/email.js';
 
 export interface SendContext {
@@ -68,7 +68,7 @@ export async function sendMessages<T>(ctx: SendContext, items: SendItem[], shape
     await removeAttachments(ctx.store, planned);
     throw e;
   }
-  const suppressed = new Set(verdict.suppressed);
+  const suppressed = new Map(verdict.suppressed.map((s) => [s.address, s.reason]));
   if (verdict.accepted) return { body: shape(planned.map((p) => settledAnswerOf(p, suppressed))), replayed: false };
 
   await removeAttachments(ctx.store, planned);
@@ -90,8 +90,8 @@ export async function sendMessages<T>(ctx: SendContext, items: SendItem[], shape
 type Verdict = PlanUsageRow & RecordColumns & {
   accepted: boolean;
   domains_ok: boolean;
-  /** The recipients' addresses the project suppresses (lower case). */
-  suppressed: string[];
+  /** The recipients' addresses the project suppresses (lower case), with each one's reason. */
+  suppressed: { address: string; reason: string }[];
   /** `sendingDomainsJson` of the from-domains when one is not sendable, else null. */
   domains: unknown;
 };
@@ -121,7 +121,8 @@ async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape:
         status email_status, error_message text, next_attempt_at timestamptz,
         suppressed_status email_status, suppressed_error_message text, suppressed_next_attempt_at timestamptz, created_at timestamptz)
     ), suppressed as (
-      select s.address from ${suppressions} s where s.project_id = ${projectId} and s.address in (select e.address from email_input e)
+      select s.address, s.reason from ${suppressions} s where s.project_id = ${projectId} and s.address in (select e.address from email_input e)
+        and (s.expires_at is null or s.expires_at > now())
     ), sending_domain as (
       select ${domains.id} as id, ${domains.name} as name from ${domains}
       where ${domains.projectId} = ${projectId} and ${domains.name} in (select domain_name from message_input) and ${isSendable()}
@@ -145,13 +146,13 @@ async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape:
       select e.id, ${projectId}, e.message_id, e.recipient, e.kind,
         case when s.hit then e.suppressed_status else e.status end,
         case when s.hit then e.suppressed_next_attempt_at else e.next_attempt_at end,
-        case when s.hit then e.suppressed_error_message else e.error_message end,
+        case when s.hit then replace(e.suppressed_error_message, ${REASON_SLOT}, s.reason::text) else e.error_message end,
         e.created_at
-      from email_input e cross join lateral (select e.address in (select address from suppressed) as hit) s
+      from email_input e cross join lateral (select sp.address is not null as hit, sp.reason from (select 1) one left join suppressed sp on sp.address = e.address) s
       where ${accepted}
     )${recorded}
     select v.accepted, v.domains_ok,
-      (select coalesce(json_agg(address), '[]'::json) from suppressed) as suppressed,
+      (select coalesce(json_agg(json_build_object('address', address, 'reason', reason)), '[]'::json) from suppressed) as suppressed,
       case when v.key_free and not v.domains_ok then ${sendingDomainsJson(projectId, domainNames)} end as domains,
       pl.id as plan_id, pl.name as plan_name,
       coalesce(pl.hourly_email_limit, 0)::int as hourly_limit, coalesce(pl.daily_email_limit, 0)::int as daily_limit,

@@ -27,7 +27,9 @@ export async function projectShares(db: Db, spoolId: string, sender: string, rcp
   const rows = await db
     .select({
       domainId: domains.id, projectId: domains.projectId, name: domains.name,
-      suppressed: sql<boolean>`exists (select 1 from ${suppressions} where ${suppressions.projectId} = ${domains.projectId} and ${suppressions.address} = ${sender.toLowerCase()})`,
+      // An entry past its expires_at no longer applies.
+      suppressed: sql<boolean>`exists (select 1 from ${suppressions} where ${suppressions.projectId} = ${domains.projectId} and ${suppressions.address} = ${sender.toLowerCase()}
+        and (${suppressions.expiresAt} is null or ${suppressions.expiresAt} > now()))`,
       storedId: inboundEmails.id, storedStatus: inboundEmails.status,
     })
     .from(domains)

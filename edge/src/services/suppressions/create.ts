@@ -1,19 +1,28 @@
+import { sql } from 'drizzle-orm';
 import { suppressions } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { isUniqueViolation } from '../../db/errors.js';
 import { conflict } from '../errors.js';
 import type { CreateSuppressionInput } from '../../contracts/suppression.js';
 import { presentSuppression, suppressionColumns } from './present.js';
 
-/** Adds a sender the project refuses; `input.address` is already bare and lower case. */
+/**
+ * Adds an address the project does not send to and whose mail it refuses;
+ * `input.address` is already bare and lower case. An entry of the address
+ * past its `expires_at` no longer applies, so it is replaced (same id, fresh
+ * `created_at`); one that still applies is 409.
+ */
 export async function createSuppression(db: Db, projectId: string, input: CreateSuppressionInput) {
-  try {
-    const [row] = await db.insert(suppressions)
-      .values({ projectId, address: input.address, reason: input.reason })
-      .returning(suppressionColumns);
-    return presentSuppression(row!);
-  } catch (e) {
-    if (isUniqueViolation(e)) throw conflict(`address ${input.address} is already suppressed`);
-    throw e;
-  }
+  const values = {
+    projectId, address: input.address, reason: input.reason, detail: input.detail ?? null,
+    sourceEmailId: null, expiresAt: input.expires_at ? new Date(input.expires_at) : null,
+  };
+  const [row] = await db.insert(suppressions).values(values)
+    .onConflictDoUpdate({
+      target: [suppressions.projectId, suppressions.address],
+      set: { reason: values.reason, detail: values.detail, sourceEmailId: null, expiresAt: values.expiresAt, createdAt: sql`now()` },
+      setWhere: sql`${suppressions.expiresAt} <= now()`,
+    })
+    .returning(suppressionColumns);
+  if (!row) throw conflict(`address ${input.address} is already suppressed`);
+  return presentSuppression(row);
 }

@@ -3,10 +3,15 @@ import type { SuppressionRecord } from '../../contracts/suppression.js';
 
 export const suppressionColumns = {
   id: suppressions.id, projectId: suppressions.projectId, address: suppressions.address,
-  reason: suppressions.reason, createdAt: suppressions.createdAt,
+  reason: suppressions.reason, detail: suppressions.detail, sourceEmailId: suppressions.sourceEmailId,
+  expiresAt: suppressions.expiresAt, createdAt: suppressions.createdAt,
 };
 type Row = Pick<typeof suppressions.$inferSelect, keyof typeof suppressionColumns>;
 
 export function presentSuppression(row: Row): SuppressionRecord {
-  return { id: row.id, project_id: row.projectId, address: row.address, reason: row.reason, created_at: row.createdAt.toISOString() };
+  return {
+    id: row.id, project_id: row.projectId, address: row.address, reason: row.reason, detail: row.detail,
+    source_email_id: row.sourceEmailId, expires_at: row.expiresAt ? row.expiresAt.toISOString() : null,
+    created_at: row.createdAt.toISOString(),
+  };
 }

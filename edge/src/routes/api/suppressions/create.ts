@@ -8,7 +8,7 @@ export const route = defineRoute({
   path: '/api/v1/suppressions',
   permission: 'suppressions:write',
   summary: 'Suppress an address',
-  description: 'Inbound mail from this sender is stored as `rejected` (`status_reason: "sender suppressed"`). The address is stored bare and lower case; a duplicate is 409.',
+  description: 'Sends to this address get a `suppressed` row (`error_message: "recipient is suppressed (<reason>)"`) and inbound mail from it is stored as `rejected` (`status_reason: "sender suppressed"`), until `expires_at` if given. The address is stored bare and lower case. `reason` is one of `hard_bounce`, `complaint`, `manual` (the default), `unsubscribe` (400 naming the value otherwise); `detail` is free text, 1 to 200 characters; `expires_at` must be in the future (no maximum). An entry of the address that still applies is 409; an expired one is replaced.',
   tags: ['Suppressions'],
   request: { body: { required: true, content: { 'application/json': { schema: CreateSuppressionSchema } } } },
   errors: [409],
