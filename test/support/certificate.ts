@@ -2,7 +2,8 @@
 // machine is assumed): a P-256 key and a small DER encoder for the certificate.
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 
-function der(tag: number, ...contents: Buffer[]): Buffer {
+/** A DER element: tag, length, contents (lengths up to 64 KiB). */
+export function der(tag: number, ...contents: Buffer[]): Buffer {
   const body = Buffer.concat(contents);
   const n = body.length;
   const length = n < 0x80 ? Buffer.from([n])
@@ -11,10 +12,10 @@ function der(tag: number, ...contents: Buffer[]): Buffer {
   return Buffer.concat([Buffer.from([tag]), length, body]);
 }
 
-const seq = (...c: Buffer[]) => der(0x30, ...c);
+export const seq = (...c: Buffer[]) => der(0x30, ...c);
 const set = (...c: Buffer[]) => der(0x31, ...c);
 
-function oid(dotted: string): Buffer {
+export function oid(dotted: string): Buffer {
   const [a, b, ...rest] = dotted.split('.').map(Number);
   const bytes = [a! * 40 + b!];
   for (const n of rest) {
@@ -26,12 +27,12 @@ function oid(dotted: string): Buffer {
 }
 
 /** UTCTime until 2049, GeneralizedTime after, as RFC 5280 asks. */
-function time(d: Date): Buffer {
+export function time(d: Date): Buffer {
   const iso = d.toISOString().replace(/[-:T]/g, '').slice(0, 14) + 'Z';
   return d.getUTCFullYear() < 2050 ? der(0x17, Buffer.from(iso.slice(2))) : der(0x18, Buffer.from(iso));
 }
 
-const name = (cn: string) => seq(set(seq(oid('2.5.4.3'), der(0x0c, Buffer.from(cn)))));
+export const name = (cn: string) => seq(set(seq(oid('2.5.4.3'), der(0x0c, Buffer.from(cn)))));
 
 export interface CertificatePair { certificate: string; privateKey: string; notBefore: Date; notAfter: Date }
 

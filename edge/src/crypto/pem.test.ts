@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { selfSignedPair } from '../../../test/support/certificate.js';
-import { certificateValidity, DerError, inspectCertificatePair, pemBlocks } from './pem.js';
+import { certificatePublicKeyInfo, certificateValidity, DerError, inspectCertificatePair, pemBlocks } from './pem.js';
 
 // Made with `openssl req -x509 -newkey ec … -days 36500`: its notAfter (2126) is a GeneralizedTime.
 const OPENSSL_CERT = `-----BEGIN CERTIFICATE-----
@@ -16,6 +16,20 @@ Y2FsaG9zdDAKBggqhkjOPQQDAgNIADBFAiAdFhx62O1JQ5PZmjDBvHoeDSIC+k4b
 gcLz43c0BYRFxAIhAIDQtAuYasNupOjz+41fiZd4VvMOsMqH2RB1gadSIjG/
 -----END CERTIFICATE-----
 `;
+
+describe('certificatePublicKeyInfo', () => {
+  test('is the SubjectPublicKeyInfo node:crypto reads', () => {
+    const pair = selfSignedPair({ hosts: ['mx.test'], days: 90 });
+    for (const pem of [pair.certificate, OPENSSL_CERT]) {
+      const expected = new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
+      expect(Buffer.from(certificatePublicKeyInfo(pemBlocks(pem)[0]!.der))).toEqual(expected);
+    }
+  });
+
+  test('refuses what is not a certificate', () => {
+    expect(() => certificatePublicKeyInfo(Uint8Array.from([0x30, 0x00]))).toThrow(DerError);
+  });
+});
 
 describe('certificateValidity', () => {
   test('reads UTCTime (the test pair) and GeneralizedTime (openssl, 2126) as node:crypto does', () => {

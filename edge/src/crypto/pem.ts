@@ -1,5 +1,5 @@
-// Just enough PEM and X.509 reading for the edge to accept a certificate pair:
-// split PEM blocks, and read `notAfter` from a certificate's DER (a few dozen
+// Just enough PEM and X.509 reading for the edge to accept a certificate pair and check an SNS signature:
+// split PEM blocks, and read the validity and public key from a certificate's DER (a few dozen
 // lines of DER walking; a full X.509 library would be most of the bundle).
 import { fromBase64 } from '@edgemail/shared';
 
@@ -20,7 +20,7 @@ export function pemBlocks(text: string): PemBlock[] {
 
 export class DerError extends Error {}
 
-interface Tlv { tag: number; start: number; end: number }
+interface Tlv { tag: number; offset: number; start: number; end: number }
 
 /** The element starting at `offset`: its tag and where its contents start and end. */
 function readTlv(der: Uint8Array, offset: number, limit = der.length): Tlv {
@@ -38,7 +38,7 @@ function readTlv(der: Uint8Array, offset: number, limit = der.length): Tlv {
   }
   const end = start + length;
   if (end > limit) throw new DerError('truncated');
-  return { tag, start, end };
+  return { tag, offset, start, end };
 }
 
 /** The elements directly inside a constructed element. */
@@ -82,16 +82,33 @@ function utc(year: number, [month, day, hour, minute, second]: string[]): Date {
  * Throws DerError when the bytes are not shaped like a certificate.
  */
 export function certificateValidity(der: Uint8Array): { notBefore: Date; notAfter: Date } {
+  const validity = tbsField(der, 3);
+  if (validity.tag !== SEQUENCE) throw new DerError('not a certificate');
+  const [notBefore, notAfter] = children(der, validity);
+  if (!notBefore || !notAfter) throw new DerError('not a certificate');
+  return { notBefore: readTime(der, notBefore), notAfter: readTime(der, notAfter) };
+}
+
+/**
+ * The SubjectPublicKeyInfo of an X.509 certificate (DER), as WebCrypto's
+ * `importKey('spki', …)` takes it (the SNS signature check).
+ */
+export function certificatePublicKeyInfo(der: Uint8Array): Uint8Array {
+  const spki = tbsField(der, 5);
+  if (spki.tag !== SEQUENCE) throw new DerError('not a certificate');
+  return der.slice(spki.offset, spki.end);
+}
+
+/** tbsCertificate's `index`-th field after the optional [0] version: 0 serialNumber … 3 validity, 4 subject, 5 subjectPublicKeyInfo. */
+function tbsField(der: Uint8Array, index: number): Tlv {
   const certificate = readTlv(der, 0);
   if (certificate.tag !== SEQUENCE || certificate.end !== der.length) throw new DerError('not a certificate');
   const [tbs] = children(der, certificate);
   if (!tbs || tbs.tag !== SEQUENCE) throw new DerError('not a certificate');
   const fields = children(der, tbs);
-  const validity = fields[fields[0]?.tag === EXPLICIT_0 ? 4 : 3];
-  if (!validity || validity.tag !== SEQUENCE) throw new DerError('not a certificate');
-  const [notBefore, notAfter] = children(der, validity);
-  if (!notBefore || !notAfter) throw new DerError('not a certificate');
-  return { notBefore: readTime(der, notBefore), notAfter: readTime(der, notAfter) };
+  const field = fields[fields[0]?.tag === EXPLICIT_0 ? index + 1 : index];
+  if (!field) throw new DerError('not a certificate');
+  return field;
 }
 
 const PRIVATE_KEY_LABELS = new Set(['PRIVATE KEY', 'EC PRIVATE KEY', 'RSA PRIVATE KEY']);

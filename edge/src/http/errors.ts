@@ -28,6 +28,7 @@ export const notFound = (message: string) => new ApiError(404, message);
 const STATUS_OF_KIND = {
   invalid: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   incomplete_body: 408,
   conflict: 409,

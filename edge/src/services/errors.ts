@@ -5,6 +5,7 @@
 export type ServiceErrorKind =
   | 'invalid'
   | 'unauthorized'
+  | 'forbidden'
   | 'not_found'
   | 'incomplete_body'
   | 'conflict'
@@ -29,6 +30,8 @@ export class ServiceError extends Error {
 export const invalid = (message: string, fields?: Record<string, string>) => new ServiceError('invalid', message, fields);
 /** The caller's credential no longer holds (a revoked relay node). */
 export const unauthorized = (message: string) => new ServiceError('unauthorized', message);
+/** The caller is known but not allowed this (an SNS topic not in `ses.topic_arns`). */
+export const forbidden = (message: string) => new ServiceError('forbidden', message);
 /** No such row in the caller's scope. */
 export const notFound = (message: string) => new ServiceError('not_found', message);
 /** The streamed body ended before the length it announced. */

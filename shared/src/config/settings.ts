@@ -115,6 +115,11 @@ export const settings = {
 
   'acme.enabled': boolean(false, 'Obtain listener certificates over ACME for `acme.hosts`.'),
   'acme.hosts': list([], 'Host names ACME may obtain certificates for.'),
+  // POST /webhooks/ses (docs/ses.md). Any AWS account can point an SNS topic at this URL and SNS signs
+  // its messages as it signs ours: only the topics listed here are believed.
+  'ses.topic_arns': list([], 'SNS topic ARNs (`arn:aws:sns:<region>:<account>:<topic>`) whose messages `POST /webhooks/ses` accepts: their subscription is confirmed and their SES bounce, complaint and delivery notifications applied. A message from any other topic is refused with 403; empty refuses every one.', z.string().regex(/^arn:aws(-cn|-us-gov)?:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/, 'expected an SNS topic ARN: arn:aws:sns:<region>:<account>:<topic>')),
+  'ses.extra_sns_url_prefixes': list([], 'Testing and private mirrors only: URL prefixes (`http://127.0.0.1:9999/`) that `POST /webhooks/ses` trusts for `SigningCertURL` and `SubscribeURL` besides `https://sns.<region>.amazonaws.com/` (and `.amazonaws.com.cn`). Leave empty in production: a certificate fetched from a listed prefix is believed as if SNS had served it.', httpUrl.refine((s) => s !== '' && s.endsWith('/'), 'expected an http(s) URL ending in /')),
+
 
   'audit_log_retention_days': integer(90, 'Days audit events are kept; 0 keeps them forever.'),
   'audit.queue_size': integer(1000, 'Audit events an isolate holds before writing them; beyond it events are dropped and each drop logged.'),
