@@ -95,7 +95,7 @@ describe('GET /api/v1/emails', () => {
   test.each([
     ['limit=0', 'limit', 'must be an integer from 1 to 200'],
     ['limit=201', 'limit', 'must be an integer from 1 to 200'],
-    ['status=delivered', 'status', 'must be one of queued, sending, sent, failed, suppressed, captured'],
+    ['status=delivered', 'status', 'must be one of queued, sending, sent, failed, suppressed, captured, bounced, complained, canceled'],
     ['since=yesterday', 'since', 'must be an RFC 3339 timestamp'],
     ['until=2026-01-01', 'until', 'must be an RFC 3339 timestamp'],
     ['before=2026-01-01T00:00:00Z', 'before_id', 'required with before'],

@@ -4,7 +4,7 @@ import { z } from '@hono/zod-openapi';
 import { integerQuery, Timestamp, Uuid } from './common.js';
 import { CursorTimestamp, keysetCursor, keysetQuery, queryParam } from './keyset.js';
 
-export const EMAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'suppressed', 'captured'] as const;
+export const EMAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'suppressed', 'captured', 'bounced', 'complained', 'canceled'] as const;
 export const RECIPIENT_KINDS = ['to', 'cc', 'bcc'] as const;
 export const EMAILS_LIMIT_DEFAULT = 50;
 export const EMAILS_LIMIT_MAX = 200;
@@ -27,6 +27,7 @@ export const EmailSchema = z.object({
   tags: z.array(z.string()),
   headers: z.record(z.string(), z.string()).openapi({ description: 'The custom headers of the send, as given' }),
   sandbox: z.boolean().openapi({ description: 'Sent with a sandbox key: captured, never delivered' }),
+  send_at: Timestamp.nullable().openapi({ description: '`send_at` of a scheduled send, as given (null when not scheduled): not delivered before it' }),
   created_at: CursorTimestamp,
   sent_at: Timestamp.nullable(),
 }).openapi('Email');

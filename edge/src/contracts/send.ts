@@ -13,6 +13,8 @@ export const MAX_TAGS = 10;
 export const MAX_CUSTOM_HEADERS = 50;
 export const MAX_ATTACHMENTS = 100;
 export const MAX_REPLY_TO = 10;
+/** How far ahead `send_at` may be (SendGrid's bound too). */
+export const MAX_SCHEDULE_HOURS = 72;
 
 const CR_OR_LF = 'must not contain CR or LF';
 const hasCrOrLf = (s: string) => /[\r\n]/.test(s);
@@ -178,6 +180,16 @@ export const SendMessageSchema = z.object({
   headers: HeadersSchema.optional(),
   attachments: z.array(AttachmentSchema).max(MAX_ATTACHMENTS, `must have at most ${MAX_ATTACHMENTS} attachments`).optional()
     .openapi({ description: 'Their decoded sizes together at most `send.max_attachment_bytes` (10 MiB by default)' }),
+  send_at: z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp with a time zone (2026-11-27T09:00:00Z or 2026-11-27T10:00:00+01:00)' })
+    // Checked against the clock at each request: a retry of the same body (the Idempotency-Key replay)
+    // only ever finds it further in the past, which is accepted, so a replay is never refused by it.
+    // (Written so that a text the format check refused, NaN here, adds no second problem.)
+    .refine((s) => !(Date.parse(s) > Date.now() + MAX_SCHEDULE_HOURS * 3_600_000), `must be at most ${MAX_SCHEDULE_HOURS} hours ahead`)
+    .optional()
+    .openapi({
+      description: `Deliver no earlier than this (RFC 3339 with a time zone), at most ${MAX_SCHEDULE_HOURS} hours ahead; a time in the past (or now) is sent at once. Until then the recipients are \`queued\` and can be canceled (\`POST /api/v1/emails/{id}/cancel\`). The plan limits count the send when it is accepted, not when it leaves.`,
+      example: '2026-11-27T09:00:00Z',
+    }),
   tags: z.array(z.string()
     .refine((s) => !hasControl(s), 'must not contain control characters')
     .refine((s) => s.trim().length > 0, 'must not be empty')

@@ -43,6 +43,7 @@ import * as sendEmail from './api/emails/send.js';
 import * as sendEmailBatch from './api/emails/batch.js';
 import * as listEmails from './api/emails/list.js';
 import * as getEmail from './api/emails/get.js';
+import * as cancelEmail from './api/emails/cancel.js';
 import * as emailAttachment from './api/emails/attachment.js';
 import * as getUsage from './api/usage/get.js';
 import * as listSandboxEmails from './api/sandbox/list.js';
@@ -71,7 +72,7 @@ export const apiRoutes: MountableRoute[] = [
   mountable(listRelayNodes), mountable(revokeRelayNode),
   mountable(createWebhook), mountable(listWebhooks), mountable(deleteWebhook), mountable(rotateWebhookSecret),
   mountable(listWebhookDeliveries), mountable(redeliverWebhookDelivery),
-  mountable(sendEmail), mountable(sendEmailBatch), mountable(listEmails), mountable(getEmail), mountable(emailAttachment),
+  mountable(sendEmail), mountable(sendEmailBatch), mountable(listEmails), mountable(getEmail), mountable(cancelEmail), mountable(emailAttachment),
   mountable(getUsage), mountable(listSandboxEmails), mountable(getSandboxEmail),
   mountable(createSmtpServer), mountable(listSmtpServers), mountable(deleteSmtpServer), mountable(testSmtpServer),
   mountable(createPoolSmtpServer), mountable(listPoolSmtpServers), mountable(deletePoolSmtpServer), mountable(testPoolSmtpServer),

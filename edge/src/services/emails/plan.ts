@@ -55,6 +55,8 @@ export interface MessagePlan {
   domainName: string | null;
   sandbox: boolean;
   createdAt: Date;
+  /** `send_at` as given (null when not scheduled). */
+  sendAt: Date | null;
   emails: PlannedEmail[];
   attachments: OutboundAttachment[];
 }
@@ -79,7 +81,7 @@ export function planMessage(input: SendMessageInput, opts: { projectId: string; 
   }));
   return {
     id, projectId: opts.projectId, input, domainName: domainOfAddress(input.from.key),
-    sandbox: opts.sandbox, createdAt: opts.createdAt, emails, attachments,
+    sandbox: opts.sandbox, createdAt: opts.createdAt, sendAt: input.send_at ? new Date(input.send_at) : null, emails, attachments,
   };
 }
 
@@ -106,6 +108,7 @@ export function messageRow(plan: MessagePlan) {
     attachments: plan.attachments,
     tags: input.tags ?? [],
     sandbox: plan.sandbox,
+    send_at: plan.sendAt?.toISOString() ?? null,
     created_at: plan.createdAt.toISOString(),
   };
 }
@@ -114,11 +117,13 @@ export function messageRow(plan: MessagePlan) {
  * The `emails` rows, as `jsonb_to_recordset` reads them: `address` is the
  * suppression look-up's key; `status`, `error_message` and `next_attempt_at`
  * are the row not suppressed, the `suppressed_` ones the row suppressed. A
- * queued row is due at once.
+ * queued row is due at once, or at `send_at` when that is later: the claim
+ * hands out nothing before its `next_attempt_at`.
  */
 export function emailRows(plan: MessagePlan) {
   const at = plan.createdAt.toISOString();
-  const columns = (o: Outcome) => ({ status: o.status, error_message: o.errorMessage, next_attempt_at: o.status === 'queued' ? at : null });
+  const due = plan.sendAt && plan.sendAt > plan.createdAt ? plan.sendAt.toISOString() : at;
+  const columns = (o: Outcome) => ({ status: o.status, error_message: o.errorMessage, next_attempt_at: o.status === 'queued' ? due : null });
   const [plain, suppressed] = [columns(outcome(plan, false)), columns(outcome(plan, true))];
   return plan.emails.map((e) => ({
     id: e.id,
@@ -149,7 +154,7 @@ export function answerOf(plan: MessagePlan, outcomeOf: (email: PlannedEmail) => 
         recipient: e.recipient.mailbox.address, kind: e.recipient.kind, to: message.to, cc: message.cc,
         subject: message.subject, status, attempts: 0, error_message: errorMessage, smtp_reply: null,
         node_id: null, tags: message.tags, headers: message.headers, sandbox: plan.sandbox,
-        created_at: message.created_at, sent_at: null,
+        send_at: message.send_at, created_at: message.created_at, sent_at: null,
       };
     }),
   };
