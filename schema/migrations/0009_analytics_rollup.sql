@@ -2,6 +2,10 @@
 -- triggers on emails: one upsert per statement, not per row. Counts are per
 -- UTC day of the email's creation. A purge of old email rows keeps them (no
 -- delete trigger): analytics outlive the email log's retention.
+-- Each message counts once under '' (every email) and once under each of its
+-- distinct tags (UNION: a tag given twice is counted once). Each statement's
+-- upsert goes in key order, so two statements never wait on each other's
+-- counts in opposite orders (no deadlock between single-statement writers).
 
 CREATE FUNCTION email_daily_counts_from_domain(from_header text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
@@ -16,7 +20,7 @@ BEGIN
   SELECT e.project_id, (e.created_at AT TIME ZONE 'UTC')::date, email_daily_counts_from_domain(m."from"), t.tag, e.status, count(*)
     FROM new_rows e
     JOIN outbound_messages m ON m.id = e.message_id
-   CROSS JOIN LATERAL unnest(array[''] || m.tags) AS t(tag)
+   CROSS JOIN LATERAL (SELECT '' UNION SELECT unnest(m.tags)) AS t(tag)
    GROUP BY 1, 2, 3, 4, 5
    ORDER BY 1, 2, 3, 4, 5
   ON CONFLICT (project_id, day, from_domain, tag, status)
@@ -36,7 +40,7 @@ BEGIN
         FROM new_rows nr
         JOIN old_rows o ON o.id = nr.id AND o.status IS DISTINCT FROM nr.status
         JOIN outbound_messages m ON m.id = nr.message_id
-       CROSS JOIN LATERAL unnest(array[''] || m.tags) AS t(tag)
+       CROSS JOIN LATERAL (SELECT '' UNION SELECT unnest(m.tags)) AS t(tag)
        CROSS JOIN LATERAL (VALUES (nr.status, 1::bigint), (o.status, -1::bigint)) AS s(status, n)
     ) AS moved
    GROUP BY 1, 2, 3, 4, 5
@@ -61,5 +65,5 @@ INSERT INTO email_daily_counts (project_id, day, from_domain, tag, status, count
 SELECT e.project_id, (e.created_at AT TIME ZONE 'UTC')::date, email_daily_counts_from_domain(m."from"), t.tag, e.status, count(*)
   FROM emails e
   JOIN outbound_messages m ON m.id = e.message_id
- CROSS JOIN LATERAL unnest(array[''] || m.tags) AS t(tag)
+ CROSS JOIN LATERAL (SELECT '' UNION SELECT unnest(m.tags)) AS t(tag)
  GROUP BY 1, 2, 3, 4, 5;

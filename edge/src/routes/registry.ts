@@ -46,6 +46,7 @@ import * as getEmail from './api/emails/get.js';
 import * as cancelEmail from './api/emails/cancel.js';
 import * as emailAttachment from './api/emails/attachment.js';
 import * as getUsage from './api/usage/get.js';
+import * as getAnalytics from './api/analytics/get.js';
 import * as listSandboxEmails from './api/sandbox/list.js';
 import * as getSandboxEmail from './api/sandbox/get.js';
 import * as createSmtpServer from './api/smtp-servers/create.js';
@@ -74,6 +75,7 @@ export const apiRoutes: MountableRoute[] = [
   mountable(listWebhookDeliveries), mountable(redeliverWebhookDelivery),
   mountable(sendEmail), mountable(sendEmailBatch), mountable(listEmails), mountable(getEmail), mountable(cancelEmail), mountable(emailAttachment),
   mountable(getUsage), mountable(listSandboxEmails), mountable(getSandboxEmail),
+  mountable(getAnalytics),
   mountable(createSmtpServer), mountable(listSmtpServers), mountable(deleteSmtpServer), mountable(testSmtpServer),
   mountable(createPoolSmtpServer), mountable(listPoolSmtpServers), mountable(deletePoolSmtpServer), mountable(testPoolSmtpServer),
 ];
