@@ -16,6 +16,7 @@ import { countTransactions } from './support/transactions.js';
 import { findPostfix, freePort, runSmtpSource, startPostfix, startSmtpSink, type PostfixTools } from './support/postfix.js';
 import { startRelayNodeProcess, type RelayNodeProcess } from './support/relay-node-process.js';
 import { bootstrap, withStack } from './support/stack.js';
+import { profiledWorker } from './support/worker-profile.js';
 import type { RunResult, Target, TransactionCount } from './support/types.js';
 
 const DEFAULTS = { duration: 10, connections: 32, rounds: 2, warmup: 2, messages: 2000, concurrency: 20, nodes: 2 };
@@ -116,7 +117,9 @@ async function measureApi(stack: Stack, key: string, flags: typeof DEFAULTS): Pr
   const runs = new Map<Target, RunResult[]>(targets.map((t) => [t, []]));
   for (let round = 1; round <= flags.rounds; round++) {
     for (const t of targets) {
-      const run = toRun(round, await loadTarget(stack, t, flags.duration, flags.connections));
+      // The last round of each target under the Worker's profiler when BENCH_WORKER_CPU_PROF is set.
+      const load = () => loadTarget(stack, t, flags.duration, flags.connections);
+      const run = toRun(round, await (round === flags.rounds ? profiledWorker(stack, `send-api ${t.name}`, load) : load()));
       console.error(`  round ${round} ${t.name}: ${run.requestsPerSecond.toFixed(0)} req/s, p99 ${run.p99Ms} ms`);
       await assertAll200(stack, t, run);
       runs.get(t)!.push(run);

@@ -8,6 +8,7 @@ import { withDatabase } from '../../edge/local/with-database.js';
 import { createPlatformCredential } from '../../edge/src/services/platform-credentials/create.js';
 import type { Tenant } from './types.js';
 import { freePort } from '../../edge/local/free-port.js';
+import { workerProfileDir } from './worker-profile.js';
 
 export const cleanups = new Set<() => Promise<void>>();
 let interrupted = false;
@@ -46,7 +47,7 @@ export async function withStack<T>(settings: Record<string, string>, fn: (stack:
   try {
     console.error('  starting the stack (postgres, bridge, worker)…');
     const [pgPort, workerPort] = [await freePort(), await freePort()];
-    stack = await startStack({ dataDir, pgPort, workerPort, settings: benchSettings(settings), logLevel: 'error' });
+    stack = await startStack({ dataDir, pgPort, workerPort, settings: benchSettings(settings), logLevel: 'error', workerInspector: workerProfileDir() !== undefined });
     return await fn(stack);
   } finally {
     await stop();

@@ -12,6 +12,8 @@ export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface EdgeWorker {
   url: string;
+  /** The Worker's DevTools endpoint (`ws://…/ws`), when started with `inspector` or `onLog`. */
+  inspectorUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -37,7 +39,10 @@ export async function startEdgeWorker(opts: {
    * stream for every Worker in the process, so it cannot tell two apart.
    */
   onLog?: (entry: WorkerLog) => void;
+  /** Open the DevTools endpoint (benchmarks profile the Worker through it). */
+  inspector?: boolean;
 }): Promise<EdgeWorker> {
+  const inspect = opts.inspector === true || opts.onLog !== undefined;
   const worker = await unstable_startWorker({
     config: `${repoRoot}wrangler.toml`,
     bindings: Object.fromEntries(Object.entries(opts.vars).map(([k, v]) => [k, { type: 'plain_text', value: v }])),
@@ -45,7 +50,7 @@ export async function startEdgeWorker(opts: {
     dev: {
       server: { hostname: '127.0.0.1', port: opts.port ?? 0 },
       persist: opts.persistTo,
-      inspector: opts.onLog ? { hostname: '127.0.0.1', port: 0 } : false,
+      inspector: inspect ? { hostname: '127.0.0.1', port: 0 } : false,
       watch: false,
       testScheduled: opts.testScheduled ?? false,
       logLevel: opts.logLevel ?? 'warn',
@@ -54,11 +59,13 @@ export async function startEdgeWorker(opts: {
   await worker.ready;
   const url = (await worker.url).origin;
   let inspector: WebSocket | undefined;
-  if (opts.onLog) {
+  let endpoint: string | undefined;
+  if (inspect) {
     try {
       const inspectorUrl = await worker.inspectorUrl;
       if (!inspectorUrl) throw new Error('the Worker started without an inspector');
-      inspector = await followConsole(`ws://${inspectorUrl.host}/ws`, opts.onLog);
+      endpoint = `ws://${inspectorUrl.host}/ws`;
+      if (opts.onLog) inspector = await followConsole(endpoint, opts.onLog);
     } catch (e) {
       await worker.dispose();
       throw e;
@@ -66,6 +73,7 @@ export async function startEdgeWorker(opts: {
   }
   return {
     url,
+    ...(endpoint ? { inspectorUrl: endpoint } : {}),
     async stop() {
       inspector?.close();
       await worker.dispose();

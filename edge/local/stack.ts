@@ -27,6 +27,8 @@ export interface StackOptions {
    * unless `SERVICE_DNS_DOH_URL` is set: `pnpm dev` has no Internet.
    */
   localDns?: boolean;
+  /** Open the Worker's DevTools endpoint (`stack.worker.inspectorUrl`): benchmarks profile through it. */
+  workerInspector?: boolean;
 }
 
 export interface Stack {
@@ -84,6 +86,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       logLevel: opts.logLevel,
       // The cron runner below fires the scheduled handler through this endpoint.
       testScheduled: true,
+      inspector: opts.workerInspector ?? false,
     });
     const cron = startLocalCron(worker.url, log);
     const b = bridge;
