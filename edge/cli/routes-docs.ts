@@ -1,6 +1,6 @@
 // Renders docs/routes.md from the route declarations: every route with the
 // permission it needs, the session role gate and the audit type it records.
-import { apiRoutes, relayRoutes } from '../src/routes/registry.js';
+import { apiRoutes, relayRoutes, webhookRoutes } from '../src/routes/registry.js';
 
 export function renderRoutesDocs(): string {
   const rows = apiRoutes.map(({ route: r }) => {
@@ -33,6 +33,15 @@ export function renderRoutesDocs(): string {
     '|---|---|---|---|---|',
     ...relayRoutes.map(({ route: r }) =>
       `| \`${r.method.toUpperCase()} ${r.path}\` | ${r['x-relay-credential']} | \`${r['x-rate-limit']}\` | ${r['x-audit-type'] ? `\`${r['x-audit-type']}\`` : ''} | ${r.summary ?? ''} |`),
+    '',
+    '## Provider webhooks',
+    '',
+    'What providers post to ([ses.md](ses.md)); `pnpm edgemail export-api-spec --surface webhooks` describes it.',
+    'No credential of ours: each message carries its own proof (an SNS signature). Counted per client address in the limiter named.',
+    '',
+    '| Route | Limiter | Summary |',
+    '|---|---|---|',
+    ...webhookRoutes.map(({ route: r }) => `| \`${r.method.toUpperCase()} ${r.path}\` | \`${r['x-rate-limit']}\` | ${r.summary ?? ''} |`),
     '',
   ].join('\n');
 }

@@ -9,8 +9,8 @@ import { authenticate, requirePlatformCredential } from './middleware/authentica
 import { audit } from './middleware/audit.js';
 import { limitBody } from './middleware/body-limit.js';
 import { requireUsableConfig } from './middleware/config-guard.js';
-import { addressBucketOf, rateLimit, rateLimitHeaders } from './middleware/rate-limit.js';
-import { apiRoutes, appRoutes, relayRoutes } from './routes/registry.js';
+import { rateLimitHeaders } from './middleware/rate-limit.js';
+import { apiRoutes, appRoutes, relayRoutes, webhookRoutes } from './routes/registry.js';
 import { openApiDocument, type Surface } from './openapi.js';
 
 export function buildApp() {
@@ -37,13 +37,13 @@ export function buildApp() {
   // The API limiter is counted inside authentication, alongside the credential look-up.
   app.use('/api/v1/*', requestContext(), limitBody(), rateLimitHeaders(), authenticate('api'), audit());
   app.use('/api/v1/admin/*', requirePlatformCredential());
-  // Limited ahead of its handler, which arrives with the SES issue.
-  app.post('/webhooks/ses', requestContext(), limitBody(), rateLimitHeaders(), rateLimit('ses_webhook', addressBucketOf));
+  // Provider webhooks: each route mounts its own per-address limiter (define-webhook-route.ts).
+  app.use('/webhooks/*', requestContext(), limitBody(), rateLimitHeaders());
 
   // The relay-node channel: each route mounts its own body limit, credential and limiter.
   app.use('/relay/v1/*', requestContext(), rateLimitHeaders());
 
-  for (const route of [...apiRoutes, ...appRoutes, ...relayRoutes]) route.mount(app);
+  for (const route of [...apiRoutes, ...appRoutes, ...relayRoutes, ...webhookRoutes]) route.mount(app);
   return app;
 }
 

@@ -99,3 +99,9 @@ export const relayRoutes: MountableRelayRoute[] = [
   mountableRelay(relayCertificate), mountableRelay(relayOfferSelfSigned), mountableRelay(relayInbound),
   mountableRelay(relayOutboundClaim), mountableRelay(relayOutboundResults),
 ];
+
+// Provider webhooks (`/webhooks/*`, docs/ses.md): no credential of ours; each message carries its own proof.
+import * as receiveSes from './webhooks/ses/receive.js';
+import { mountableWebhook, type MountableWebhookRoute } from '../http/define-webhook-route.js';
+
+export const webhookRoutes: MountableWebhookRoute[] = [mountableWebhook(receiveSes)];
