@@ -152,6 +152,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   const forwarder = createForwarder({
     spool,
     forward: (request, signal) => edge.forwardInbound(request, signal),
+    forwardBatch: (requests, signal) => edge.forwardInboundBatch(requests, signal),
     maxMessageSize: config['relay_node.inbound.max_message_size'],
     deadLetters,
     log,

@@ -14,4 +14,9 @@ export class RateLimiter extends DurableObject {
   hit(limit: number, windowMs: number): WindowVerdict {
     return this.window.hit(limit, windowMs);
   }
+
+  /** Counts `count` requests at once (a batch of forwarded messages): `granted` of them may pass. */
+  take(limit: number, windowMs: number, count: number): WindowVerdict {
+    return this.window.take(limit, windowMs, count);
+  }
 }

@@ -4,7 +4,7 @@
 // derived from it, as `defineRoute` does for /api/v1.
 import { createRoute, type OpenAPIHono, type RouteConfig, type RouteHandler } from '@hono/zod-openapi';
 import type { Config } from '@edgemail/shared';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { audit } from '../middleware/audit.js';
 import { authenticate } from '../middleware/authenticate.js';
@@ -37,6 +37,8 @@ type Declared = Omit<RouteConfig, 'middleware'> & {
   credential: RelayCredential;
   /** The limiter a node's calls count in (enrolment counts in the key's `api` window). */
   limiter?: RelayLimiter;
+  /** How many hits of the limiter a call is (a batch: its messages); one by default. */
+  limiterCount?: (c: Context<AppEnv>) => number;
   /** Largest body in bytes, from the settings. */
   bodyLimit: (config: Config) => number;
   /**
@@ -52,12 +54,12 @@ type Declared = Omit<RouteConfig, 'middleware'> & {
 type DeclaredExtensions = { 'x-relay-credential': RelayCredential; 'x-rate-limit': string; 'x-permission'?: 'relay:write'; 'x-audit-type'?: string };
 
 export function defineRelayRoute<const R extends Declared>(declared: R) {
-  const { credential, limiter, bodyLimit, streamsBody, errors = [], auditType, ...config } = declared;
+  const { credential, limiter, limiterCount, bodyLimit, streamsBody, errors = [], auditType, ...config } = declared;
   if (!config.path.startsWith('/relay/v1/')) throw new Error(`${config.path}: relay routes live under /relay/v1/`);
   if ((credential === 'node') !== (limiter !== undefined)) throw new Error(`${config.path}: a node route names its limiter, enrolment none`);
   const middleware: MiddlewareHandler<AppEnv>[] = [...(streamsBody ? [requireContentLength] : []), limitBodyBy(bodyLimit)];
   if (credential === 'node') {
-    middleware.push(authenticateNode(limiter!));
+    middleware.push(authenticateNode(limiter!, limiterCount));
   } else {
     middleware.push(
       authenticate('api'),
@@ -81,7 +83,7 @@ export function defineRelayRoute<const R extends Declared>(declared: R) {
     },
   };
   // `x-relay-credential` keeps its literal type: RelayRouteEnv reads it.
-  return createRoute(route as unknown as Omit<R, 'credential' | 'limiter' | 'bodyLimit' | 'streamsBody' | 'errors' | 'auditType'> & DeclaredExtensions & { 'x-relay-credential': R['credential']; middleware: MiddlewareHandler<AppEnv>[] });
+  return createRoute(route as unknown as Omit<R, 'credential' | 'limiter' | 'limiterCount' | 'bodyLimit' | 'streamsBody' | 'errors' | 'auditType'> & DeclaredExtensions & { 'x-relay-credential': R['credential']; middleware: MiddlewareHandler<AppEnv>[] });
 }
 
 /** 411 for a body without Content-Length (or sent chunked), before the body limit would buffer it to count it. */

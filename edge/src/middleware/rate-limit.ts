@@ -70,13 +70,16 @@ function logUnreachable(name: LimiterName, error: unknown): void {
 /**
  * Counts the request in `bucket` of a limiter: one Durable Object call, or the
  * isolate's own window when the object cannot be reached. Null when the
- * limiter is off. Never rejects.
+ * limiter is off. Never rejects. `count` > 1 counts that many at once (a
+ * batch of forwarded messages); the verdict's `granted` says how many passed.
  */
-export async function checkLimit(c: Context<AppEnv>, name: LimiterName, bucket: string): Promise<WindowVerdict | null> {
+export async function checkLimit(c: Context<AppEnv>, name: LimiterName, bucket: string, count = 1): Promise<WindowVerdict | null> {
   const limit = limitOf(c, name);
   if (limit === null) return null;
   const key = `${name}|${bucket}`;
-  const verdict = await hitOrFallBack(name, key, limit, () => limiterStub(c.env.RATE_LIMITER, key).hit(limit, WINDOW_MS));
+  const verdict = count === 1
+    ? await hitOrFallBack(name, key, limit, () => limiterStub(c.env.RATE_LIMITER, key).hit(limit, WINDOW_MS))
+    : await hitOrFallBack(name, key, limit, () => limiterStub(c.env.RATE_LIMITER, key).take(limit, WINDOW_MS, count), count);
   c.set('rateLimit', verdict);
   return verdict;
 }
@@ -89,12 +92,12 @@ export function limitOf(c: Context<AppEnv>, name: LimiterName): number | null {
 }
 
 /** The Durable Object's verdict, or the isolate's own when the object cannot be reached. */
-export async function hitOrFallBack(name: LimiterName, key: string, limit: number, hitRemote: () => Promise<WindowVerdict>): Promise<WindowVerdict> {
+export async function hitOrFallBack(name: LimiterName, key: string, limit: number, hitRemote: () => Promise<WindowVerdict>, count = 1): Promise<WindowVerdict> {
   try {
     return await hitRemote();
   } catch (e) {
     logUnreachable(name, e);
-    return fallbackWindows.hit(key, limit, WINDOW_MS);
+    return count === 1 ? fallbackWindows.hit(key, limit, WINDOW_MS) : fallbackWindows.take(key, limit, WINDOW_MS, count);
   }
 }
 

@@ -24,10 +24,12 @@ async function refuse(c: Context<AppEnv>, limiter: RelayLimiter, message: string
 
 /**
  * Resolves the node credential (revocation holds from the next call on), then
- * counts the call in the node's bucket of `limiter`.
+ * counts the call in the node's bucket of `limiter`: as `countOf` requests
+ * when given (a batch counts each of its messages; the verdict's `granted`
+ * says how many of them passed).
  * @example defineRelayRoute({ …, credential: 'node', limiter: 'relay_node_chatter' })
  */
-export const authenticateNode = (limiter: RelayLimiter) =>
+export const authenticateNode = (limiter: RelayLimiter, countOf?: (c: Context<AppEnv>) => number) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const authorization = c.req.header('authorization');
     if (authorization === undefined) throw unauthorized('relay node credential required');
@@ -38,7 +40,7 @@ export const authenticateNode = (limiter: RelayLimiter) =>
     const node = await findRelayNode(c.get('db'), parsed.keyPrefix, await sha256Hex(token));
     if (!node) return refuse(c, limiter, 'invalid relay node credential');
     if (node.revoked) return refuse(c, limiter, 'relay node revoked');
-    enforceLimit(await checkLimit(c, limiter, nodeBucket(node.id)));
+    enforceLimit(await checkLimit(c, limiter, nodeBucket(node.id), countOf?.(c) ?? 1));
     c.set('relayNode', node);
     await next();
   });

@@ -90,13 +90,14 @@ import * as relayDomains from './relay/domains/list.js';
 import * as relayCertificate from './relay/certificate/get.js';
 import * as relayOfferSelfSigned from './relay/certificate/offer-self-signed.js';
 import * as relayInbound from './relay/inbound/forward.js';
+import * as relayInboundBatch from './relay/inbound/forward-batch.js';
 import * as relayOutboundClaim from './relay/outbound/claim.js';
 import * as relayOutboundResults from './relay/outbound/results.js';
 import { mountableRelay, type MountableRelayRoute } from '../http/define-relay-route.js';
 
 export const relayRoutes: MountableRelayRoute[] = [
   mountableRelay(enrollRelayNode), mountableRelay(relayHeartbeat), mountableRelay(relayDomains),
-  mountableRelay(relayCertificate), mountableRelay(relayOfferSelfSigned), mountableRelay(relayInbound),
+  mountableRelay(relayCertificate), mountableRelay(relayOfferSelfSigned), mountableRelay(relayInbound), mountableRelay(relayInboundBatch),
   mountableRelay(relayOutboundClaim), mountableRelay(relayOutboundResults),
 ];
 

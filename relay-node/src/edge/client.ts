@@ -15,10 +15,14 @@ import {
   CertificateAnswer,
   DomainsAnswer,
   EnrollAnswer,
+  FORWARD_BATCH_CONTENT_TYPE,
   FORWARD_CONTENT_TYPE,
   ForwardAnswer,
+  ForwardBatchAnswer,
   HeartbeatAnswer,
+  MESSAGE_LENGTHS_HEADER,
   META_LENGTH_HEADER,
+  META_LENGTHS_HEADER,
   OutboundClaimAnswer,
   OutboundResultsAnswer,
   readAnswer,
@@ -90,6 +94,30 @@ export function encodeForward(request: ForwardRequest): EncodedForward {
   return { ...request, body, size: body.size, metaLength: metaBytes.length };
 }
 
+/** A forward held in memory, which a batch can carry. */
+export type InMemoryForward = EncodedForward & { body: Uint8Array<ArrayBuffer> };
+
+export const inMemory = (request: EncodedForward): request is InMemoryForward => request.body instanceof Uint8Array;
+
+/**
+ * The body of `POST /relay/v1/inbound/batch` (docs/relay-protocol.md): every
+ * meta, then every message's raw bytes and attachments, in the same order,
+ * with each piece's length in the two headers.
+ */
+export function encodeForwardBatch(requests: InMemoryForward[]): { body: Uint8Array<ArrayBuffer>; headers: Record<string, string> } {
+  const body: Uint8Array<ArrayBuffer> = Buffer.concat([
+    ...requests.map((r) => r.body.subarray(0, r.metaLength)),
+    ...requests.map((r) => r.body.subarray(r.metaLength)),
+  ]);
+  return {
+    body,
+    headers: {
+      [META_LENGTHS_HEADER]: requests.map((r) => r.metaLength).join(','),
+      [MESSAGE_LENGTHS_HEADER]: requests.map((r) => r.size - r.metaLength).join(','),
+    },
+  };
+}
+
 export interface EdgeClient {
   readonly url: string;
   /** `POST /relay/v1/enroll` with a project key holding `relay:write`. */
@@ -104,6 +132,8 @@ export interface EdgeClient {
   offerSelfSigned(pair: SelfSignedOffer, signal?: AbortSignal): Promise<CertificateAnswer>;
   /** `POST /relay/v1/inbound`: one message, its body made by `encodeForward`. */
   forwardInbound(request: EncodedForward, signal?: AbortSignal): Promise<ForwardAnswer>;
+  /** `POST /relay/v1/inbound/batch`: several messages held in memory, one result each. */
+  forwardInboundBatch(requests: InMemoryForward[], signal?: AbortSignal): Promise<ForwardBatchAnswer>;
   /** `POST /relay/v1/outbound/claim`: up to `max` (1..100) due recipients, leased to this node. */
   claimOutbound(max: number, signal?: AbortSignal): Promise<OutboundClaimAnswer>;
   /** `POST /relay/v1/outbound/results`: 1 to 100 attempt results; the edge names the stale ones. */
@@ -197,6 +227,15 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
         body: request.body,
         // The answer is a few hundred bytes: a gzipped one costs more to inflate than to carry.
         headers: { 'content-type': FORWARD_CONTENT_TYPE, [META_LENGTH_HEADER]: String(request.metaLength), 'accept-encoding': 'identity' },
+        timeoutMs: options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
+        signal,
+      }));
+    },
+    async forwardInboundBatch(requests, signal) {
+      const { body, headers } = encodeForwardBatch(requests);
+      return must(await call('POST', '/relay/v1/inbound/batch', ForwardBatchAnswer, {
+        body,
+        headers: { 'content-type': FORWARD_BATCH_CONTENT_TYPE, ...headers, 'accept-encoding': 'identity' },
         timeoutMs: options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
         signal,
       }));

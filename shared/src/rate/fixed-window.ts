@@ -9,6 +9,8 @@ export interface WindowVerdict {
   remaining: number;
   /** Epoch milliseconds at which the current window ends. */
   resetAt: number;
+  /** Of several hits counted at once (`take`), how many passed; the rest were refused uncounted. */
+  granted?: number;
 }
 
 /** One counter: `limit` hits per window aligned to multiples of `windowMs`. */
@@ -27,6 +29,22 @@ export class FixedWindow {
     if (allowed) this.count++;
     return { allowed, limit, remaining: Math.max(0, limit - this.count), resetAt: start + windowMs };
   }
+
+  /**
+   * Counts `count` hits at once (a relay node's batch of messages, each one a
+   * hit): as many as the window still holds pass (`granted`), the rest are
+   * refused uncounted, as they would be one by one. Allowed when any passes.
+   */
+  take(limit: number, windowMs: number, count: number, now = Date.now()): WindowVerdict & { granted: number } {
+    const start = now - (now % windowMs);
+    if (start !== this.windowStart) {
+      this.windowStart = start;
+      this.count = 0;
+    }
+    const granted = Math.max(0, Math.min(count, limit - this.count));
+    this.count += granted;
+    return { allowed: granted > 0, limit, remaining: Math.max(0, limit - this.count), resetAt: start + windowMs, granted };
+  }
 }
 
 /**
@@ -44,5 +62,10 @@ export class FixedWindows {
   hit(bucket: string, limit: number, windowMs: number, now = Date.now()): WindowVerdict {
     const window = this.windows.get(bucket) ?? this.windows.set(bucket, new FixedWindow());
     return window.hit(limit, windowMs, now);
+  }
+
+  take(bucket: string, limit: number, windowMs: number, count: number, now = Date.now()): WindowVerdict & { granted: number } {
+    const window = this.windows.get(bucket) ?? this.windows.set(bucket, new FixedWindow());
+    return window.take(limit, windowMs, count, now);
   }
 }

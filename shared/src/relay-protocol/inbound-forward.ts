@@ -58,3 +58,23 @@ export const forwardStorageCalls = (objects: number, projects: number) => object
  * recipients get `452 4.5.3` at RCPT and the sender sends them in another message.
  */
 export const MAX_RECIPIENT_DOMAINS = 100;
+
+/**
+ * `POST /relay/v1/inbound/batch`: several messages in one body, so that the
+ * edge's per-request work (credential, limiter, recipients' query, one
+ * statement) is paid once for all of them. The body is every message's meta
+ * JSON first, in order, then each message's raw bytes and attachments in the
+ * same order; the two headers give each piece's length.
+ */
+export const FORWARD_BATCH_CONTENT_TYPE = 'application/vnd.edgemail.inbound-batch';
+/** Each message's meta JSON byte length, comma-separated, in body order. */
+export const META_LENGTHS_HEADER = 'edgemail-meta-lengths';
+/** Each message's raw message plus attachments, in bytes, comma-separated, in body order. */
+export const MESSAGE_LENGTHS_HEADER = 'edgemail-message-lengths';
+/**
+ * Messages in one batch. The body limit (`forwardingBodyLimit`), the metas
+ * together (`forwardingMetaLimit`: they are held at once) and the storage
+ * calls together (`FORWARD_MAX_STORAGE_CALLS`) bound it as they bound one
+ * message; a message past the storage calls is answered 413 on its own.
+ */
+export const FORWARD_BATCH_MAX_MESSAGES = 50;

@@ -109,3 +109,31 @@ export const ForwardAnswer = z.object({
   duplicate: z.boolean(),
 });
 export type ForwardAnswer = z.output<typeof ForwardAnswer>;
+
+/**
+ * One message's result in `POST /relay/v1/inbound/batch`, in body order: what
+ * the single route would have answered it. 200 carries that answer; any
+ * other status that answer's error (and `fields`, `retry_after` in seconds
+ * for a 429). A message refused here was not stored; the others were.
+ */
+export const ForwardBatchResult = z.union([
+  ForwardAnswer.extend({
+    status: z.literal(200),
+    spool_id: z.string(),
+  }),
+  z.object({
+    status: z.number().int().min(400).max(599),
+    /** Null when the message's meta could not be read. */
+    spool_id: z.string().nullable(),
+    error: z.string(),
+    fields: z.record(z.string(), z.string()).optional(),
+    retry_after: z.number().int().min(0).optional(),
+  }),
+]);
+export type ForwardBatchResult = z.output<typeof ForwardBatchResult>;
+
+/** The answer to a batch: one result per message, in body order. */
+export const ForwardBatchAnswer = z.object({
+  results: z.array(ForwardBatchResult),
+});
+export type ForwardBatchAnswer = z.output<typeof ForwardBatchAnswer>;

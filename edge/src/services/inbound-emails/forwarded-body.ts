@@ -16,7 +16,7 @@ export interface ForwardedBody {
 
 const refuse = (field: string, problem: string) => invalid(`invalid body: ${field}: ${problem}`, { [field]: problem });
 
-function parseMeta(bytes: Uint8Array): InboundMeta {
+export function parseMeta(bytes: Uint8Array): InboundMeta {
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(bytes));

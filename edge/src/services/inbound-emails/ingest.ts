@@ -14,6 +14,8 @@ import type { ExactReader } from './exact-reader.js';
 import { attachmentKey, rawKey } from './storage-keys.js';
 import { inboundReceivedData } from './event-data.js';
 import { presentInboundEmail } from './present.js';
+import { ingestBounceForward, isBounceForward } from '../bounces/ingest-report.js';
+import type { VerpSettings } from '../bounces/verp.js';
 
 type Status = 'received' | 'rejected' | 'failed';
 
@@ -26,6 +28,8 @@ export interface ForwardedMessage {
   body: Pick<ExactReader, 'pipe' | 'drain'>;
   /** The forwarding node: its id, and the domains it may store mail for. */
   node: { id: string } & NodeScope;
+  /** The settings that name the bounce domain and verify return paths (docs/bounces.md); unset: no bounce domain. */
+  bounces?: VerpSettings;
 }
 
 export interface IngestResult {
@@ -51,7 +55,7 @@ export function decideStatus(meta: InboundMeta, senderSuppressed: boolean, unsto
  * (shared/src/relay-protocol/inbound-forward.ts). The raw message, which
  * holds every attachment, is kept either way.
  */
-function whyAttachmentsUnstored(count: number, projects: number): string | null {
+export function whyAttachmentsUnstored(count: number, projects: number): string | null {
   if (count > FORWARD_MAX_STORED_ATTACHMENTS) {
     return `${count} attachments, over the ${FORWARD_MAX_STORED_ATTACHMENTS} stored per message; only the raw message is kept`;
   }
@@ -80,7 +84,7 @@ function objectsOf(projectId: string, meta: InboundMeta, attachments: InboundAtt
  * objects to every other project's keys, R2 to R2. The isolate never holds
  * more than a chunk of the message.
  */
-async function putObjects(store: R2Bucket, projectIds: string[], message: ForwardedMessage, attachments: InboundAttachment[]): Promise<void> {
+export async function putObjects(store: R2Bucket, projectIds: string[], message: ForwardedMessage, attachments: InboundAttachment[]): Promise<void> {
   const [first, ...others] = projectIds.map((id) => objectsOf(id, message.meta, attachments));
   for (const object of first!) {
     if (object.size === 0) {
@@ -105,10 +109,10 @@ async function putObjects(store: R2Bucket, projectIds: string[], message: Forwar
   }
 }
 
-interface Planned { share: ProjectShare; id: string; status: Status; reason: string | null }
+export interface Planned { share: ProjectShare; id: string; status: Status; reason: string | null }
 
-/** One statement: the record, and its outbox row only if the record was actually inserted. */
-function insertRecordAndEvent(db: Db, plan: Planned, message: ForwardedMessage, attachments: InboundAttachment[]) {
+/** A planned record's row, and its `inbound.received` event's data. */
+export function recordAndEventData(plan: Planned, message: Pick<ForwardedMessage, 'meta' | 'node'>, attachments: InboundAttachment[]) {
   const { meta } = message;
   const { share, id, status, reason } = plan;
   const record = {
@@ -121,6 +125,12 @@ function insertRecordAndEvent(db: Db, plan: Planned, message: ForwardedMessage, 
   // Metadata only, built as the retry route builds it from the stored record,
   // so a re-emitted event is the same as this one.
   const data = inboundReceivedData(presentInboundEmail({ ...record, receivedMicros: 0 }));
+  return { record, data };
+}
+
+/** One statement: the record, and its outbox row only if the record was actually inserted. */
+function insertRecordAndEvent(db: Db, plan: Planned, message: ForwardedMessage, attachments: InboundAttachment[]) {
+  const { record, data } = recordAndEventData(plan, message, attachments);
   const insertRecord = db.insert(inboundEmails).values(record)
     .onConflictDoNothing({ target: [inboundEmails.spoolId, inboundEmails.projectId] })
     .returning({ projectId: inboundEmails.projectId });
@@ -131,21 +141,28 @@ function insertRecordAndEvent(db: Db, plan: Planned, message: ForwardedMessage, 
     returning project_id, id`);
 }
 
+/** Refuses for good a message for more projects than one forward's storage calls can store it for. */
+export function assertStorable(projects: number): void {
+  const rawCalls = forwardStorageCalls(1, projects);
+  if (rawCalls > FORWARD_MAX_STORAGE_CALLS) {
+    throw invalid(`invalid meta: meta.rcpt_to: recipients in ${projects} projects; storing one message for each takes ${rawCalls} storage calls, over the ${FORWARD_MAX_STORAGE_CALLS} one message may make`,
+      { 'meta.rcpt_to': `recipients in at most ${Math.floor((FORWARD_MAX_STORAGE_CALLS + 1) / 2)} projects per message` });
+  }
+}
+
 /**
  * @example const result = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, body: rest, node });
  */
 export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedMessage): Promise<IngestResult & { events: CommittedEvent[] }> {
   const { meta } = message;
+  // Mail to the bounce domain is a report about an email sent, never inbound mail.
+  if (message.bounces && isBounceForward(meta.rcpt_to, message.bounces)) return ingestBounceForward(db, message.bounces, message);
   const shares = await projectShares(db, meta.spool_id, meta.mail_from, meta.rcpt_to, message.node);
   const todo = shares.filter((s) => !s.stored);
   // Even the raw message alone is two R2 calls per further project: past the
   // bound no forward of this message can succeed, so it is refused for good
   // (the node dead-letters it) rather than failing as a 500 retried forever.
-  const rawCalls = forwardStorageCalls(1, todo.length);
-  if (rawCalls > FORWARD_MAX_STORAGE_CALLS) {
-    throw invalid(`invalid meta: meta.rcpt_to: recipients in ${todo.length} projects; storing one message for each takes ${rawCalls} storage calls, over the ${FORWARD_MAX_STORAGE_CALLS} one message may make`,
-      { 'meta.rcpt_to': `recipients in at most ${Math.floor((FORWARD_MAX_STORAGE_CALLS + 1) / 2)} projects per message` });
-  }
+  assertStorable(todo.length);
   const unstored = meta.parsed.ok ? whyAttachmentsUnstored(meta.parsed.attachments.length, todo.length) : null;
   const plans: Planned[] = todo.map((share) => ({
     share, id: crypto.randomUUID(), ...decideStatus(meta, share.senderSuppressed, unstored),

@@ -3,17 +3,22 @@
 // it (200), or for `dead/` when the edge refuses it for good (400). A forward
 // too large for the edge goes as the raw message alone (stored `failed`),
 // never to `dead/`, and so does one whose parsed parts the edge refuses (400):
-// only a raw-only forward the edge refuses goes to `dead/`.
+// only a raw-only forward the edge refuses goes to `dead/`. With a backlog
+// (two or more due), several messages go in one batch (`forwardBatch`), each
+// settled by its own result exactly as its single forward would be.
 import { openAsBlob } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Backoff, backoffDelay, sleep, type BackoffOptions } from '../../edge/backoff.js';
 import { retrying, RetryWaits } from '../../edge/retry.js';
-import { encodeForward, type EncodedForward, type ForwardRequest } from '../../edge/client.js';
+import { encodeForward, inMemory, type EncodedForward, type ForwardRequest, type InMemoryForward } from '../../edge/client.js';
 import { EdgeRateLimitedError, EdgeRefusedError, EdgeUnavailableError, isFatalEdgeError } from '../../edge/errors.js';
 import type { SpooledMeta } from '../spool-store/spooled-message.js';
-import { edgeTakesRecipient, forwardingBodyLimit, forwardingMetaLimit, type ForwardAnswer, type InboundMeta } from '@edgemail/shared';
+import {
+  edgeTakesRecipient, FORWARD_BATCH_MAX_MESSAGES, forwardingBodyLimit, forwardingMetaLimit,
+  type ForwardAnswer, type ForwardBatchAnswer, type ForwardBatchResult, type InboundMeta,
+} from '@edgemail/shared';
 import { SpoolEntryNotFoundError, type Spool } from '../../spool/index.js';
 import type { Log } from '../../log.js';
 import { asciiRecipient } from '../listener/on-rcpt-to.js';
@@ -24,6 +29,17 @@ export interface ForwarderOptions {
   spool: Spool<SpooledMeta>;
   /** `edge.forwardInbound`. */
   forward: (request: EncodedForward, signal: AbortSignal) => Promise<ForwardAnswer>;
+  /**
+   * `edge.forwardInboundBatch`: with a backlog, several messages in one
+   * request. Without it every message goes on its own.
+   */
+  forwardBatch?: (requests: InMemoryForward[], signal: AbortSignal) => Promise<ForwardBatchAnswer>;
+  /**
+   * Most messages in one batch. Default 16: the edge's per-request work
+   * (credential, limiter, recipients' query, statement) is shared by all of
+   * them, and 16 small messages are still a small upload.
+   */
+  batchSize?: number;
   /**
    * `relay_node.inbound.max_message_size`: a forward is sized against the
    * edge's limits for it (`forwardingBodyLimit`, `forwardingMetaLimit`)
@@ -87,6 +103,11 @@ const EDGE_DOWN = new Set([502, 503, 504]);
 const stallsEveryone = (err: unknown): err is EdgeRateLimitedError | EdgeUnavailableError =>
   err instanceof EdgeRateLimitedError || (err instanceof EdgeUnavailableError && (err.status === null || EDGE_DOWN.has(err.status)));
 
+/** After an edge answered a batch 404 or 415 (older than batches), this long before trying one again, ms. */
+const BATCH_RETRY_AFTER_MS = 10 * 60_000;
+/** The route a batch's per-message results stand for: each is what the single forward would have answered. */
+const SINGLE_ROUTE = 'POST /relay/v1/inbound';
+
 /** The forward that stopped a pass, and why. */
 interface Stall {
   id: string;
@@ -105,6 +126,10 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const bodyLimit = forwardingBodyLimit(options.maxMessageSize);
   const metaLimit = forwardingMetaLimit(options.maxMessageSize);
   const concurrency = Math.max(1, options.concurrency ?? 4);
+  const batchSize = Math.min(FORWARD_BATCH_MAX_MESSAGES, Math.max(1, options.batchSize ?? 16));
+  /** When an edge last refused the batch route as unknown (404, 415): one by one until BATCH_RETRY_AFTER_MS later. */
+  let batchesRefusedAt = -Infinity;
+  const batching = () => options.forwardBatch !== undefined && batchSize > 1 && Date.now() - batchesRefusedAt > BATCH_RETRY_AFTER_MS;
   const idlePollMs = options.idlePollMs ?? 30_000;
   const abort = new AbortController();
   const edgeBackoff = new Backoff(options.backoff);
@@ -202,18 +227,32 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     try {
       return await options.forward(request, abort.signal);
     } catch (err) {
-      if (!(err instanceof EdgeRefusedError) || !request.meta.parsed.ok) throw err;
-      if (err.status === 413) return options.forward(rawOnly(request, `too large for the edge with its parsed parts (${err.message})`), abort.signal);
-      if (err.status !== null && PERMANENT.has(err.status)) return options.forward(rawOnly(request, `the edge refused its parsed parts (${err.message})`), abort.signal);
-      throw err;
+      return recover(request, err);
     }
   };
 
-  /** One message; a failure of the edge as a whole (429, unreachable) is returned for the pass to stop on. */
-  const forwardOne = async (id: string): Promise<Stall | undefined> => {
+  /** After a refusal of a forward with its parsed parts: the raw message alone, at once (else the refusal stands). */
+  const recover = async (request: EncodedForward, err: unknown): Promise<ForwardAnswer> => {
+    if (!(err instanceof EdgeRefusedError) || !request.meta.parsed.ok) throw err;
+    if (err.status === 413) return options.forward(rawOnly(request, `too large for the edge with its parsed parts (${err.message})`), abort.signal);
+    if (err.status !== null && PERMANENT.has(err.status)) return options.forward(rawOnly(request, `the edge refused its parsed parts (${err.message})`), abort.signal);
+    throw err;
+  };
+
+  /** One message on its own; a failure of the edge as a whole (429, unreachable) is returned for the pass to stop on. */
+  const forwardOne = (id: string): Promise<Stall | undefined> => settle(id, async () => {
+    const request = await prepare(id);
+    return { request, answer: await send(request) };
+  });
+
+  /**
+   * What becomes of one message once its forward (alone or in a batch) is
+   * answered: removed from the spool after its acknowledgement, moved to
+   * `dead/` on a refusal for good, else kept for a retry.
+   */
+  const settle = async (id: string, attempt: () => Promise<{ request: EncodedForward; answer: ForwardAnswer }>): Promise<Stall | undefined> => {
     try {
-      const request = await prepare(id);
-      const answer = await send(request);
+      const { request, answer } = await attempt();
       await spool.remove(id);
       retries.delete(id);
       edgeBackoff.reset();
@@ -266,6 +305,74 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     }
   };
 
+  /** One message's result in a batch, as its single forward's answer (or refusal) would have been. */
+  const resultOf = async (request: EncodedForward, result: ForwardBatchResult): Promise<ForwardAnswer> => {
+    if ('inbound_emails' in result) return { inbound_emails: result.inbound_emails, duplicate: result.duplicate };
+    if (result.status === 429) throw new EdgeRateLimitedError(SINGLE_ROUTE, result.retry_after === undefined ? null : result.retry_after * 1000);
+    if (PERMANENT.has(result.status)) return recover(request, new EdgeRefusedError(SINGLE_ROUTE, result.status, result.error));
+    // Anything else (413: its meta too large for a batch, or past the batch's
+    // storage calls) is forwarded again at once, on its own.
+    return send(request);
+  };
+
+  /** Messages one after the other on their own (no more forwards in flight than the worker's one); stops at a stall. */
+  const oneByOne = async (prepared: { id: string; request: EncodedForward }[]): Promise<Stall | undefined> => {
+    for (const { id, request } of prepared) {
+      if (stopped) return undefined;
+      const stall = await settle(id, async () => ({ request, answer: await send(request) }));
+      if (stall) return stall;
+    }
+    return undefined;
+  };
+
+  /**
+   * Several messages: those held in memory and within the edge's limits for
+   * one body go in one batch, the rest one by one. Each message leaves the
+   * spool only after its own result says it is stored.
+   */
+  const forwardMany = async (ids: string[]): Promise<Stall | undefined> => {
+    const batch: { id: string; request: InMemoryForward }[] = [];
+    const alone: { id: string; request: EncodedForward }[] = [];
+    let bytes = 0;
+    let metaBytes = 0;
+    for (const id of ids) {
+      let request: EncodedForward;
+      try {
+        request = await prepare(id);
+      } catch (err) {
+        const stall = await settle(id, () => Promise.reject(err));
+        if (stall) return stall;
+        continue;
+      }
+      if (inMemory(request) && bytes + request.size <= bodyLimit && metaBytes + request.metaLength <= metaLimit) {
+        batch.push({ id, request });
+        bytes += request.size;
+        metaBytes += request.metaLength;
+      } else {
+        alone.push({ id, request });
+      }
+    }
+    if (batch.length < 2) return oneByOne([...batch, ...alone]);
+    let answer: ForwardBatchAnswer;
+    try {
+      answer = await options.forwardBatch!(batch.map((b) => b.request), abort.signal);
+      if (answer.results.length !== batch.length) throw new Error(`the edge answered ${answer.results.length} results to a batch of ${batch.length}`);
+    } catch (err) {
+      if (stopped) return undefined;
+      if (isFatalEdgeError(err)) return settle(batch[0]!.id, () => Promise.reject(err));
+      if (stallsEveryone(err)) return { id: batch[0]!.id, err };
+      if (err instanceof EdgeRefusedError && (err.status === 404 || err.status === 415)) {
+        batchesRefusedAt = Date.now();
+        log.info('the edge takes no batched forwards (older than them); forwarding one by one', { status: err.status, retry_in_ms: BATCH_RETRY_AFTER_MS });
+      } else {
+        log.warn('a batched forward failed; forwarding its messages one by one', { ids: batch.map((b) => b.id), error: String(err) });
+      }
+      return oneByOne([...batch, ...alone]);
+    }
+    const stalls = await Promise.all(batch.map((b, i) => settle(b.id, async () => ({ request: b.request, answer: await resultOf(b.request, answer.results[i]!) }))));
+    return stalls.find(Boolean) ?? oneByOne(alone);
+  };
+
   /**
    * One pass over the spool, oldest first, `concurrency` at a time. When the
    * edge as a whole asks to wait (429) or cannot be reached, no further
@@ -294,7 +401,13 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     let stall: Stall | undefined;
     const worker = async () => {
       while (!stopped && !stall && cursor < due.length) {
-        const stopping = await forwardOne(due[cursor++]!);
+        // A lone message goes at once as itself; a backlog is shared out
+        // among the workers in batches (at least two, at most batchSize).
+        const left = due.length - cursor;
+        const take = batching() && left >= 2 ? Math.min(batchSize, Math.max(2, Math.ceil(left / concurrency))) : 1;
+        const ids = due.slice(cursor, cursor + take);
+        cursor += take;
+        const stopping = take === 1 ? await forwardOne(ids[0]!) : await forwardMany(ids);
         stall ??= stopping;
       }
     };
