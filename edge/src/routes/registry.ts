@@ -8,6 +8,7 @@ import * as deleteApiKey from './api/api-keys/delete.js';
 import * as listPermissions from './api/permissions/list.js';
 import * as deleteProject from './api/project/delete.js';
 import * as listAuditLog from './api/audit-log/list.js';
+import * as exportData from './api/data/export.js';
 import * as createPlan from './admin/plans/create.js';
 import * as createUser from './admin/users/create.js';
 import * as listUsers from './admin/users/list.js';
@@ -61,7 +62,7 @@ import * as testPoolSmtpServer from './admin/smtp-pool/test.js';
 // One `mountable` call per module, so each route's handler is checked against its own declaration.
 export const apiRoutes: MountableRoute[] = [
   mountable(createApiKey), mountable(listApiKeys), mountable(revokeApiKey), mountable(deleteApiKey),
-  mountable(listPermissions), mountable(deleteProject), mountable(listAuditLog),
+  mountable(listPermissions), mountable(deleteProject), mountable(listAuditLog), mountable(exportData),
   mountable(createPlan), mountable(createUser), mountable(listUsers), mountable(createProject),
   mountable(createCredential), mountable(listCredentials), mountable(revokeCredential),
   mountable(createDomain), mountable(listDomains), mountable(getDomain), mountable(deleteDomain),
