@@ -60,7 +60,7 @@ test('starts, serves, stops on Ctrl-C and restarts on the same data', async () =
   const [pgPort, bridgePort, workerPort, inboundPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const env = {
     EDGEMAIL_DATA_DIR: dataDir, EDGEMAIL_PG_PORT: String(pgPort), EDGEMAIL_BRIDGE_PORT: String(bridgePort), EDGEMAIL_PORT: String(workerPort),
-    EDGEMAIL_INBOUND_PORT: String(inboundPort),
+    EDGEMAIL_INBOUND_PORT: String(inboundPort), EDGEMAIL_SUBMISSION_PORT: '0',
   };
   const url = `http://127.0.0.1:${workerPort}`;
 

@@ -47,7 +47,7 @@ test.skipIf(missing.length > 0)('the README\'s commands work in order against pn
   const [pgPort, bridgePort, workerPort, inboundPort, receiverPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   const env = {
     EDGEMAIL_DATA_DIR: dataDir, EDGEMAIL_PG_PORT: String(pgPort), EDGEMAIL_BRIDGE_PORT: String(bridgePort),
-    EDGEMAIL_PORT: String(workerPort), EDGEMAIL_INBOUND_PORT: String(inboundPort),
+    EDGEMAIL_PORT: String(workerPort), EDGEMAIL_INBOUND_PORT: String(inboundPort), EDGEMAIL_SUBMISSION_PORT: '0',
   };
   // As the README's webhook section says to start it.
   const dev = await startPnpmDev({ ...env, SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, { silent: true });

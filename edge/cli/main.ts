@@ -29,6 +29,9 @@ const USAGE = `usage: edgemail <command>
   relay start [--state-dir <dir>]             run the relay node in the foreground (Ctrl-C stops it)
         [--port <n>] [--host <addr>]          inbound (MX) listener: EDGEMAIL_INBOUND_PORT, else 2525,
         [--tls-port <n>]                      on EDGEMAIL_INBOUND_HOST, else 0.0.0.0; optional implicit TLS port
+        [--submission-port <n|off>]           submission listener (STARTTLS, AUTH with an API key as password):
+        [--submission-tls-port <n>]           EDGEMAIL_SUBMISSION_PORT, else 2587 (off: none), same host;
+                                              optional implicit-TLS submission port (EDGEMAIL_SUBMISSION_TLS_PORT)
         [--verbose]                           log each step of a message too (relay_node.log_level=debug)
   relay dead-letters [--state-dir <dir>]      list the messages the edge refused for good (<spool>/dead/):
                                               id, size, when moved, reason; the node need not be running
@@ -63,6 +66,8 @@ async function run(argv: string[]): Promise<void> {
       port: { type: 'string' },
       host: { type: 'string' },
       'tls-port': { type: 'string' },
+      'submission-port': { type: 'string' },
+      'submission-tls-port': { type: 'string' },
       node: { type: 'string' },
       'installation-wide': { type: 'boolean' },
       'project-only': { type: 'boolean' },

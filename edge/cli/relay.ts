@@ -11,6 +11,8 @@ export interface RelayFlags {
   port?: string;
   host?: string;
   'tls-port'?: string;
+  'submission-port'?: string;
+  'submission-tls-port'?: string;
   force?: boolean;
   verbose?: boolean;
 }
@@ -38,7 +40,8 @@ export async function relayEnroll(flags: RelayFlags): Promise<void> {
 }
 
 /**
- * `relay start [--state-dir <dir>] [--port <n>] [--host <addr>] [--tls-port <n>] [--verbose]`:
+ * `relay start [--state-dir <dir>] [--port <n>] [--host <addr>] [--tls-port <n>] [--submission-port <n|off>]
+ * [--submission-tls-port <n>] [--verbose]`:
  * runs the node in the foreground until SIGINT/SIGTERM (graceful: exit 0) or
  * until the edge revokes it (exit 3, naming the revocation).
  */
@@ -46,11 +49,17 @@ export async function relayStart(flags: RelayFlags, config: Config): Promise<num
   const port = portOf(flags.port, '--port') ?? portOf(process.env.EDGEMAIL_INBOUND_PORT, 'EDGEMAIL_INBOUND_PORT') ?? 2525;
   const tlsPort = portOf(flags['tls-port'], '--tls-port') ?? portOf(process.env.EDGEMAIL_INBOUND_TLS_PORT, 'EDGEMAIL_INBOUND_TLS_PORT');
   const host = flags.host ?? process.env.EDGEMAIL_INBOUND_HOST ?? '0.0.0.0';
+  // Submission (docs/submission.md): on by default, `off` leaves it out.
+  const submissionText = flags['submission-port'] ?? process.env.EDGEMAIL_SUBMISSION_PORT;
+  const submissionPort = submissionText === 'off' ? undefined
+    : portOf(flags['submission-port'], '--submission-port') ?? portOf(process.env.EDGEMAIL_SUBMISSION_PORT, 'EDGEMAIL_SUBMISSION_PORT') ?? 2587;
+  const submissionTlsPort = submissionPort === undefined ? undefined
+    : portOf(flags['submission-tls-port'], '--submission-tls-port') ?? portOf(process.env.EDGEMAIL_SUBMISSION_TLS_PORT, 'EDGEMAIL_SUBMISSION_TLS_PORT');
   let node;
   try {
     // --verbose: the debug lines too, as `relay_node.log_level = debug` asks.
     const settings: Config = flags.verbose ? { ...config, 'relay_node.log_level': 'debug' } : config;
-    node = await startRelayNode({ stateDir: flags['state-dir'] ?? defaultStateDir(), config: settings, port, host, tlsPort });
+    node = await startRelayNode({ stateDir: flags['state-dir'] ?? defaultStateDir(), config: settings, port, host, tlsPort, submissionPort, submissionTlsPort });
   } catch (err) {
     // Revoked before it could even start: the same exit as a revocation while running.
     if (!isFatalEdgeError(err)) throw err;

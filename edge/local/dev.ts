@@ -32,6 +32,8 @@ async function main() {
     bridgePort: port('EDGEMAIL_BRIDGE_PORT', 54330),
     workerPort: port('EDGEMAIL_PORT', 8787),
     inboundPort: port('EDGEMAIL_INBOUND_PORT', 2525),
+    // Submission (docs/submission.md): STARTTLS, AUTH with a project API key; plain-text AUTH from loopback.
+    submissionPort: port('EDGEMAIL_SUBMISSION_PORT', 2587),
   };
   const stack = await startStack({
     dataDir,
@@ -42,7 +44,7 @@ async function main() {
     log: (line) => console.log(`[stack] ${line}`),
     logLevel: 'info',
     // Loopback only: a developer's MX is for local SMTP clients (swaks, smtplib).
-    relay: { port: ports.inboundPort, host: '127.0.0.1', stateDir: `${dataDir}/relay-node` },
+    relay: { port: ports.inboundPort, submissionPort: ports.submissionPort, host: '127.0.0.1', stateDir: `${dataDir}/relay-node` },
     localDns: true,
   });
   // The operator binary reads the ports from here (`pnpm edgemail ...` without EDGEMAIL_PG_PORT).
@@ -50,7 +52,7 @@ async function main() {
   // The password stays in its 0600 file, out of terminal scrollback and logs.
   const shown = new URL(stack.databaseUrl);
   shown.password = '***';
-  console.log(`edgemail edge ready on ${stack.url}  (database ${shown}, password in ${credentialsFile(`${dataDir}/pg`)}); relay node inbound SMTP on 127.0.0.1:${stack.relay!.port}`);
+  console.log(`edgemail edge ready on ${stack.url}  (database ${shown}, password in ${credentialsFile(`${dataDir}/pg`)}); relay node inbound SMTP on 127.0.0.1:${stack.relay!.port}, submission on 127.0.0.1:${stack.relay!.submissionPort}`);
   void stack.relay!.closed.then((reason) => {
     if (reason) console.error(`[relay] the relay node stopped: ${reason.message}; restart pnpm dev to enrol it again`);
   });

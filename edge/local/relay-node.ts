@@ -31,6 +31,8 @@ export interface LocalRelayOptions {
   /** `.data/relay-node`. */
   stateDir: string;
   port: number;
+  /** The submission port (docs/submission.md); none: no submission listener. */
+  submissionPort?: number;
   host: string;
   /** The stack's `SERVICE_*` settings (the node reads the same ones as the edge). */
   settings: Record<string, string>;
@@ -63,7 +65,7 @@ export async function startLocalRelayNode(options: LocalRelayOptions): Promise<R
     options.log(`outbound mail goes to ${config['outbound.smarthost'] ? `the smarthost ${config['outbound.smarthost']}` : 'recipient MX hosts'}`);
   }
   // Ctrl-C should not sit out a 30 s delivery: what is cut off is reported deferred and retried.
-  return startRelayNode({ stateDir: options.stateDir, config, port: options.port, host: options.host, log: createConsoleLog('[relay]', { level: config['relay_node.log_level'] }), drainMs: 3000, outbound: { stopTimeoutMs: 3000 } });
+  return startRelayNode({ stateDir: options.stateDir, config, port: options.port, submissionPort: options.submissionPort, host: options.host, log: createConsoleLog('[relay]', { level: config['relay_node.log_level'] }), drainMs: 3000, outbound: { stopTimeoutMs: 3000 } });
 }
 
 async function ensureEnrolled(options: LocalRelayOptions): Promise<void> {

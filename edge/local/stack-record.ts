@@ -10,6 +10,8 @@ export interface StackRecord {
   workerPort: number;
   /** The relay node's inbound (MX) SMTP port. */
   inboundPort: number;
+  /** The relay node's submission port (absent in a record written before it existed). */
+  submissionPort?: number;
   /** The `pnpm dev` process, while it runs. */
   pid: number;
   startedAt: string;

@@ -21,7 +21,7 @@ export interface StackOptions {
   log?: (line: string) => void;
   logLevel?: 'none' | 'error' | 'warn' | 'info' | 'log' | 'debug';
   /** One relay node beside the Worker, enrolled on first start (state under `stateDir`). */
-  relay?: { port: number; host: string; stateDir: string };
+  relay?: { port: number; host: string; stateDir: string; submissionPort?: number };
   /**
    * Answer the edge's DNS questions locally for the registered domains (`dev-dns.ts`),
    * unless `SERVICE_DNS_DOH_URL` is set: `pnpm dev` has no Internet.

@@ -1,6 +1,7 @@
 // One relay node: its state, spool, domain list, certificate, SMTP listener(s),
 // heartbeat, forwarder and outbound worker, started together and stopped together.
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { Config } from '@edgemail/shared';
 import { createAuthenticator, createDnsResolver } from './inbound/mail-auth/index.js';
 import { createConsoleLog } from './log.js';
@@ -22,6 +23,7 @@ import { createSpoolAdmission, deadLetterCeiling, freeSpaceFloor } from './spool
 import { domainsFile, readNodeState, spoolDir } from './state/index.js';
 import { createListenerTls, type ListenerTls } from './tls/listener-tls.js';
 import { NODE_VERSION } from './version.js';
+import { createAuthFailures, createSubmissionServer, submissionOptionsFromConfig, type SubmissionSpoolMeta } from './submission/index.js';
 import type { BackoffOptions } from './edge/backoff.js';
 import { ComposedMessages, createOutboundWorker, describeOutbound, heloNameFromConfig, processJob, routeSettingsFromConfig, TransportPool, type DeliveryTimeouts, type OutboundWorker } from './outbound/index.js';
 
@@ -50,6 +52,10 @@ export interface RelayNodeOptions {
   host: string;
   /** An extra implicit-TLS inbound port (TLS from the first byte); none by default. */
   tlsPort?: number;
+  /** The submission port (docs/submission.md); 0 picks a free one; none: no submission listener. */
+  submissionPort?: number;
+  /** An extra implicit-TLS submission port (RFC 8314, 465 in production); none by default. Needs `submissionPort`. */
+  submissionTlsPort?: number;
   log?: Log;
   /** The name in the greeting, EHLO reply, Received and Authentication-Results. The host name by default. */
   hostName?: string;
@@ -77,6 +83,9 @@ export interface RelayNode {
   /** The bound inbound port. */
   readonly port: number;
   readonly tlsPort: number | null;
+  /** The bound submission port, null without a submission listener. */
+  readonly submissionPort: number | null;
+  readonly submissionTlsPort: number | null;
   readonly spoolDir: string;
   /**
    * Graceful stop: no new connections, sessions drained (bounded), forwarding
@@ -108,6 +117,11 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   // Refused here, before anything opens, when it is not a fully qualified name (helo-name.ts).
   const heloName = options.outbound === false ? '' : heloNameFromConfig(config);
   const tlsEnabled = config['relay_node.inbound.tls.enabled'];
+  const submissionOn = options.submissionPort !== undefined;
+  const submissionProxy = config['submission.proxy_protocol.enabled'];
+  const submissionTrusted = config['submission.proxy_protocol.trusted'];
+  if (submissionOn) validateProxySettings(submissionProxy, submissionTrusted, 'submission');
+  const submissionTlsEnabled = submissionOn && config['submission.tls.enabled'];
 
   const state = await readNodeState(options.stateDir);
   const edge = createEdgeClient({ url: state.edge_url, token: state.token, version: NODE_VERSION, fetch: options.fetch });
@@ -168,6 +182,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     log,
   });
   const servers: InboundSmtpServer[] = [];
+  const closers: (() => Promise<void>)[] = [];
   const listeners: RunningListener[] = [];
   const reports: ListenerReport[] = [];
   const heartbeat = createHeartbeat({
@@ -192,6 +207,8 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
 
   async function stop(): Promise<void> {
     stopping ??= (async () => {
+      // Submissions waiting on the edge are answered 451 (the client sends them again) rather than held.
+      submissionStopping.abort();
       heartbeat.stop();
       domains.stop();
       // Deliveries in flight finish (and are reported) while the listeners drain.
@@ -204,14 +221,45 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       tls?.stop();
       log.info('relay node stopped', { node: state.node_id, spool_depth: await spool.depth().catch(() => -1) });
       await spool.close().catch(() => undefined);
+      for (const close of closers) await close().catch(() => undefined);
       resolveClosed(fatal);
     })();
     return stopping;
   }
 
+  const submissionStopping = new AbortController();
+  /** The submission listener (docs/submission.md): its own spool directory, the same PROXY front, TLS chain and drain. */
+  async function openSubmission(): Promise<{ port: number; tlsPort: number | null }> {
+    const submissionSpool = await openSpool<SubmissionSpoolMeta>(join(options.stateDir, 'submission-spool'));
+    // A message left here by a crash was never answered 250 (that waits for the edge): its client sends it again.
+    for (const id of await submissionSpool.list()) await submissionSpool.remove(id);
+    closers.push(() => submissionSpool.close());
+    const deps = {
+      checkKey: edge.checkSubmissionKey.bind(edge), submit: edge.submitMessage.bind(edge), spool: submissionSpool,
+      authFailures: createAuthFailures(config['submission.max_auth_failures'], config['submission.auth_failure_window']),
+      log, admission: admission.refusal, stopping: submissionStopping.signal,
+    };
+    const settings = submissionOptionsFromConfig(config);
+    const sessionSlots = createSessionSlots({ maxSessions: settings.maxSessions ?? 0, maxPerAddress: settings.maxSessionsPerIp ?? 0 });
+    const proxy = submissionProxy ? { trusted: submissionTrusted } : undefined;
+    const presented = submissionTlsEnabled ? tls : null;
+    const openPort = async (port: number, secure: boolean) => {
+      const server = createSubmissionServer(deps, { ...settings, sessionSlots, name: hostName, closeTimeoutMs: options.drainMs ?? 10_000, tls: presented?.inboundTls(), secure });
+      presented?.attach(server);
+      servers.push(server);
+      const running = await listen(server, { port, host: options.host, proxy, log });
+      listeners.push(running);
+      reports.push({ name: 'submission', port: running.port, tls: secure ? 'implicit' : presented ? 'starttls' : 'off', proxy_protocol: submissionProxy });
+      return running.port;
+    };
+    const port = await openPort(options.submissionPort!, false);
+    const tlsPort = presented && options.submissionTlsPort !== undefined ? await openPort(options.submissionTlsPort, true) : null;
+    return { port, tlsPort };
+  }
+
   try {
     await domains.start();
-    if (tlsEnabled) {
+    if (tlsEnabled || submissionTlsEnabled) {
       tls = createListenerTls({ edge, publicUrl: config['server.public_url'], log, onFatal, startupTimeoutMs: options.tlsStartupTimeoutMs });
       await tls.start();
     }
@@ -230,23 +278,26 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     const base = { ...settings, sessionSlots, name: hostName, closeTimeoutMs: options.drainMs ?? 10_000 };
     const proxy = proxyEnabled ? { trusted } : undefined;
     const open = async (port: number, secure: boolean) => {
-      const server = createInboundServer(deps, { ...base, tls: tls?.inboundTls(), secure });
-      tls?.attach(server);
+      const inboundTls = tlsEnabled ? tls : null;
+      const server = createInboundServer(deps, { ...base, tls: inboundTls?.inboundTls(), secure });
+      inboundTls?.attach(server);
       servers.push(server);
       const running = await listen(server, { port, host: options.host, proxy, log });
       listeners.push(running);
-      reports.push({ name: 'inbound', port: running.port, tls: secure ? 'implicit' : tls ? 'starttls' : 'off', proxy_protocol: proxyEnabled });
+      reports.push({ name: 'inbound', port: running.port, tls: secure ? 'implicit' : tlsEnabled ? 'starttls' : 'off', proxy_protocol: proxyEnabled });
       return running;
     };
     const inbound = await open(options.port, false);
-    const implicit = tls && options.tlsPort !== undefined ? await open(options.tlsPort, true) : null;
+    const implicit = tlsEnabled && tls && options.tlsPort !== undefined ? await open(options.tlsPort, true) : null;
+    const submission = submissionOn ? await openSubmission() : null;
     forwarder.start();
     heartbeat.start();
     outbound?.start();
     log.info('relay node started', {
       node: state.node_id, edge: state.edge_url, inbound: `${options.host}:${inbound.port}`,
       ...(implicit ? { inbound_tls: `${options.host}:${implicit.port}` } : {}),
-      tls: tls ? 'starttls' : 'off', proxy_protocol: proxyEnabled, spool_depth: await spool.depth(), domains: domains.size,
+      ...(submission ? { submission: `${options.host}:${submission.port}`, ...(submission.tlsPort !== null ? { submission_tls: `${options.host}:${submission.tlsPort}` } : {}) } : {}),
+      tls: tlsEnabled ? 'starttls' : 'off', proxy_protocol: proxyEnabled, spool_depth: await spool.depth(), domains: domains.size,
       outbound: outbound ? describeOutbound(outboundSettings) : 'off',
     });
     return {
@@ -254,6 +305,8 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       edgeUrl: state.edge_url,
       port: inbound.port,
       tlsPort: implicit?.port ?? null,
+      submissionPort: submission?.port ?? null,
+      submissionTlsPort: submission?.tlsPort ?? null,
       spoolDir: spool.dir,
       stop,
       closed,

@@ -23,4 +23,5 @@ export * from './relay-protocol/nodes.js';
 export * from './relay-protocol/domains.js';
 export * from './relay-protocol/certificate.js';
 export * from './relay-protocol/outbound.js';
+export * from './relay-protocol/submission.js';
 export * from './relay-protocol/read-answer.js';

@@ -27,6 +27,7 @@ export const EmailSchema = z.object({
   tags: z.array(z.string()),
   headers: z.record(z.string(), z.string()).openapi({ description: 'The custom headers of the send, as given' }),
   sandbox: z.boolean().openapi({ description: 'Sent with a sandbox key: captured, never delivered' }),
+  origin: z.enum(['api', 'smtp']).openapi({ description: 'How the message came in: `api` (the send routes) or `smtp` (SMTP submission on a relay node, docs/submission.md)' }),
   send_at: Timestamp.nullable().openapi({ description: '`send_at` of a scheduled send, as given (null when not scheduled): not delivered before it' }),
   created_at: CursorTimestamp,
   sent_at: Timestamp.nullable(),

@@ -9,6 +9,7 @@ import type * as relay from './relay.js';
 import type * as relayNode from './relay-node.js';
 import type * as inbound from './inbound-meta.js';
 import type * as outbound from './relay-outbound.js';
+import type * as submission from './relay-submission.js';
 
 /** Exactly the same type (not merely assignable either way). */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
@@ -39,4 +40,8 @@ export type RelayProtocolAgrees = [
   Holds<Same<typeof outbound.OutboundResultSchema, typeof shared.OutboundResult>>,
   Holds<Same<typeof outbound.ResultsSchema, typeof shared.OutboundResults>>,
   Holds<Same<typeof outbound.ResultsAnswerSchema, typeof shared.OutboundResultsAnswer>>,
+  Holds<Same<typeof submission.SubmissionAuthSchema, typeof shared.SubmissionAuthRequest>>,
+  Holds<Same<typeof submission.SubmissionAuthAnswerSchema, typeof shared.SubmissionAuthAnswer>>,
+  Holds<Same<typeof submission.SubmissionSchema, typeof shared.SubmissionRequest>>,
+  Holds<Same<typeof submission.SubmissionAnswerSchema, typeof shared.SubmissionAnswer>>,
 ];

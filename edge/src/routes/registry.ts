@@ -94,12 +94,15 @@ import * as relayInbound from './relay/inbound/forward.js';
 import * as relayInboundBatch from './relay/inbound/forward-batch.js';
 import * as relayOutboundClaim from './relay/outbound/claim.js';
 import * as relayOutboundResults from './relay/outbound/results.js';
+import * as relaySubmissionAuth from './relay/submission/auth.js';
+import * as relaySubmissionSubmit from './relay/submission/submit.js';
 import { mountableRelay, type MountableRelayRoute } from '../http/define-relay-route.js';
 
 export const relayRoutes: MountableRelayRoute[] = [
   mountableRelay(enrollRelayNode), mountableRelay(relayHeartbeat), mountableRelay(relayDomains),
   mountableRelay(relayCertificate), mountableRelay(relayOfferSelfSigned), mountableRelay(relayInbound), mountableRelay(relayInboundBatch),
   mountableRelay(relayOutboundClaim), mountableRelay(relayOutboundResults),
+  mountableRelay(relaySubmissionAuth), mountableRelay(relaySubmissionSubmit),
 ];
 
 // Provider webhooks (`/webhooks/*`, docs/ses.md): no credential of ours; each message carries its own proof.

@@ -16,6 +16,10 @@ import type {
   OutboundResult,
   OutboundResultsAnswer,
   SelfSignedOffer,
+  SubmissionAnswer,
+  SubmissionAuthAnswer,
+  SubmissionAuthRequest,
+  SubmissionRequest,
 } from '@edgemail/shared';
 import type { EdgeClient } from './client.js';
 
@@ -41,4 +45,8 @@ export type EdgeClientAgrees = [
   Holds<Equal<Answer<'claimOutbound'>, OutboundClaimAnswer>>,
   Holds<Equal<Answer<'reportOutbound'>, OutboundResultsAnswer>>,
   Holds<Equal<Sends<'reportOutbound', 0>, OutboundResult[]>>,
+  Holds<Equal<Answer<'checkSubmissionKey'>, SubmissionAuthAnswer>>,
+  Holds<Equal<Sends<'checkSubmissionKey', 0>, SubmissionAuthRequest>>,
+  Holds<Equal<Answer<'submitMessage'>, SubmissionAnswer>>,
+  Holds<Equal<Sends<'submitMessage', 0>, SubmissionRequest>>,
 ];

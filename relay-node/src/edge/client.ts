@@ -26,6 +26,10 @@ import {
   OutboundClaimAnswer,
   OutboundResultsAnswer,
   readAnswer,
+  SubmissionAnswer,
+  SubmissionAuthAnswer,
+  type SubmissionAuthRequest,
+  type SubmissionRequest,
   type AnswerSchema,
   type EnrollRequest,
   type HeartbeatBody,
@@ -138,6 +142,10 @@ export interface EdgeClient {
   claimOutbound(max: number, signal?: AbortSignal): Promise<OutboundClaimAnswer>;
   /** `POST /relay/v1/outbound/results`: 1 to 100 attempt results; the edge names the stale ones. */
   reportOutbound(results: OutboundResult[], signal?: AbortSignal): Promise<OutboundResultsAnswer>;
+  /** `POST /relay/v1/submission/auth`: whether an SMTP AUTH password may submit. */
+  checkSubmissionKey(body: SubmissionAuthRequest, signal?: AbortSignal): Promise<SubmissionAuthAnswer>;
+  /** `POST /relay/v1/submission/messages`: one submitted message, idempotent by its spool id. */
+  submitMessage(body: SubmissionRequest, signal?: AbortSignal): Promise<SubmissionAnswer>;
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -245,6 +253,12 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
     },
     async reportOutbound(results, signal) {
       return must(await call('POST', '/relay/v1/outbound/results', OutboundResultsAnswer, { json: { results }, timeoutMs: chatter, signal }));
+    },
+    async checkSubmissionKey(body, signal) {
+      return must(await call('POST', '/relay/v1/submission/auth', SubmissionAuthAnswer, { json: body, timeoutMs: chatter, signal }));
+    },
+    async submitMessage(body, signal) {
+      return must(await call('POST', '/relay/v1/submission/messages', SubmissionAnswer, { json: body, timeoutMs: options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS, signal }));
     },
   };
 }

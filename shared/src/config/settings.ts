@@ -77,6 +77,8 @@ export const settings = {
   'ratelimit.relay_node_inbound_per_minute': integer(1200, 'Messages a relay node forwards to the platform per minute (runaway guard).'),
 
   ...listener('submission', 60),
+  'submission.max_auth_failures': integer(10, 'Failed SMTP AUTH attempts (`535 5.7.8`) one client IP (IPv6: its /64) may make on the submission listener per `submission.auth_failure_window`; the next is answered `421 4.7.0` and the session closed, as are new sessions from that address until the window ends. 0 disables.'),
+  'submission.auth_failure_window': duration(900_000, 'The window `submission.max_auth_failures` counts in.'),
   ...listener('inbound', 120),
   ...mx('inbound'),
   // On a relay node; each one left unset follows its `inbound.*` twin (see load.ts).

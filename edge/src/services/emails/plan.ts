@@ -54,6 +54,8 @@ export interface MessagePlan {
   /** The from address's domain (null without one, which no domain row matches). */
   domainName: string | null;
   sandbox: boolean;
+  /** Where the send came from: the API or SMTP submission (`outbound_messages.origin`). */
+  origin: 'api' | 'smtp';
   createdAt: Date;
   /** `send_at` as given (null when not scheduled). */
   sendAt: Date | null;
@@ -70,7 +72,7 @@ export function outcome(plan: MessagePlan, suppressed: boolean, reason = REASON_
 }
 
 /** @param sandbox sent with a sandbox key: `captured`, never queued */
-export function planMessage(input: SendMessageInput, opts: { projectId: string; sandbox: boolean; createdAt: Date }): MessagePlan {
+export function planMessage(input: SendMessageInput, opts: { projectId: string; sandbox: boolean; createdAt: Date; origin?: 'api' | 'smtp' }): MessagePlan {
   const id = crypto.randomUUID();
   const emails = recipientsOf(input).map((recipient): PlannedEmail => ({ id: crypto.randomUUID(), recipient }));
   const attachments = (input.attachments ?? []).map((a, i): OutboundAttachment => ({
@@ -81,7 +83,7 @@ export function planMessage(input: SendMessageInput, opts: { projectId: string; 
   }));
   return {
     id, projectId: opts.projectId, input, domainName: domainOfAddress(input.from.key),
-    sandbox: opts.sandbox, createdAt: opts.createdAt, sendAt: input.send_at ? new Date(input.send_at) : null, emails, attachments,
+    sandbox: opts.sandbox, origin: opts.origin ?? 'api', createdAt: opts.createdAt, sendAt: input.send_at ? new Date(input.send_at) : null, emails, attachments,
   };
 }
 
@@ -108,6 +110,7 @@ export function messageRow(plan: MessagePlan) {
     attachments: plan.attachments,
     tags: input.tags ?? [],
     sandbox: plan.sandbox,
+    origin: plan.origin,
     send_at: plan.sendAt?.toISOString() ?? null,
     created_at: plan.createdAt.toISOString(),
   };
@@ -153,7 +156,7 @@ export function answerOf(plan: MessagePlan, outcomeOf: (email: PlannedEmail) => 
         id: e.id, message_id: plan.id, project_id: plan.projectId, from: message.from,
         recipient: e.recipient.mailbox.address, kind: e.recipient.kind, to: message.to, cc: message.cc,
         subject: message.subject, status, attempts: 0, error_message: errorMessage, smtp_reply: null,
-        node_id: null, tags: message.tags, headers: message.headers, sandbox: plan.sandbox,
+        node_id: null, tags: message.tags, headers: message.headers, sandbox: plan.sandbox, origin: plan.origin,
         send_at: message.send_at, created_at: message.created_at, sent_at: null,
       };
     }),

@@ -14,7 +14,7 @@ export const emailColumns = {
   kind: emails.kind, status: emails.status, attempts: emails.attempts, errorMessage: emails.errorMessage,
   smtpReply: emails.smtpReply, nodeId: emails.nodeId, sentAt: emails.sentAt, createdAt: emails.createdAt,
   from: outboundMessages.from, to: outboundMessages.to, cc: outboundMessages.cc, subject: outboundMessages.subject,
-  tags: outboundMessages.tags, headers: outboundMessages.headers, sandbox: outboundMessages.sandbox, sendAt: outboundMessages.sendAt,
+  tags: outboundMessages.tags, headers: outboundMessages.headers, sandbox: outboundMessages.sandbox, origin: outboundMessages.origin, sendAt: outboundMessages.sendAt,
   createdMicros: sql<number>`(extract(microseconds from ${emails.createdAt})::int % 1000)`.mapWith(Number),
 };
 
@@ -22,7 +22,7 @@ export interface EmailRow {
   id: string; messageId: string; projectId: string; recipient: string; kind: string; status: EmailStatus;
   attempts: number; errorMessage: string | null; smtpReply: string | null; nodeId: string | null;
   sentAt: Date | null; createdAt: Date; from: string; to: string[]; cc: string[]; subject: string;
-  tags: string[]; headers: Record<string, string>; sandbox: boolean; sendAt: Date | null; createdMicros: number;
+  tags: string[]; headers: Record<string, string>; sandbox: boolean; origin: string; sendAt: Date | null; createdMicros: number;
 }
 
 export function presentEmail(row: EmailRow): EmailRecord {
@@ -30,7 +30,7 @@ export function presentEmail(row: EmailRow): EmailRecord {
     id: row.id, message_id: row.messageId, project_id: row.projectId, from: row.from, recipient: row.recipient,
     kind: row.kind as RecipientKind, to: row.to, cc: row.cc, subject: row.subject, status: row.status,
     attempts: row.attempts, error_message: row.errorMessage, smtp_reply: row.smtpReply, node_id: row.nodeId,
-    tags: row.tags, headers: row.headers, sandbox: row.sandbox, send_at: iso(row.sendAt),
+    tags: row.tags, headers: row.headers, sandbox: row.sandbox, origin: row.origin === 'smtp' ? 'smtp' : 'api', send_at: iso(row.sendAt),
     created_at: cursorTimestamp(row.createdAt, row.createdMicros), sent_at: iso(row.sentAt),
   };
 }

@@ -27,6 +27,8 @@ export interface SendContext {
   projectId: string;
   /** Sent with a sandbox key: rows are `captured`. */
   sandbox: boolean;
+  /** `smtp` for SMTP submission; `api` when absent. */
+  origin?: 'api' | 'smtp';
   idempotency?: IdempotentRequest;
 }
 
@@ -58,7 +60,7 @@ export async function sendMessages<T>(ctx: SendContext, items: SendItem[], shape
   }
 
   const createdAt = new Date();
-  const planned = items.map(({ input }) => planMessage(input, { projectId, sandbox: ctx.sandbox, createdAt }));
+  const planned = items.map(({ input }) => planMessage(input, { projectId, sandbox: ctx.sandbox, createdAt, origin: ctx.origin }));
   // Bytes first: a message is never visible (nor claimable) before its attachments are.
   await putAttachments(ctx.store, planned);
   let verdict: Verdict;
@@ -114,7 +116,7 @@ async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape:
     with message_input as (
       select * from jsonb_to_recordset(${JSON.stringify(planned.map(messageRow))}::jsonb) as m(
         id uuid, domain_name text, message_id text, "from" text, "to" text[], cc text[], bcc text[], reply_to text[], subject text,
-        html text, "text" text, headers jsonb, attachments jsonb, tags text[], sandbox boolean, send_at timestamptz, created_at timestamptz)
+        html text, "text" text, headers jsonb, attachments jsonb, tags text[], sandbox boolean, origin text, send_at timestamptz, created_at timestamptz)
     ), email_input as (
       select * from jsonb_to_recordset(${JSON.stringify(planned.flatMap(emailRows))}::jsonb) as e(
         id uuid, message_id uuid, address text, recipient text, kind text,
@@ -137,8 +139,8 @@ async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape:
     ), verdict as (
       select *, key_free and domains_ok and within_limits as accepted from checks
     ), inserted_messages as (
-      insert into ${outboundMessages} (id, project_id, domain_id, message_id, "from", "to", cc, bcc, reply_to, subject, html, "text", headers, attachments, tags, sandbox, send_at, created_at)
-      select m.id, ${projectId}, d.id, m.message_id, m."from", m."to", m.cc, m.bcc, m.reply_to, m.subject, m.html, m."text", m.headers, m.attachments, m.tags, m.sandbox, m.send_at, m.created_at
+      insert into ${outboundMessages} (id, project_id, domain_id, message_id, "from", "to", cc, bcc, reply_to, subject, html, "text", headers, attachments, tags, sandbox, origin, send_at, created_at)
+      select m.id, ${projectId}, d.id, m.message_id, m."from", m."to", m.cc, m.bcc, m.reply_to, m.subject, m.html, m."text", m.headers, m.attachments, m.tags, m.sandbox, m.origin, m.send_at, m.created_at
       from message_input m join sending_domain d on d.name = m.domain_name
       where ${accepted}
     ), inserted_emails as (

@@ -164,7 +164,8 @@ export class InboundConnection extends SMTPConnection {
 export class InboundSmtpServer extends SMTPServer {
   constructor(
     options: SMTPServerOptions,
-    private readonly bounds: SessionBounds,
+    /** Protected: the submission listener's server makes its own kind of session with them. */
+    protected readonly bounds: SessionBounds,
   ) {
     super(options);
   }

@@ -1,0 +1,34 @@
+// Bodies of the submission relay routes (docs/submission.md). The contract is
+// shared/src/relay-protocol/submission.ts (the node parses with it too); this
+// file only names the schemas and adds descriptions for the OpenAPI document.
+import {
+  SUBMISSION_MAX_RECIPIENTS,
+  SubmissionAnswer,
+  SubmissionAuthAnswer,
+  SubmissionAuthRequest,
+  SubmissionRequest,
+} from '@edgemail/shared';
+import { MAX_RECIPIENTS } from './send.js';
+
+/** The node refuses RCPT past the send route's maximum: both are the literal 50, or this fails the typecheck. */
+export const SAME_RECIPIENT_MAXIMUM: typeof MAX_RECIPIENTS = SUBMISSION_MAX_RECIPIENTS;
+
+export const SubmissionAuthSchema = SubmissionAuthRequest
+  .extend({
+    token: SubmissionAuthRequest.shape.token.meta({ description: 'The AUTH password the client gave: a project API key (`myk_…`)' }),
+    client_address: SubmissionAuthRequest.shape.client_address.meta({ description: 'The client\'s address (the PROXY header\'s behind a trusted balancer): the key\'s `allowed_ips` are checked against it', example: '203.0.113.7' }),
+  })
+  .openapi('SubmissionAuth');
+
+export const SubmissionAuthAnswerSchema = SubmissionAuthAnswer.clone()
+  .openapi('SubmissionAuthAnswer', { description: '`ok: true` with the key\'s project and sandbox flag, or `ok: false` with why (the node answers `535 5.7.8`)' });
+
+export const SubmissionSchema = SubmissionRequest
+  .extend({
+    spool_id: SubmissionRequest.shape.spool_id.meta({ description: 'The node\'s spool id: the same id again answers as the first time and writes nothing' }),
+    token: SubmissionRequest.shape.token.meta({ description: 'The key the session authenticated with; judged again (a key revoked since AUTH is refused)' }),
+  })
+  .openapi('Submission');
+
+export const SubmissionAnswerSchema = SubmissionAnswer.clone()
+  .openapi('SubmissionAnswer', { description: '`accepted: true` once the rows are committed, else the SMTP reply the refusal is (`code`, `text` starting with the enhanced status code)' });

@@ -1,0 +1,104 @@
+// A message submitted over SMTP (docs/submission.md), handed over by a relay
+// node once it has the whole DATA. It goes through the send route's own path:
+// the fields are validated by the send route's schema (CR/LF, one mailbox per
+// address, reserved headers: no header injection), then `sendMessages` runs
+// the same checks in the same one transaction (verified From domain,
+// suppressions, plan limits under the project's send lock) and writes the rows
+// with `origin = 'smtp'`. Its refusals come back as the SMTP replies a client
+// understands; nothing is written for them.
+import { sha256Hex, type SubmissionAnswer, type SubmissionRequest } from '@edgemail/shared';
+import type { z } from '@hono/zod-openapi';
+import { SendMessageSchema } from '../../contracts/send.js';
+import { ServiceError } from '../errors.js';
+import { sendMessages, type SendContext } from '../emails/send.js';
+import { checkSubmissionKey } from './check-key.js';
+import type { RelayNodeRow } from '../relay-nodes/find.js';
+
+type Refusal = Extract<SubmissionAnswer, { accepted: false }>;
+const refuse = (code: number, text: string): Refusal => ({ accepted: false, code, text });
+
+/** The first problem the send schema found, as `field: problem` (`from: must not contain CR or LF`). */
+function firstProblem(error: z.ZodError): { field: string; problem: string } {
+  const issue = error.issues[0]!;
+  return { field: issue.path.join('.') || 'message', problem: issue.message };
+}
+
+/**
+ * Writes the submitted message's rows (or answers as the first time, for a
+ * spool id seen before) and answers the SMTP verdict.
+ *
+ * @example const answer = await submitMessage({ db, store, config }, node, request);
+ */
+export async function submitMessage(
+  ctx: Omit<SendContext, 'projectId' | 'sandbox' | 'origin' | 'idempotency'>,
+  node: RelayNodeRow,
+  request: SubmissionRequest,
+): Promise<{ answer: SubmissionAnswer; touch: Promise<unknown> | null }> {
+  // Judged again: a key revoked (or expired) since AUTH sends nothing more.
+  const key = await checkSubmissionKey(ctx.db, node, request.token, request.client_address);
+  if (!key.ok) return { answer: refuse(554, `5.7.8 ${key.message}`), touch: null };
+
+  const { message } = request;
+  const parsed = SendMessageSchema.safeParse({
+    from: message.from,
+    to: message.to,
+    ...(message.cc.length ? { cc: message.cc } : {}),
+    ...(message.bcc.length ? { bcc: message.bcc } : {}),
+    ...(message.reply_to.length ? { reply_to: message.reply_to } : {}),
+    // The API refuses an empty subject; a mail client may send none.
+    subject: message.subject.trim() ? message.subject : '(no subject)',
+    ...(message.html !== undefined ? { html: message.html } : {}),
+    ...(message.text !== undefined ? { text: message.text } : {}),
+    ...(Object.keys(message.headers).length ? { headers: message.headers } : {}),
+    ...(message.attachments.length ? { attachments: message.attachments } : {}),
+  });
+  if (!parsed.success) {
+    const { field, problem } = firstProblem(parsed.error);
+    if (field === 'to' && message.to.length === 0) {
+      return { answer: refuse(550, '5.6.0 the To header names none of the envelope recipients; a message needs at least one To recipient, as on the API'), touch: key.touch };
+    }
+    return { answer: refuse(550, `5.6.0 message refused: ${field}: ${problem}`), touch: key.touch };
+  }
+
+  const sendCtx: SendContext = {
+    ...ctx,
+    projectId: key.key.projectId,
+    sandbox: key.key.sandbox,
+    origin: 'smtp',
+    // The node's spool id (per node) is the Idempotency-Key: a hand-over sent again after a lost answer writes nothing twice.
+    idempotency: {
+      key: `smtp:${node.id}:${request.spool_id}`,
+      route: 'emails.smtp',
+      requestHash: await sha256Hex(JSON.stringify(request.message)),
+      sandbox: key.key.sandbox,
+    },
+  };
+  try {
+    const sent = await sendMessages(sendCtx, [{ input: parsed.data, field: (name) => name }], ([result]) => result!);
+    return {
+      answer: { accepted: true, message_id: sent.body.message_id, emails: sent.body.emails.map((e) => ({ id: e.id, recipient: e.recipient, status: e.status })) },
+      touch: key.touch,
+    };
+  } catch (e) {
+    if (!(e instanceof ServiceError)) throw e;
+    return { answer: smtpRefusal(e), touch: key.touch };
+  }
+}
+
+/** The send's refusals as SMTP replies (spec, "Errors": a plan limit is `452 4.7.0` with the API's message). */
+function smtpRefusal(e: ServiceError): Refusal {
+  switch (e.kind) {
+    case 'rate_limited':
+      return refuse(452, `4.7.0 ${e.message}`);
+    case 'invalid': {
+      const from = e.fields?.from;
+      if (from) return refuse(550, `5.7.1 ${from}`);
+      if (e.fields && Object.keys(e.fields).some((f) => f.startsWith('attachments'))) return refuse(552, `5.3.4 ${e.message}`);
+      return refuse(550, `5.6.0 ${e.message}`);
+    }
+    case 'conflict':
+      return refuse(554, `5.6.0 this spool id was submitted before with other content: ${e.message}`);
+    default:
+      throw e;
+  }
+}

@@ -1,0 +1,72 @@
+// The submission listener (docs/submission.md): mail from an application that
+// authenticates with a project API key, handed to the edge as a send. Built
+// on the inbound listener's parts: the session caps and bounds, the per-IP
+// session rate (`421 4.7.0`), the size caps, the PROXY front and the TLS chain.
+import type { SMTPServerOptions } from 'smtp-server';
+import { SUBMISSION_MAX_RECIPIENTS } from '@edgemail/shared';
+import { createSessionRate, createSessionSlots, smtpReply, type InboundServerOptions } from '../inbound/listener/index.js';
+import { onConnect as rateOnConnect } from '../inbound/listener/on-connect.js';
+import { onMailFrom } from '../inbound/listener/on-mail-from.js';
+import { onAuth } from './on-auth.js';
+import { onData } from './on-data.js';
+import { onRcptTo } from './on-rcpt-to.js';
+import { SubmissionSmtpServer } from './submission-connection.js';
+import type { SubmissionDeps } from './types.js';
+
+const MAX_COMMAND_LENGTH = 2048;
+const LIBRARY_IDLE_TIMEOUT_MS = 60_000;
+const DATA_GRACE_MAX_MS = 60_000;
+
+/** The inbound listener's options (the `submission.*` settings and `inbound.max_message_size`/`max_header_size`). */
+export type SubmissionServerOptions = Omit<InboundServerOptions, 'greetingDelayMs'> & { greetingDelayMs: number };
+
+/**
+ * Builds the submission listener (not yet listening). AUTH PLAIN and LOGIN
+ * required before MAIL FROM (`530 5.7.0`), over TLS unless the client is on
+ * loopback (`538 5.7.11`); at most 50 RCPT (`452 4.5.3`); then the message goes
+ * to the spool and the edge, and the edge's verdict is the reply.
+ *
+ * @example
+ * const server = createSubmissionServer(deps, { ...submissionOptionsFromConfig(config), name, tls });
+ * server.listen(2587, '127.0.0.1');
+ */
+export function createSubmissionServer(deps: SubmissionDeps, options: SubmissionServerOptions): SubmissionSmtpServer {
+  if (options.secure && !options.tls) throw new Error('submission listener: implicit TLS (secure) needs a certificate (tls)');
+  const { secureContext, ...tls } = options.tls ?? {};
+  const sessionRate = rateOnConnect({ sessionRate: createSessionRate(options.ratePerMinute), log: deps.log });
+  const smtpOptions: SMTPServerOptions = {
+    ...tls,
+    name: options.name,
+    secure: !!options.secure,
+    needsUpgrade: !!options.secure,
+    disabledCommands: options.tls ? [] : ['STARTTLS'],
+    authMethods: ['PLAIN', 'LOGIN'],
+    authOptional: false,
+    disableReverseLookup: true,
+    hideENHANCEDSTATUSCODES: false,
+    size: options.maxMessageSize,
+    maxCommandLength: MAX_COMMAND_LENGTH,
+    socketTimeout: options.idleTimeoutMs,
+    closeTimeout: options.closeTimeoutMs,
+    logger: false,
+    // A shut-out address (too many failed AUTH) is refused at once, then the session rate is counted.
+    onConnect: (session, callback) => {
+      if (deps.authFailures.blocked(session.remoteAddress)) return callback(smtpReply(421, '4.7.0 Too many failed AUTH attempts from your address, try again later'));
+      sessionRate(session, callback);
+    },
+    onAuth: onAuth(deps),
+    onMailFrom: onMailFrom({ maxMessageSize: options.maxMessageSize, maxMessagesPerSession: options.maxMessagesPerSession ?? 0, admission: deps.admission }),
+    onRcptTo: onRcptTo(SUBMISSION_MAX_RECIPIENTS),
+    onData: onData({ ...deps, limits: { maxMessageSize: options.maxMessageSize, maxHeaderSize: options.maxHeaderSize } }),
+  };
+  const server = new SubmissionSmtpServer(smtpOptions, {
+    greetingDelayMs: options.greetingDelayMs,
+    slots: options.sessionSlots ?? createSessionSlots({ maxSessions: options.maxSessions ?? 0, maxPerAddress: options.maxSessionsPerIp ?? 0 }),
+    maxDurationMs: options.maxSessionDurationMs ?? 0,
+    dataGraceMs: Math.min(options.idleTimeoutMs || LIBRARY_IDLE_TIMEOUT_MS, DATA_GRACE_MAX_MS),
+    maxNoopRset: options.maxNoopRsetPerSession ?? 0,
+  });
+  if (secureContext) server.secureContext.set('*', secureContext);
+  server.on('error', (err: Error & { code?: string }) => deps.log.warn('submission listener error', { error: err.message, code: err.code }));
+  return server;
+}

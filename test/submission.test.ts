@@ -1,0 +1,284 @@
+// SMTP submission (issue 17, "Submission listener"; docs/submission.md): a real
+// relay node's submission listener against the real edge. Clients are
+// nodemailer (STARTTLS, AUTH PLAIN and LOGIN) and a byte-level client for the
+// exact replies; what was accepted is read back through GET /api/v1/emails and
+// delivered by the same node's outbound worker into a capture directory.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { RelayNode } from '../relay-node/src/index.js';
+import { writeNodeState } from '../relay-node/src/state/index.js';
+import { startDnsServer, type TestDnsServer } from '../relay-node/test-support/dns-server.js';
+import { collectingLog, type LogLine } from '../relay-node/test-support/inbound-harness.js';
+import { openRaw, type RawSmtp } from '../relay-node/test-support/smtp-raw.js';
+import type * as NodemailerModule from '../relay-node/node_modules/@types/nodemailer/index.js';
+import { enroll, makeInstallationWide } from './support/relay.js';
+import { startTestNode } from './support/relay-node.js';
+import { platformToken, seedProject, startTestStack, type SeededProject, type TestStack } from './support/stack.js';
+import { eventually } from './support/wait.js';
+
+// nodemailer is the relay node's dependency, not the test package's.
+const nodemailer = createRequire(new URL('../relay-node/package.json', import.meta.url))('nodemailer') as typeof NodemailerModule;
+
+const MAX_MESSAGE = 64 * 1024;
+const MAX_AUTH_FAILURES = 3;
+/** A client address the PROXY front is told about: public, so not loopback. */
+const PUBLIC_CLIENT = '203.0.113.9';
+/** Connections from here must send a PROXY header (the node trusts it as a balancer). */
+const BALANCER = '127.0.0.2';
+
+let stack: TestStack;
+let dns: TestDnsServer;
+let node: RelayNode;
+let stateDir: string;
+let captureDir: string;
+let admin: string;
+let acme: SeededProject;
+let other: SeededProject;
+let sender: string;
+const logs: LogLine[] = [];
+const domain = `sub-${crypto.randomUUID().slice(0, 6)}.test`;
+
+/** A verified sending domain of `projectId` (its DKIM key made by the API). */
+async function verifiedDomain(token: string, name: string): Promise<void> {
+  const d = await stack.call('POST', '/api/v1/domains', { token, body: { name } });
+  expect(d.status, JSON.stringify(d.body)).toBe(201);
+  await stack.sql.query('UPDATE domains SET verified_at = now(), ownership_proven_at = now() WHERE id = $1', [d.body.domain.id]);
+}
+
+beforeAll(async () => {
+  stack = await startTestStack({ settings: { SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: '100000', SERVICE_RATELIMIT_RELAY_NODE_INBOUND_PER_MINUTE: '100000' } });
+  dns = await startDnsServer();
+  admin = await platformToken(stack);
+  acme = await seedProject(stack, admin, 'acme');
+  other = await seedProject(stack, admin, 'globex');
+  await verifiedDomain((await acme.key(['domains:write'])).token, domain);
+  await verifiedDomain((await other.key(['domains:write'])).token, `other-${domain}`);
+  sender = (await acme.key(['emails:write'])).token;
+
+  const enrolled = await enroll(stack, (await acme.key(['relay:write'])).token);
+  await makeInstallationWide(stack, enrolled.id);
+  stateDir = mkdtempSync(join(tmpdir(), 'edgemail-submission-'));
+  captureDir = join(stateDir, 'capture');
+  await writeNodeState(stateDir, { edge_url: stack.url, node_id: enrolled.id, name: 'submission-test', token: enrolled.token, enrolled_at: new Date().toISOString() });
+  node = await startTestNode({
+    stack, stateDir, dnsAddress: dns.address, log: collectingLog(logs), submissionPort: 0,
+    env: {
+      SERVICE_OUTBOUND_CAPTURE_DIR: captureDir,
+      SERVICE_INBOUND_MAX_MESSAGE_SIZE: String(MAX_MESSAGE),
+      SERVICE_SUBMISSION_RATE_PER_MINUTE: '0',
+      SERVICE_SUBMISSION_MAX_AUTH_FAILURES: String(MAX_AUTH_FAILURES),
+      SERVICE_SUBMISSION_PROXY_PROTOCOL_ENABLED: 'true',
+      SERVICE_SUBMISSION_PROXY_PROTOCOL_TRUSTED: BALANCER,
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await node?.stop();
+  await dns?.close();
+  await stack?.stop();
+  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+});
+
+const transport = (pass: string, method: 'PLAIN' | 'LOGIN' = 'PLAIN') => nodemailer.createTransport({
+  host: '127.0.0.1', port: node.submissionPort!, secure: false, requireTLS: true, tls: { rejectUnauthorized: false },
+  auth: { user: 'apikey', pass }, authMethod: method,
+});
+
+/** Every email of the key's project, newest first. */
+async function emailsOf(token: string): Promise<any[]> {
+  const r = await stack.call('GET', '/api/v1/emails?limit=200', { token });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body.emails;
+}
+
+/** A session taken through STARTTLS and EHLO again (no AUTH yet). */
+async function tlsSession(localAddress?: string): Promise<RawSmtp> {
+  const raw = await openRaw(node.submissionPort!, { localAddress });
+  expect(await raw.reply()).toMatch(/^220 /);
+  expect(await raw.command('EHLO client.test')).toMatch(/^250/);
+  expect(await raw.command('STARTTLS')).toMatch(/^220 /);
+  await raw.startTls();
+  expect(await raw.command('EHLO client.test')).toMatch(/^250/);
+  return raw;
+}
+
+const plain = (token: string) => Buffer.from(`\0apikey\0${token}`).toString('base64');
+
+/** AUTH PLAIN with `token` on a STARTTLS session; the reply. */
+async function authReply(token: string, localAddress?: string): Promise<{ raw: RawSmtp; reply: string }> {
+  const raw = await tlsSession(localAddress);
+  return { raw, reply: await raw.command(`AUTH PLAIN ${plain(token)}`) };
+}
+
+describe('accepted submissions', () => {
+  test('STARTTLS + AUTH PLAIN: the message is in the email log with origin smtp, and the relay node delivers it', async () => {
+    const reader = (await acme.key(['emails:read'])).token;
+    const info = await transport(sender).sendMail({
+      from: `"Acme News" <news@${domain}>`, to: 'ann@example.org', cc: 'bob@example.org', bcc: 'carol@example.org',
+      subject: 'Submitted over SMTP', text: 'plain body', html: '<p>html body</p>',
+      headers: { 'X-Order-Id': 'A-1042' }, attachments: [{ filename: 'note.txt', content: 'attached bytes' }],
+    });
+    expect(info.response).toMatch(/^250 2\.0\.0 Message accepted as [0-9a-f-]{36}$/);
+    const messageId = info.response.split(' ').at(-1);
+
+    const rows = (await emailsOf(reader)).filter((e) => e.message_id === messageId);
+    expect(rows.map((e) => [e.recipient, e.kind]).sort()).toEqual([['ann@example.org', 'to'], ['bob@example.org', 'cc'], ['carol@example.org', 'bcc']]);
+    for (const row of rows) {
+      // The From header as the service composes it from name and address; header names as the client wrote them (nodemailer: X-Order-ID).
+      expect(row).toMatchObject({ origin: 'smtp', from: `Acme News <news@${domain}>`, subject: 'Submitted over SMTP', headers: { 'X-Order-ID': 'A-1042' }, sandbox: false });
+    }
+    const detail = await stack.call('GET', `/api/v1/emails/${rows[0].id}`, { token: reader });
+    expect(detail.body.email).toMatchObject({ text: expect.stringContaining('plain body'), html: '<p>html body</p>', attachments: [{ filename: 'note.txt', content_type: 'text/plain', size: 14 }] });
+
+    // Delivered by the node's outbound worker as an API send is (captured here), DKIM-signed.
+    const ann = rows.find((e) => e.recipient === 'ann@example.org');
+    await eventually(async () => (await stack.call('GET', `/api/v1/emails/${ann.id}`, { token: reader })).body.email.status, (status) => status === 'sent', 20_000);
+    const delivered = readFileSync(join(captureDir, `${ann.id}.eml`), 'utf8');
+    expect(delivered).toMatch(/^DKIM-Signature: .*d=/m);
+    expect(delivered).toMatch(/^X-Order-ID: A-1042$/m);
+    expect(delivered).not.toMatch(/^Bcc:/mi);
+    expect(delivered).toMatch(/^Subject: Submitted over SMTP$/m);
+  }, 60_000);
+
+  test('AUTH LOGIN works the same; a header naming an address outside the envelope is not a recipient', async () => {
+    const reader = (await acme.key(['emails:read'])).token;
+    const info = await transport(sender, 'LOGIN').sendMail({
+      envelope: { from: `news@${domain}`, to: ['dan@example.org'] },
+      from: `news@${domain}`, to: ['dan@example.org', 'not-in-envelope@example.org'], subject: 'Login', text: 'x',
+    });
+    expect(info.response).toMatch(/^250 /);
+    const rows = (await emailsOf(reader)).filter((e) => e.message_id === info.response.split(' ').at(-1));
+    expect(rows.map((e) => e.recipient)).toEqual(['dan@example.org']);
+    expect(rows[0]).toMatchObject({ origin: 'smtp', to: ['dan@example.org'] });
+  });
+
+  test('a sandbox key\'s mail is captured, as on the API, and never delivered', async () => {
+    const sandbox = (await acme.key(['sandbox:write'], { sandbox: true })).token;
+    const info = await transport(sandbox).sendMail({ from: `news@${domain}`, to: 'sandboxed@example.org', subject: 'Sandbox', text: 'x' });
+    const messageId = info.response.split(' ').at(-1);
+    const { rows } = await stack.sql.query('SELECT e.status, e.id, m.origin, m.sandbox FROM emails e JOIN outbound_messages m ON m.id = e.message_id WHERE m.id = $1', [messageId]);
+    expect(rows).toEqual([{ status: 'captured', id: expect.any(String), origin: 'smtp', sandbox: true }]);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(existsSync(join(captureDir, `${rows[0].id}.eml`))).toBe(false);
+  });
+
+  test('a suppressed recipient gets a suppressed row, exactly as on the API', async () => {
+    const manager = (await acme.key(['suppressions:write', 'emails:read'])).token;
+    const s = await stack.call('POST', '/api/v1/suppressions', { token: manager, body: { address: 'gone@example.org' } });
+    expect(s.status, JSON.stringify(s.body)).toBe(201);
+    const info = await transport(sender).sendMail({ from: `news@${domain}`, to: ['gone@example.org', 'here@example.org'], subject: 'Suppressed', text: 'x' });
+    const rows = (await emailsOf(manager)).filter((e) => e.message_id === info.response.split(' ').at(-1));
+    expect(Object.fromEntries(rows.map((e) => [e.recipient, e.status]))).toEqual({ 'gone@example.org': 'suppressed', 'here@example.org': 'queued' });
+  });
+});
+
+describe('refusals', () => {
+  test('revoked, expired and IP-restricted keys, and a key without emails:write, fail AUTH with 535 5.7.8 naming why', async () => {
+    const revoked = await acme.key(['emails:write']);
+    const revoke = await stack.call('POST', `/api/v1/api-keys/${revoked.api_key.id}/revoke`, { token: admin, headers: { 'X-Service-Project-Id': acme.project.id } });
+    expect(revoke.status, JSON.stringify(revoke.body)).toBeLessThan(300);
+    const expired = await acme.key(['emails:write'], { expires_at: new Date(Date.now() + 1500).toISOString() });
+    await new Promise((r) => setTimeout(r, 2000));
+    const restricted = await acme.key(['emails:write'], { allowed_ips: ['198.51.100.0/24'] });
+    const reader = await acme.key(['emails:read']);
+    const cases: [string, RegExp][] = [
+      [revoked.token, /^535 5\.7\.8 .*API key revoked/],
+      [expired.token, /^535 5\.7\.8 .*API key expired/],
+      [restricted.token, /^535 5\.7\.8 .*not allowed from address 127\.0\.1\.3/],
+      [reader.token, /^535 5\.7\.8 .*permission emails:write required/],
+    ];
+    for (const [i, [token, expected]] of cases.entries()) {
+      // An address of its own each (127.0.1.1, …), so these failures never reach the per-address limit.
+      const { raw, reply } = await authReply(token, `127.0.1.${i + 1}`);
+      expect(reply).toMatch(expected);
+      raw.close();
+    }
+  });
+
+  test('AUTH before STARTTLS: refused 538 5.7.11 for a client that is not loopback (a public address through the PROXY front)', async () => {
+    const raw = await openRaw(node.submissionPort!, { localAddress: BALANCER });
+    raw.write(`PROXY TCP4 ${PUBLIC_CLIENT} 127.0.0.1 40000 2587\r\n`);
+    expect(await raw.reply()).toMatch(/^220 /);
+    expect(await raw.command('EHLO client.test')).toMatch(/STARTTLS/);
+    expect(await raw.command(`AUTH PLAIN ${plain(sender)}`)).toMatch(/^538 5\.7\.11 /);
+    expect(await raw.command(`MAIL FROM:<news@${domain}>`)).toMatch(/^530 /);
+    raw.close();
+  });
+
+  test('AUTH before STARTTLS from loopback is taken (the same machine)', async () => {
+    const raw = await openRaw(node.submissionPort!);
+    expect(await raw.reply()).toMatch(/^220 /);
+    await raw.command('EHLO client.test');
+    expect(await raw.command(`AUTH PLAIN ${plain(sender)}`)).toMatch(/^235 /);
+    raw.close();
+  });
+
+  test('a message over inbound.max_message_size: 552 5.3.4 after the data, nothing written', async () => {
+    const before = (await stack.sql.query('SELECT count(*)::int AS n FROM outbound_messages')).rows[0].n;
+    // By hand: nodemailer itself refuses a message over the SIZE the server advertised.
+    const { raw, reply } = await authReply(sender);
+    expect(reply).toMatch(/^235 /);
+    expect(await raw.command(`MAIL FROM:<news@${domain}>`)).toMatch(/^250 /);
+    expect(await raw.command('RCPT TO:<big@example.org>')).toMatch(/^250 /);
+    expect(await raw.command('DATA')).toMatch(/^354 /);
+    raw.write(`From: news@${domain}\r\nTo: big@example.org\r\nSubject: Big\r\n\r\n${`${'x'.repeat(998)}\r\n`.repeat(Math.ceil((MAX_MESSAGE * 2) / 1000))}.\r\n`);
+    expect(await raw.reply(15_000)).toMatch(/^552 5\.3\.4 /);
+    raw.close();
+    expect((await stack.sql.query('SELECT count(*)::int AS n FROM outbound_messages')).rows[0].n).toBe(before);
+  });
+
+  test('a From on another project\'s domain, or on no domain of the project: 550 5.7.1 naming the domain', async () => {
+    for (const from of [`news@other-${domain}`, 'news@unregistered.test']) {
+      const err = await transport(sender).sendMail({ from, to: 'x@example.org', subject: 'Other', text: 'x' }).catch((e) => e);
+      expect(err.responseCode, String(err)).toBe(550);
+      expect(err.response).toMatch(new RegExp(`^550 5\\.7\\.1 from domain ${from.split('@')[1]!.replace(/\./g, '\\.')} `));
+    }
+  });
+
+  test('200 RCPTs: the 51st and later are refused 452 4.5.3 at RCPT; the message goes to the first 50', async () => {
+    const to = Array.from({ length: 200 }, (_, i) => `r${i}@example.org`);
+    const info = await transport(sender).sendMail({ envelope: { from: `news@${domain}`, to }, from: `news@${domain}`, to: to.slice(0, 1), subject: 'Many', text: 'x' });
+    expect(info.accepted).toHaveLength(50);
+    expect(info.rejected).toHaveLength(150);
+    expect(String((info as any).rejectedErrors[0].response)).toMatch(/^452 4\.5\.3 Too many recipients: at most 50/);
+    const { rows } = await stack.sql.query('SELECT count(*)::int AS n FROM emails WHERE message_id = $1', [info.response.split(' ').at(-1)]);
+    expect(rows[0].n).toBe(50);
+  });
+
+  test('the plan\'s hourly limit reached: 452 4.7.0 with the API\'s message; nothing written', async () => {
+    const p = await stack.call('POST', '/api/v1/admin/plans', { token: admin, body: { name: `tiny-${crypto.randomUUID().slice(0, 6)}`, hourly_email_limit: 1, daily_email_limit: 0 } });
+    const project = await stack.call('POST', '/api/v1/admin/projects', { token: admin, body: { name: 'limited', plan_id: p.body.plan.id } });
+    const key = async (permissions: string[]) => (await stack.call('POST', '/api/v1/api-keys', { token: admin, headers: { 'X-Service-Project-Id': project.body.project.id }, body: { name: 'k', permissions } })).body.token as string;
+    const limitedDomain = `limited-${domain}`;
+    await verifiedDomain(await key(['domains:write']), limitedDomain);
+    const token = await key(['emails:write']);
+    expect((await transport(token).sendMail({ from: `a@${limitedDomain}`, to: 'one@example.org', subject: 'One', text: 'x' })).response).toMatch(/^250 /);
+    const err = await transport(token).sendMail({ from: `a@${limitedDomain}`, to: 'two@example.org', subject: 'Two', text: 'x' }).catch((e) => e);
+    expect(err.response).toBe(`452 4.7.0 hourly email limit reached (1 per hour on plan ${p.body.plan.name})`);
+    const { rows } = await stack.sql.query('SELECT count(*)::int AS n FROM emails WHERE project_id = $1', [project.body.project.id]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  test(`bad AUTH: 535 5.7.8 up to ${MAX_AUTH_FAILURES} times from one address, then 421 4.7.0 and closed; new sessions too`, async () => {
+    // Its own address (127.0.0.3), so the limit does not reach the other tests' sessions.
+    const session = async () => {
+      const raw = await openRaw(node.submissionPort!, { localAddress: '127.0.0.3' });
+      const greeting = await raw.reply();
+      return { raw, greeting };
+    };
+    const bad = `myk_${'a'.repeat(8)}_${'b'.repeat(40)}`;
+    const { raw, greeting } = await session();
+    expect(greeting).toMatch(/^220 /);
+    await raw.command('EHLO client.test');
+    for (let i = 0; i < MAX_AUTH_FAILURES; i++) expect(await raw.command(`AUTH PLAIN ${plain(bad)}`)).toMatch(/^535 5\.7\.8 /);
+    expect(await raw.command(`AUTH PLAIN ${plain(bad)}`)).toMatch(/^421 4\.7\.0 Too many failed AUTH attempts/);
+    await raw.closed;
+    const again = await session();
+    expect(again.greeting).toMatch(/^421 4\.7\.0 Too many failed AUTH attempts/);
+    await again.raw.closed;
+  });
+});
