@@ -19,6 +19,8 @@ export const route = defineRoute({
     'Over the plan\'s hourly or daily limit nothing is written and the answer is 429 `hourly email limit reached (<n> per hour on plan <plan>)` (or the daily twin).',
     '`from`, `reply_to` and every `to`, `cc` and `bcc` entry must be exactly one mailbox: a list, a group or `;` is 400 naming the field (`from`, `to.2`); the address headers are composed from the parsed name and address, never from the text given.',
     'CR or LF in the subject, an address, a header name or value, or a filename is 400 naming the field; so is a custom header the service or the servers on the way write (From, Sender, Received, Return-Path, Authentication-Results, Resent-*, ARC-*, …). See docs/sending.md.',
+    '`send_at` (RFC 3339 with a time zone, at most 72 hours ahead; past or now is at once) holds the recipients `queued` until then; `POST /api/v1/emails/{id}/cancel` cancels one before a relay node claims it. A `send_at` further ahead, or not a timestamp with a time zone, is 400 naming `send_at`.',
+    'Recipients `delivered@`, `bounce@`, `complaint@` and `defer@` (each with an optional `+label`) at `simulator.<host of server.public_url>` (`simulator.localhost` when that host is an IP address) are never delivered: the claim settles them as a receiving server would (250; 250 then a hard bounce; 250 then a complaint; 451 at every try), with the real log, attempts, bounce records, suppressions and webhook events.',
   ].join(' '),
   tags: ['Emails'],
   request: {

@@ -4,6 +4,7 @@ import { ClaimAnswerSchema, ClaimSchema } from '../../../contracts/relay-outboun
 import { claimDue } from '../../../services/emails/claim.js';
 import { buildJobs } from '../../../services/emails/jobs.js';
 import { failClaimed, releaseClaimed } from '../../../services/emails/unclaim.js';
+import { settleSimulated, splitSimulated } from '../../../services/emails/simulator.js';
 import { handOverOutbox } from '../../../services/webhook-outbox/hand-over.js';
 import type { AppEnv } from '../../../env.js';
 
@@ -14,7 +15,7 @@ export const route = defineRelayRoute({
   limiter: 'relay_node_chatter',
   bodyLimit: () => CHATTER_BODY_BYTES,
   summary: 'Claim due outbound recipients',
-  description: 'Leases up to `max` due recipients to the node (`FOR UPDATE SKIP LOCKED`: concurrent claims never take one recipient twice) until `lease_until` (`outbound.lease`), counting up their `attempts`, and answers one job per recipient: the message, its attachments in base64, the from-domain\'s DKIM key and the route (the project\'s SMTP server, else the shared pool, else the recipient\'s MX). Due: `queued` and due, or `sending` with its lease run out. A node that is not installation-wide claims only its own project\'s mail. An answer carries at most about 24 MiB of content (the first job whatever its size). A recipient whose message cannot be DKIM-signed or whose attachment is gone is failed (`email.failed`) instead of handed out.',
+  description: 'Leases up to `max` due recipients to the node (`FOR UPDATE SKIP LOCKED`: concurrent claims never take one recipient twice) until `lease_until` (`outbound.lease`), counting up their `attempts`, and answers one job per recipient: the message, its attachments in base64, the from-domain\'s DKIM key and the route (the project\'s SMTP server, else the shared pool, else the recipient\'s MX). Due: `queued` and due, or `sending` with its lease run out. A recipient at the simulator domain (`simulator.<public host>`) is settled by the edge instead of handed out (docs/sending.md, "Simulator addresses"). A node that is not installation-wide claims only its own project\'s mail. An answer carries at most about 24 MiB of content (the first job whatever its size). A recipient whose message cannot be DKIM-signed or whose attachment is gone is failed (`email.failed`) instead of handed out.',
   tags: ['Relay'],
   request: { body: { required: true, content: { 'application/json': { schema: ClaimSchema } } } },
   responses: {
@@ -26,7 +27,14 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const db = c.get('db');
   const config = c.get('config');
   const node = c.get('relayNode');
-  const { rows, pool } = await claimDue(db, config, node, c.req.valid('json').max);
+  const { rows: claimed, pool } = await claimDue(db, config, node, c.req.valid('json').max);
+  if (!claimed.length) return c.json({ jobs: [] }, 200);
+
+  // Simulator addresses are settled here, never handed out (services/emails/simulator.ts).
+  const { domain, simulated, real: rows } = splitSimulated(config, claimed);
+  for (const events of await settleSimulated(db, config, node.id, domain, simulated)) {
+    for (const [projectId, ids] of events) c.executionCtx.waitUntil(handOverOutbox(c.env, projectId, ids));
+  }
   if (!rows.length) return c.json({ jobs: [] }, 200);
 
   const { jobs, failures, released } = await buildJobs(config, c.env.MAIL_STORE, rows, pool);
