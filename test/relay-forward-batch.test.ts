@@ -146,6 +146,18 @@ describe('POST /relay/v1/inbound/batch', () => {
     expect(single.status).toBe(429);
   });
 
+  test('the sender\'s suppression is judged per message, as the single route judges it (an expired entry no longer applies)', async () => {
+    const own = await enroll(env.stack, env.keys.relay);
+    await env.stack.sql.query(`INSERT INTO suppressions (project_id, address, reason) VALUES ($1, 'spam@example.org', 'manual')`, [env.tenant.project.id]);
+    await env.stack.sql.query(`INSERT INTO suppressions (project_id, address, reason, expires_at) VALUES ($1, 'old@example.org', 'manual', now() - interval '1 hour')`, [env.tenant.project.id]);
+    const answer = await forwardBatch(own.token, [
+      message('from suppressed', { mail_from: 'Spam@Example.org' }),
+      message('from expired', { mail_from: 'old@example.org' }),
+      message('from anyone'),
+    ]);
+    expect(answer.body.results.map((r: any) => r.inbound_emails[0].status)).toEqual(['rejected', 'received', 'received']);
+  });
+
   test('a message whose length disagrees with its meta is refused alone, its bytes skipped', async () => {
     const own = await enroll(env.stack, env.keys.relay);
     const a = message('framed a');

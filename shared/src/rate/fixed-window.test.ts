@@ -16,3 +16,12 @@ test('buckets count apart', () => {
   expect(windows.hit('a', 1, 60_000, 1).allowed).toBe(false);
   expect(windows.hit('b', 1, 60_000, 2).allowed).toBe(true);
 });
+
+test('take counts several hits at once: as many as the window holds pass, the rest are refused uncounted', () => {
+  const w = new FixedWindow();
+  expect(w.take(5, 60_000, 3, 0)).toEqual({ allowed: true, limit: 5, remaining: 2, resetAt: 60_000, granted: 3 });
+  expect(w.take(5, 60_000, 3, 1)).toEqual({ allowed: true, limit: 5, remaining: 0, resetAt: 60_000, granted: 2 });
+  expect(w.take(5, 60_000, 3, 2)).toEqual({ allowed: false, limit: 5, remaining: 0, resetAt: 60_000, granted: 0 });
+  expect(w.hit(5, 60_000, 3).allowed).toBe(false);
+  expect(w.take(5, 60_000, 1, 60_000)).toMatchObject({ allowed: true, remaining: 4, granted: 1 });
+});

@@ -9,12 +9,12 @@
 // batch does too.
 import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import { addressDomain, FORWARD_MAX_STORAGE_CALLS, forwardStorageCalls, type ForwardBatchResult } from '@edgemail/shared';
-import { domains, inboundEmails, outbox, suppressions, type InboundAttachment } from '@edgemail/schema';
+import { domains, inboundEmails, outbox, type InboundAttachment } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import { ServiceError } from '../errors.js';
 import type { InboundMeta } from '../../contracts/inbound-meta.js';
 import { servedBy, type NodeScope } from '../relay-nodes/domains.js';
-import type { ProjectShare } from './recipients.js';
+import { senderSuppressedSql, sharesFromRows, type ProjectShare, type ShareRow } from './recipients.js';
 import {
   assertStorable, decideStatus, ingestMessage, putObjects, recordAndEventData, whyAttachmentsUnstored,
   type CommittedEvent, type IngestResult, type Planned,
@@ -46,43 +46,21 @@ export function refusalOf(err: unknown, spoolId: string | null): Refusal {
 }
 
 /**
- * Every message's projects in one query: the same rule as projectShares
- * (recipients.ts) for each, a proven domain the node serves, the sender's
- * suppression there, a record already stored for the spool id.
+ * Every message's projects in one query, by projectShares' rules
+ * (recipients.ts): a proven domain the node serves, the sender's suppression
+ * there, a record already stored for the spool id.
  */
 async function sharesOfMany(db: Db, metas: InboundMeta[], node: NodeScope): Promise<ProjectShare[][]> {
   const wanted = metas.flatMap((meta, i) => [...new Set(meta.rcpt_to.map(addressDomain))]
     .map((name) => sql`(${i}::int, ${meta.spool_id}::text, ${meta.mail_from.toLowerCase()}::text, ${name}::text)`));
-  const { rows } = await db.execute<{
-    i: number; domain_id: string; project_id: string; name: string; suppressed: boolean;
-    stored_id: string | null; stored_status: 'received' | 'rejected' | 'failed' | null;
-  }>(sql`
-    select m.i, ${domains.id} as domain_id, ${domains.projectId} as project_id, ${domains.name} as name,
-      exists (select 1 from ${suppressions} where ${suppressions.projectId} = ${domains.projectId} and ${suppressions.address} = m.sender
-        and (${suppressions.expiresAt} is null or ${suppressions.expiresAt} > now())) as suppressed,
-      ${inboundEmails.id} as stored_id, ${inboundEmails.status} as stored_status
+  const { rows } = await db.execute<ShareRow & { i: number }>(sql`
+    select m.i, ${domains.id} as "domainId", ${domains.projectId} as "projectId", ${domains.name} as name,
+      ${senderSuppressedSql(domains.projectId, sql`m.sender`)} as suppressed,
+      ${inboundEmails.id} as "storedId", ${inboundEmails.status} as "storedStatus"
     from (values ${sql.join(wanted, sql`, `)}) as m(i, spool_id, sender, name)
     join ${domains} on ${domains.name} = m.name and ${servedBy(node)}
     left join ${inboundEmails} on ${inboundEmails.projectId} = ${domains.projectId} and ${inboundEmails.spoolId} = m.spool_id`);
-  return metas.map((meta, i) => {
-    const byName = new Map(rows.filter((r) => Number(r.i) === i).map((r) => [r.name, r]));
-    const shares = new Map<string, ProjectShare>();
-    for (const address of meta.rcpt_to) {
-      const row = byName.get(addressDomain(address));
-      if (!row) continue;
-      let share = shares.get(row.project_id);
-      if (!share) {
-        share = {
-          projectId: row.project_id, domainId: row.domain_id, recipients: [],
-          senderSuppressed: meta.mail_from !== '' && row.suppressed,
-          stored: row.stored_id ? { id: row.stored_id, status: row.stored_status! } : null,
-        };
-        shares.set(row.project_id, share);
-      }
-      if (!share.recipients.includes(address)) share.recipients.push(address);
-    }
-    return [...shares.values()];
-  });
+  return metas.map((meta, i) => sharesFromRows(rows.filter((r) => Number(r.i) === i), meta.mail_from, meta.rcpt_to));
 }
 
 /** What a message of the batch comes to before its bytes are read. */

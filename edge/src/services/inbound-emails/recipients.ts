@@ -2,7 +2,7 @@
 // the domains whose ownership is proven (`servedBy`: a registration alone
 // never receives mail), with what ingest needs to know per project in the
 // same round trip (is the sender suppressed there, was this spool id stored).
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQLWrapper } from 'drizzle-orm';
 import { domains, inboundEmails, suppressions } from '@edgemail/schema';
 import { addressDomain } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
@@ -20,22 +20,21 @@ export interface ProjectShare {
 }
 
 /**
- * @param sender the bare envelope sender; empty (the null sender) is never suppressed
+ * Whether `sender` (bare, lower case) is on the suppression list of the
+ * project `projectId` names, in SQL. An entry past its expires_at no longer applies.
  */
-export async function projectShares(db: Db, spoolId: string, sender: string, rcptTo: string[], node: NodeScope): Promise<ProjectShare[]> {
-  const names = [...new Set(rcptTo.map(addressDomain))];
-  const rows = await db
-    .select({
-      domainId: domains.id, projectId: domains.projectId, name: domains.name,
-      // An entry past its expires_at no longer applies.
-      suppressed: sql<boolean>`exists (select 1 from ${suppressions} where ${suppressions.projectId} = ${domains.projectId} and ${suppressions.address} = ${sender.toLowerCase()}
-        and (${suppressions.expiresAt} is null or ${suppressions.expiresAt} > now()))`,
-      storedId: inboundEmails.id, storedStatus: inboundEmails.status,
-    })
-    .from(domains)
-    .leftJoin(inboundEmails, and(eq(inboundEmails.projectId, domains.projectId), eq(inboundEmails.spoolId, spoolId)))
-    // A node stores mail only for the domains it serves (proven ones): a project's node never reaches another project.
-    .where(and(inArray(domains.name, names), servedBy(node)));
+export const senderSuppressedSql = (projectId: SQLWrapper, sender: SQLWrapper | string) => sql<boolean>`exists (select 1 from ${suppressions}
+  where ${suppressions.projectId} = ${projectId} and ${suppressions.address} = ${sender}
+  and (${suppressions.expiresAt} is null or ${suppressions.expiresAt} > now()))`;
+
+/** A row of the domains a message's recipients are in, with what ingest needs per project. */
+export type ShareRow = {
+  domainId: string; projectId: string; name: string; suppressed: boolean;
+  storedId: string | null; storedStatus: NonNullable<ProjectShare['stored']>['status'] | null;
+};
+
+/** One share per project, its recipients in envelope order, from the rows of the recipients' domains. */
+export function sharesFromRows(rows: ShareRow[], sender: string, rcptTo: string[]): ProjectShare[] {
   const byName = new Map(rows.map((r) => [r.name, r]));
   const shares = new Map<string, ProjectShare>();
   for (const address of rcptTo) {
@@ -53,4 +52,22 @@ export async function projectShares(db: Db, spoolId: string, sender: string, rcp
     if (!share.recipients.includes(address)) share.recipients.push(address);
   }
   return [...shares.values()];
+}
+
+/**
+ * @param sender the bare envelope sender; empty (the null sender) is never suppressed
+ */
+export async function projectShares(db: Db, spoolId: string, sender: string, rcptTo: string[], node: NodeScope): Promise<ProjectShare[]> {
+  const names = [...new Set(rcptTo.map(addressDomain))];
+  const rows = await db
+    .select({
+      domainId: domains.id, projectId: domains.projectId, name: domains.name,
+      suppressed: senderSuppressedSql(domains.projectId, sender.toLowerCase()),
+      storedId: inboundEmails.id, storedStatus: inboundEmails.status,
+    })
+    .from(domains)
+    .leftJoin(inboundEmails, and(eq(inboundEmails.projectId, domains.projectId), eq(inboundEmails.spoolId, spoolId)))
+    // A node stores mail only for the domains it serves (proven ones): a project's node never reaches another project.
+    .where(and(inArray(domains.name, names), servedBy(node)));
+  return sharesFromRows(rows, sender, rcptTo);
 }

@@ -356,7 +356,10 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     let answer: ForwardBatchAnswer;
     try {
       answer = await options.forwardBatch!(batch.map((b) => b.request), abort.signal);
+      // A message leaves the spool on its own result only: results that do not line up are not trusted.
       if (answer.results.length !== batch.length) throw new Error(`the edge answered ${answer.results.length} results to a batch of ${batch.length}`);
+      const astray = answer.results.findIndex((r, i) => r.spool_id !== null && r.spool_id !== batch[i]!.id);
+      if (astray >= 0) throw new Error(`the edge answered result ${astray} of a batch for ${answer.results[astray]!.spool_id}, not ${batch[astray]!.id}`);
     } catch (err) {
       if (stopped) return undefined;
       if (isFatalEdgeError(err)) return settle(batch[0]!.id, () => Promise.reject(err));
