@@ -18,6 +18,7 @@ import { eventually } from './support/wait.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const env = useTenantStack({
+  captureLogs: true,
   settings: { SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', SERVICE_SMTP_SERVERS_ALLOW_PRIVATE_TARGETS: 'true' },
   keys: { all: ['*'], backup: ['data:read'], reader: ['emails:read', 'inbound:read'] },
 });
@@ -346,6 +347,10 @@ describe('a large project', () => {
       expect(lines.at(-1)).toEqual({ type: 'error', error: 'export failed part way: start it again' });
       expect(lines.some((l) => l.type === 'end')).toBe(false);
       expect(recordsOf(lines, 'inbound_email')).toHaveLength(INBOUND);
+      // The log says which export failed and why, by the query's text: never its parameters.
+      const logged = await eventually(async () => env.stack.logs().filter((l) => l.message.startsWith(`data export of project ${bulk.project.id} failed part way`)), (l) => l.length === 1);
+      expect(logged[0]!.message).toContain('relation "audit_events" does not exist');
+      expect(logged[0]!.message).not.toMatch(/params|"project"/);
     } finally {
       await env.stack.sql.query('ALTER TABLE audit_events_away RENAME TO audit_events');
     }
