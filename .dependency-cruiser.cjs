@@ -23,12 +23,13 @@ module.exports = {
     // local stack and CLI may run a node, never the reverse.
     layer('relay-node-not-edge', 'A relay node talks to the edge over /relay/v1 only; what both sides need lives in shared/.', '^relay-node/', '^edge/'),
 
-    // relay-node/: index, node, server, heartbeat, enroll → inbound/, outbound/ → tls/ → edge/ → spool/, proxy/, state/, log.ts.
-    layer('relay-foundations-not-up', 'spool/, proxy/, state/ and log.ts serve every part; they never reach into one.', '^relay-node/src/(spool|proxy|state)/|^relay-node/src/(log|version)\\.ts$', `^relay-node/src/(inbound|outbound|edge|tls)/|${relayTop}`),
-    layer('relay-edge-not-up', 'edge/ (the one client and its retry loop) serves every part that talks to the edge.', '^relay-node/src/edge/', `^relay-node/src/(inbound|outbound|tls)/|${relayTop}`),
-    layer('relay-tls-not-up', 'tls/ hands listeners their certificates; it knows no listener.', '^relay-node/src/tls/', `^relay-node/src/(inbound|outbound)/|${relayTop}`),
-    layer('relay-inbound-not-outbound', 'The two directions share only what lies below them.', '^relay-node/src/inbound/', `^relay-node/src/outbound/|${relayTop}`),
-    layer('relay-outbound-not-inbound', 'The two directions share only what lies below them.', '^relay-node/src/outbound/', `^relay-node/src/inbound/|${relayTop}`),
+    // relay-node/: index, node, server, heartbeat, enroll → submission/ → inbound/, outbound/ → tls/ → edge/ → spool/, proxy/, state/, log.ts.
+    layer('relay-foundations-not-up', 'spool/, proxy/, state/ and log.ts serve every part; they never reach into one.', '^relay-node/src/(spool|proxy|state)/|^relay-node/src/(log|version)\\.ts$', `^relay-node/src/(inbound|outbound|submission|edge|tls)/|${relayTop}`),
+    layer('relay-edge-not-up', 'edge/ (the one client and its retry loop) serves every part that talks to the edge.', '^relay-node/src/edge/', `^relay-node/src/(inbound|outbound|submission|tls)/|${relayTop}`),
+    layer('relay-tls-not-up', 'tls/ hands listeners their certificates; it knows no listener.', '^relay-node/src/tls/', `^relay-node/src/(inbound|outbound|submission)/|${relayTop}`),
+    layer('relay-inbound-not-outbound', 'The two directions share only what lies below them.', '^relay-node/src/inbound/', `^relay-node/src/(outbound|submission)/|${relayTop}`),
+    layer('relay-outbound-not-inbound', 'The two directions share only what lies below them.', '^relay-node/src/outbound/', `^relay-node/src/(inbound|submission)/|${relayTop}`),
+    layer('relay-submission-not-outbound', 'Submission builds on the inbound listener\'s parts and hands mail to the edge; delivery is outbound\'s.', '^relay-node/src/submission/', `^relay-node/src/outbound/|${relayTop}`),
 
     layer('no-test-support-in-production', 'Only tests import test support.', '^(edge/src|edge/local|edge/cli|relay-node/src|shared/src)/', '(^|/)test-support/|^test/', { from: { pathNot: `${notTest}|test-support/` } }),
   ],
