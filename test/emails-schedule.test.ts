@@ -177,6 +177,19 @@ describe('send_at', () => {
     expect(await counts()).toEqual(before);
   });
 
+  test('a sandbox key\'s scheduled send is captured at once, showing its send_at; nothing is due', async () => {
+    const sandbox = (await env.tenant.key(['sandbox:write', 'emails:read'], { sandbox: true })).token;
+    const sendAt = inSeconds(3600);
+    const r = await send(message({ to: ['sandboxed@dest.test'], send_at: sendAt }), sandbox);
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.emails[0]).toMatchObject({ status: 'captured', sandbox: true, send_at: sendAt });
+    const { rows: [row] } = await env.stack.sql.query('SELECT next_attempt_at FROM emails WHERE id = $1', [r.body.emails[0].id]);
+    expect(row.next_attempt_at).toBeNull();
+    const answer = await cancel(r.body.emails[0].id);
+    expect(answer.status).toBe(409);
+    expect(answer.body.error).toMatch(/^email cannot be canceled: it is captured /);
+  });
+
   test('the plan limits count a scheduled send when it is accepted', async () => {
     const usage = async () => (await env.stack.call('GET', '/api/v1/usage', { token: env.keys.reader })).body.usage.hour.used;
     const before = await usage();

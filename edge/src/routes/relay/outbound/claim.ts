@@ -30,10 +30,16 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { rows: claimed, pool } = await claimDue(db, config, node, c.req.valid('json').max);
   if (!claimed.length) return c.json({ jobs: [] }, 200);
 
-  // Simulator addresses are settled here, never handed out (services/emails/simulator.ts).
+  // Simulator addresses are settled here, never handed out (services/emails/simulator.ts). A failure
+  // to settle them returns them to the queue and does not hold up the real jobs of this claim.
   const { domain, simulated, real: rows } = splitSimulated(config, claimed);
-  for (const events of await settleSimulated(db, config, node.id, domain, simulated)) {
-    for (const [projectId, ids] of events) c.executionCtx.waitUntil(handOverOutbox(c.env, projectId, ids));
+  try {
+    for (const events of await settleSimulated(db, config, node.id, domain, simulated)) {
+      for (const [projectId, ids] of events) c.executionCtx.waitUntil(handOverOutbox(c.env, projectId, ids));
+    }
+  } catch (e) {
+    console.error(`outbound: simulator addresses not settled, returned to the queue: ${e instanceof Error ? e.message : String(e)}`);
+    await releaseClaimed(db, config, node.id, simulated.map((s) => s.row.id));
   }
   if (!rows.length) return c.json({ jobs: [] }, 200);
 
