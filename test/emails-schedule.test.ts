@@ -21,7 +21,8 @@ import { addedEvents, settledAuditEvents } from './support/audit.js';
 import { eventually } from './support/wait.js';
 
 const env = useTenantStack({
-  settings: { SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: '100000', SERVICE_OUTBOUND_RETRY_DELAY: '1s' },
+  // A short outbound.max_age: a scheduled send's age counts from its send_at (one test below).
+  settings: { SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: '100000', SERVICE_OUTBOUND_RETRY_DELAY: '1s', SERVICE_OUTBOUND_MAX_AGE: '3s' },
   keys: { sender: ['emails:write', 'emails:read'], manager: ['domains:write', 'relay:write'], reader: ['emails:read'] },
 });
 
@@ -42,7 +43,16 @@ async function verifiedDomain(token: string, name: string): Promise<void> {
 
 beforeAll(async () => {
   await verifiedDomain(env.keys.manager, 'acme.test');
-  rx = await startReceiver({ host: '127.0.0.1' });
+  // grey@ is greylisted once (451), as many receivers do to a first attempt.
+  let greylisted = false;
+  rx = await startReceiver({
+    host: '127.0.0.1',
+    rcptReply: (to) => {
+      if (to !== 'grey@dest.test' || greylisted) return null;
+      greylisted = true;
+      return { code: 451, text: '4.7.1 greylisted, come back later' };
+    },
+  });
   dns = await startDnsServer({
     'mx.dest.test': { A: ['127.0.0.1'] },
     'dest.test': { MX: [{ preference: 10, exchange: 'mx.dest.test' }] },
@@ -115,6 +125,17 @@ describe('send_at', () => {
     // The list shows it too.
     const listed = await env.stack.call('GET', '/api/v1/emails?recipient=sched@dest.test', { token: env.keys.reader });
     expect(listed.body.emails).toEqual([expect.objectContaining({ id: email.id, send_at: sendAt, status: 'sent' })]);
+  });
+
+  test('outbound.max_age counts from send_at: a send scheduled past max_age (3 s) and deferred once is retried, not expired', async () => {
+    const sendAt = inSeconds(4);
+    const r = await send(message({ to: ['grey@dest.test'], send_at: sendAt }));
+    expect(r.status).toBe(201);
+    const sent = await eventually(() => logged(r.body.emails[0].id), (e) => e?.status === 'sent' || e?.status === 'failed', 15_000);
+    expect(sent.status, JSON.stringify(sent)).toBe('sent');
+    expect(sent.delivery_attempts.map((a: any) => [a.outcome, a.smtp_code])).toEqual([['deferred', 451], ['sent', 250]]);
+    // Created more than max_age before its first try: counted from created_at, it would have expired.
+    expect(Date.parse(sent.delivery_attempts[0].started_at) - Date.parse(sent.created_at)).toBeGreaterThan(3000);
   });
 
   test('a send_at in the past (or now) is sent at once; one with an offset is stored as that instant', async () => {

@@ -64,15 +64,17 @@ export async function recordResults(db: Db, settings: Settings, nodeId: string, 
     ),
     locked as (
       -- The row as it is once locked (not as the statement's snapshot saw it).
-      select e.id, e.project_id, e.message_id, e.recipient, e.attempts, e.created_at
+      -- A scheduled send's age (outbound.max_age) counts from its send_at, when it became due.
+      select e.id, e.project_id, e.message_id, e.recipient, e.attempts,
+        greatest(e.created_at, (select m.send_at from ${outboundMessages} m where m.id = e.message_id)) as due_from
       from ${emails} e
       where e.id in (select email_id from input) and e.status = 'sending' and e.lease_node_id = ${nodeId}
       for update
     ),
     matched as (
       select distinct on (l.id) r.*, l.project_id, l.message_id, l.recipient, l.attempts,
-        floor(extract(epoch from now() - l.created_at))::bigint as age_s,
-        now() - l.created_at >= ${settings['outbound.max_age']} * interval '1 millisecond' as too_old,
+        floor(extract(epoch from now() - l.due_from))::bigint as age_s,
+        now() - l.due_from >= ${settings['outbound.max_age']} * interval '1 millisecond' as too_old,
         (select count(*) from ${emailAttempts} a where a.email_id = l.id and a.outcome = 'deferred')::int as deferrals
       from input r join locked l on l.id = r.email_id and l.attempts = r.attempt
       order by l.id, r.i
