@@ -28,12 +28,14 @@ const env = useTenantStack({
   settings: {
     SERVICE_SERVER_PUBLIC_URL: `https://${PUBLIC_HOST}`,
     SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    // The project's own SMTP server of one test listens on loopback.
+    SERVICE_SMTP_SERVERS_ALLOW_PRIVATE_TARGETS: 'true',
     SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: '100000',
     SERVICE_OUTBOUND_RETRY_DELAY: '1s',
     // defer@ is retried until the send is this old, then fails as expired.
     SERVICE_OUTBOUND_MAX_AGE: `${MAX_AGE_S}s`,
   },
-  keys: { sender: ['emails:write', 'emails:read'], manager: ['domains:write', 'relay:write', 'webhooks:write'] },
+  keys: { sender: ['emails:write', 'emails:read'], manager: ['domains:write', 'relay:write', 'webhooks:write', 'smtpservers:write'] },
 });
 
 let dns: TestDnsServer;
@@ -60,7 +62,10 @@ beforeAll(async () => {
   await writeNodeState(dir, { edge_url: env.stack.url, node_id: enrolled.id, name: 'mx-simulator', token: enrolled.token, enrolled_at: new Date().toISOString() });
   node = await startTestNode({
     stack: env.stack, stateDir: dir, dnsAddress: dns.address, log: collectingLog(logs), hostName: 'relay.acme.test',
-    env: { SERVICE_OUTBOUND_MX_PORT: String(rx.port), SERVICE_OUTBOUND_ALLOW_PRIVATE_MX: 'true', SERVICE_RELAY_NODE_INBOUND_TLS_ENABLED: 'false' },
+    env: {
+      SERVICE_OUTBOUND_MX_PORT: String(rx.port), SERVICE_OUTBOUND_ALLOW_PRIVATE_MX: 'true', SERVICE_SMTP_SERVERS_ALLOW_PRIVATE_TARGETS: 'true',
+      SERVICE_RELAY_NODE_INBOUND_TLS_ENABLED: 'false',
+    },
     outbound: { idlePollMs: 200, timeouts: { connectionMs: 1000, greetingMs: 1000, socketMs: 3000 } },
   });
 });
@@ -183,7 +188,16 @@ describe('simulator addresses', () => {
     expect(eventsFor(email.id)).toEqual([]);
   });
 
-  test('nothing was handed to the node: the MX the simulator domain names saw no connection', () => {
+  test('a project relaying through its own SMTP server: simulator addresses still never reach it', async () => {
+    const server = await env.stack.call('POST', '/api/v1/smtp-servers', {
+      token: env.keys.manager, body: { name: 'own relay', host: '127.0.0.1', port: rx.port, security: 'none' },
+    });
+    expect(server.status, JSON.stringify(server.body)).toBe(201);
+    const email = await send(`delivered+relay@${SIM}`);
+    expect(await untilStatus(email.id, 'sent')).toMatchObject({ delivery_attempts: [{ outcome: 'sent', server: 'simulator' }] });
+  });
+
+  test('nothing was handed to the node: the MX the simulator domain names (and the project\'s own server) saw no connection', () => {
     expect(rx.connections).toBe(0);
     expect(rx.messages).toEqual([]);
     expect(logs.filter((l) => /outbound message (delivered|deferred|failed)/.test(l.message))).toEqual([]);
