@@ -202,6 +202,8 @@ beforeAll(async () => {
     'dest.test': { MX: [{ preference: 10, exchange: 'mx.dest.test' }] },
     'mx.silent.test': { A: ['127.0.0.2'] },
     'silent.test': { MX: [{ preference: 10, exchange: 'mx.silent.test' }] },
+    // The bounce domain's SPF, as docs/bounces.md tells the operator to publish it (MAIL FROM is the VERP return path there).
+    'bounces.mail.example.com': { TXT: ['v=spf1 ip4:127.0.0.1 -all'] },
   });
 
   // acme.test: registered (an RSA key made by the edge), its records published in the node's DNS, verified.
@@ -286,7 +288,12 @@ describe('delivery by relay nodes', () => {
     const arrived = arrivalsOf(sent.message_id);
     expect(arrived).toHaveLength(1);
     const [message] = arrived;
-    expect(message).toMatchObject({ rcpt: 'ann@dest.test', mailFrom: 'news@acme.test', secure: true, helo: 'relay-a.acme.test' });
+    // Issue 17: MAIL FROM is the email's VERP return path (docs/bounces.md); the From header stays the sender's.
+    expect(message).toMatchObject({
+      rcpt: 'ann@dest.test', mailFrom: expect.stringMatching(new RegExp(`^bounce-${id.replace(/-/g, '')}-[0-9a-f]{20}@bounces\\.mail\\.example\\.com$`)),
+      secure: true, helo: 'relay-a.acme.test',
+    });
+    expect(message!.bytes.toString('utf8')).toMatch(/^From: Acme News <news@acme\.test>\r?$/m);
     const text = message!.bytes.toString('utf8');
     // Header names are case-insensitive; nodemailer writes this one `X-Order-ID`.
     expect(text).toMatch(/^X-Order-Id: A-1042\r?$/im);

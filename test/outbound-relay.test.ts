@@ -90,7 +90,11 @@ describe('POST /relay/v1/outbound/claim', () => {
       email_id: sent.emails[0]!.id,
       attempt: 1,
       lease_until: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-      envelope: { from: 'news@acme.test', to: 'ann@example.org' },
+      // Issue 17: MAIL FROM is the VERP return path on MX routes (docs/bounces.md); the test stack's public host is mail.example.com.
+      envelope: {
+        from: 'news@acme.test', to: 'ann@example.org',
+        return_path: expect.stringMatching(new RegExp(`^bounce-${sent.emails[0]!.id.replace(/-/g, '')}-[0-9a-f]{20}@bounces\\.mail\\.example\\.com$`)),
+      },
       message: {
         message_id: `<${sent.message_id}@acme.test>`,
         date: (message.created_at as Date).toISOString(),
@@ -274,6 +278,8 @@ describe('POST /relay/v1/outbound/claim', () => {
         [env.tenant.project.id, await seal('acme-secret', key, 'smtp_servers.password')]);
       const [viaProject] = await jobFor(await send());
       expect(viaProject.route).toEqual({ kind: 'smtp', source: 'project', host: 'smtp.acme.test', port: 587, security: 'starttls', username: 'acme', password: 'acme-secret' });
+      // Through an SMTP server the envelope sender stays the bare from address (docs/bounces.md).
+      expect([viaPool.envelope, viaProject.envelope]).toEqual([{ from: 'news@acme.test', to: 'ann@example.org' }, { from: 'news@acme.test', to: 'ann@example.org' }]);
 
       // A password that does not open (sealed under another key) fails the recipient, naming the server.
       await env.stack.sql.query('UPDATE smtp_servers SET password_sealed = $1 WHERE id = $2', [await seal('x', Buffer.alloc(32, 7).toString('base64'), 'smtp_servers.password'), own.rows[0].id]);

@@ -55,6 +55,10 @@ export const OutboundJobSchema = OutboundJob.extend({
   envelope: job.envelope.extend({
     from: job.envelope.shape.from.meta({ description: 'The bounce address: the bare from address', example: 'news@acme.test' }),
     to: job.envelope.shape.to.meta({ description: 'This one recipient', example: 'ann@example.org' }),
+    return_path: job.envelope.shape.return_path.meta({
+      description: 'MAIL FROM instead of `from` when set: the VERP return path `bounce-<email id>-<mac>@bounces.<public host>` (docs/bounces.md); set on `mx` routes when the host of `server.public_url` is a domain name, absent otherwise',
+      example: 'bounce-0f8e6c1a2b3c4d5e6f708192a3b4c5d6-9c2e4a1b7d3f5e6a8b0c@bounces.mail.example.com',
+    }),
   }),
   message: OutboundMessageSchema,
   dkim: OutboundDkimSchema.nullable().openapi({ description: 'Always set today: a recipient whose message cannot be signed is failed at the claim, never handed out' }),

@@ -91,7 +91,9 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
     if (deadline !== undefined && Date.now() >= deadline) {
       return finish({ outcome: 'deferred', smtp_code: null, reply: 'delivery not started: the lease ended first; tried again later', server: null });
     }
-    const outcome = await deliverMessage(plan, job.envelope, bytes, {
+    // MAIL FROM is the VERP return path when the edge gave one (docs/bounces.md); the From header is unchanged.
+    const envelope = { from: job.envelope.return_path ?? job.envelope.from, to: job.envelope.to };
+    const outcome = await deliverMessage(plan, envelope, bytes, {
       name: deps.hostName,
       timeouts: deps.timeouts,
       extraCa: deps.extraCa,

@@ -100,6 +100,12 @@ export const OutboundJob = z.object({
     from: z.string(),
     /** This one recipient. */
     to: z.string(),
+    /**
+     * The VERP return path to give as MAIL FROM instead of `from`
+     * (docs/bounces.md): set on `mx` routes when the installation has a
+     * bounce domain, absent otherwise. An older node ignores it.
+     */
+    return_path: z.string().nullable().optional(),
   }),
   message: OutboundMessage,
   /** Always set today: a recipient whose message cannot be signed is failed at the claim, never handed out. */

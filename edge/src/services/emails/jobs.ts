@@ -10,6 +10,7 @@ import type { OutboundJobSchema } from '../../contracts/relay-outbound.js';
 import { dkimForJob, domainOfAddress, type JobDkim } from '../domains/sendable.js';
 import type { ClaimedRow, SmtpServerRow } from './claim.js';
 import { chooseRoute, RoutePasswordError } from './route.js';
+import { verpAddress } from '../bounces/verp.js';
 import type { z } from '@hono/zod-openapi';
 
 export type OutboundJob = z.infer<typeof OutboundJobSchema>;
@@ -31,7 +32,7 @@ class JobProblem extends Error {
   }
 }
 
-type Settings = Pick<Config, 'database.crypto.encryption_key'>;
+type Settings = Pick<Config, 'database.crypto.encryption_key' | 'server.public_url'>;
 
 /**
  * @param store `MAIL_STORE` (attachments under `outbound_messages.attachments[].r2_key`)
@@ -54,7 +55,10 @@ export async function buildJobs(settings: Settings, store: R2Bucket, rows: Claim
         keys.set(keyName, key);
       }
       const [dkim, route, content] = await Promise.all([key, routeOf(settings, row, pool), files]);
-      return { job: jobOf(row, dkim, route, content) };
+      // Bounces come back to the VERP return path on MX routes only: a project's or the pool's SMTP
+      // server (SES, a provider) may refuse a foreign MAIL FROM, and reports its bounces its own way.
+      const returnPath = route.kind === 'mx' ? await verpAddress(settings, row.id) : null;
+      return { job: jobOf(row, dkim, route, content, returnPath) };
     } catch (e) {
       if (e instanceof JobProblem) return { problem: { id: row.id, problem: e.message, ...(e.detail ? { detail: e.detail } : {}) }, permanent: e.permanent };
       return { problem: { id: row.id, problem: e instanceof Error ? e.message : String(e) }, permanent: false };
@@ -69,12 +73,12 @@ export async function buildJobs(settings: Settings, store: R2Bucket, rows: Claim
   return out;
 }
 
-function jobOf(row: ClaimedRow, dkim: JobDkim, route: OutboundJob['route'], attachments: OutboundJob['message']['attachments']): OutboundJob {
+function jobOf(row: ClaimedRow, dkim: JobDkim, route: OutboundJob['route'], attachments: OutboundJob['message']['attachments'], returnPath: string | null): OutboundJob {
   return {
     email_id: row.id,
     attempt: row.attempts,
     lease_until: row.lease_until,
-    envelope: { from: row.sender, to: row.recipient },
+    envelope: { from: row.sender, to: row.recipient, ...(returnPath ? { return_path: returnPath } : {}) },
     message: {
       message_id: row.message_id,
       date: row.date,
