@@ -90,7 +90,7 @@ describe('POST /api/v1/emails/send', () => {
       to: ['Ann <Ann@example.org>', 'bob@example.org'], cc: ['carol@example.org'], subject: 'Your order has shipped',
       status: 'queued', attempts: 0, error_message: null, smtp_reply: null, node_id: null,
       tags: ['shipping', 'transactional'], headers: { 'X-Order-Id': 'A-1042', 'List-Unsubscribe': '<mailto:unsub@acme.test>' },
-      sandbox: false, send_at: null, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), sent_at: null,
+      sandbox: false, origin: 'api', send_at: null, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), sent_at: null,
     };
     expect(emails).toEqual([
       { ...common, id: expect.any(String), recipient: 'Ann@example.org', kind: 'to' },

@@ -91,10 +91,11 @@ export interface PostfixRelay { domain: string; port: number }
 
 /**
  * `postfix -c <dir> start` with the recipe's settings: loopback only, the
- * `smtp/inet` service moved to `port`, `discard.test` to the discard
- * transport, `mbox.test` to a virtual Maildir owned by nobody.
+ * `smtp/inet` service moved to `port` (with `smtpdOptions`, `name=value`, as
+ * its own settings), `discard.test` to the discard transport, `mbox.test` to a
+ * virtual Maildir owned by nobody.
  */
-export async function startPostfix(tools: PostfixTools, port: number, relay?: PostfixRelay): Promise<RunningPostfix> {
+export async function startPostfix(tools: PostfixTools, port: number, relay?: PostfixRelay, smtpdOptions: string[] = []): Promise<RunningPostfix> {
   // maillog_file must sit under /var (maillog_file_prefixes).
   const base = `/var/tmp/edgemail-pfbench-${process.pid}`;
   const conf = `${base}/conf`;
@@ -136,7 +137,8 @@ export async function startPostfix(tools: PostfixTools, port: number, relay?: Po
       'virtual_mailbox_domains = mbox.test', `virtual_mailbox_base = ${vmail}`,
       'virtual_mailbox_maps = static:bench/', 'virtual_uid_maps = static:65534', 'virtual_gid_maps = static:65534');
     await postconf('-M#', 'smtp/inet');
-    await postconf('-Me', `127.0.0.1:${port}/inet = 127.0.0.1:${port} inet n - n - - smtpd`);
+    // `smtpdOptions` (`-o name=value`, as master.cf writes a service's own settings: `bench submission`'s STARTTLS).
+    await postconf('-Me', `127.0.0.1:${port}/inet = 127.0.0.1:${port} inet n - n - - smtpd${smtpdOptions.map((o) => ` -o ${o}`).join('')}`);
     await postconf('-F', '*/*/chroot = n');
     await postfixCmd('check');
     await postfixCmd('start');
