@@ -25,6 +25,8 @@ import * as createSuppression from './api/suppressions/create.js';
 import * as listSuppressions from './api/suppressions/list.js';
 import * as deleteSuppression from './api/suppressions/delete.js';
 import * as getSuppression from './api/suppressions/get.js';
+import * as listBounces from './api/bounces/list.js';
+import * as getBounce from './api/bounces/get.js';
 import * as listInboundEmails from './api/inbound-emails/list.js';
 import * as inboundEmailStats from './api/inbound-emails/stats.js';
 import * as getInboundEmail from './api/inbound-emails/get.js';
@@ -68,6 +70,7 @@ export const apiRoutes: MountableRoute[] = [
   mountable(createDomain), mountable(listDomains), mountable(getDomain), mountable(deleteDomain),
   mountable(verifyDomain),
   mountable(createSuppression), mountable(listSuppressions), mountable(getSuppression), mountable(deleteSuppression),
+  mountable(listBounces), mountable(getBounce),
   // `stats` before `{id}`: the router tries routes in this order, and `stats` is no UUID.
   mountable(listInboundEmails), mountable(inboundEmailStats), mountable(getInboundEmail), mountable(deleteInboundEmail),
   mountable(retryInboundEmail), mountable(rawInboundEmail), mountable(inboundAttachment),
