@@ -14,6 +14,8 @@ import type { ExactReader } from './exact-reader.js';
 import { attachmentKey, rawKey } from './storage-keys.js';
 import { inboundReceivedData } from './event-data.js';
 import { presentInboundEmail } from './present.js';
+import { ingestBounceForward, isBounceForward } from '../bounces/ingest-report.js';
+import type { VerpSettings } from '../bounces/verp.js';
 
 type Status = 'received' | 'rejected' | 'failed';
 
@@ -26,6 +28,8 @@ export interface ForwardedMessage {
   body: Pick<ExactReader, 'pipe' | 'drain'>;
   /** The forwarding node: its id, and the domains it may store mail for. */
   node: { id: string } & NodeScope;
+  /** The settings that name the bounce domain and verify return paths (docs/bounces.md); unset: no bounce domain. */
+  bounces?: VerpSettings;
 }
 
 export interface IngestResult {
@@ -151,6 +155,8 @@ export function assertStorable(projects: number): void {
  */
 export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedMessage): Promise<IngestResult & { events: CommittedEvent[] }> {
   const { meta } = message;
+  // Mail to the bounce domain is a report about an email sent, never inbound mail.
+  if (message.bounces && isBounceForward(meta.rcpt_to, message.bounces)) return ingestBounceForward(db, message.bounces, message);
   const shares = await projectShares(db, meta.spool_id, meta.mail_from, meta.rcpt_to, message.node);
   const todo = shares.filter((s) => !s.stored);
   // Even the raw message alone is two R2 calls per further project: past the

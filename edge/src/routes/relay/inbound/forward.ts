@@ -41,7 +41,7 @@ export const route = defineRelayRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { meta, rest } = await readForwardedBody(c.req.raw, { maxMetaBytes: forwardingMetaLimit(c.get('config')['inbound.max_message_size']) });
   const node = c.get('relayNode');
-  const { events, ...result } = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, body: rest, node });
+  const { events, ...result } = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, body: rest, node, bounces: c.get('config') });
   for (const e of events) c.executionCtx.waitUntil(handOverOutbox(c.env, e.projectId, [e.outboxId]));
   if (!result.inbound_emails.length) {
     // Nobody to store it for: the domains were removed (or lost to another project) after the node
