@@ -17,7 +17,7 @@ import { servedBy, type NodeScope } from '../relay-nodes/domains.js';
 import { senderSuppressedSql, sharesFromRows, type ProjectShare, type ShareRow } from './recipients.js';
 import {
   assertStorable, decideStatus, ingestMessage, putObjects, recordAndEventData, whyAttachmentsUnstored,
-  type CommittedEvent, type IngestResult, type Planned,
+  type CommittedEvent, type ForwardedMessage, type IngestResult, type Planned,
 } from './ingest.js';
 import type { PieceReader } from './forwarded-batch.js';
 
@@ -69,10 +69,13 @@ type Step =
   | { kind: 'single'; meta: InboundMeta }
   | { kind: 'store'; meta: InboundMeta; shares: ProjectShare[]; plans: Planned[]; attachments: InboundAttachment[] };
 
+/** What the single route hands ingestMessage besides the message itself: a message ingested alone gets it too. */
+export type AloneSettings = Omit<ForwardedMessage, 'meta' | 'body' | 'node'>;
+
 /**
- * @example const { results, events } = await ingestBatch(db, c.env.MAIL_STORE, node, messages);
+ * @example const { results, events } = await ingestBatch(db, c.env.MAIL_STORE, node, messages, {});
  */
-export async function ingestBatch(db: Db, store: R2Bucket, node: Node, messages: BatchMessage[]): Promise<{ results: ForwardBatchResult[]; events: CommittedEvent[] }> {
+export async function ingestBatch(db: Db, store: R2Bucket, node: Node, messages: BatchMessage[], alone: AloneSettings): Promise<{ results: ForwardBatchResult[]; events: CommittedEvent[] }> {
   const candidates = messages.map((m, i) => ({ m, i })).filter(({ m }) => m.meta && !m.refusal);
   const sharesOf = new Map<number, ProjectShare[]>();
   if (candidates.length) {
@@ -120,7 +123,7 @@ export async function ingestBatch(db: Db, store: R2Bucket, node: Node, messages:
       await putObjects(store, step.plans.map((p) => p.share.projectId), { meta: step.meta, body, node }, step.attachments);
     } else if (step.kind === 'single') {
       try {
-        const { events: committed, ...answer } = await ingestMessage(db, store, { meta: step.meta, body, node });
+        const { events: committed, ...answer } = await ingestMessage(db, store, { ...alone, meta: step.meta, body, node });
         events.push(...committed);
         results[i] = { status: 200, spool_id: step.meta.spool_id, ...answer };
       } catch (err) {

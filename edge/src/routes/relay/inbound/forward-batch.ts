@@ -56,7 +56,9 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
       : i >= granted ? { status: 429, spool_id: spoolId, error: `rate limit exceeded: ${verdict!.limit} requests per minute`, retry_after: retryAfter } : null;
     return { meta: e.meta, refusal, body: new PieceReader(rest, e.length) };
   });
-  const { results, events } = await ingestBatch(c.get('db'), c.env.MAIL_STORE, node, messages);
+  // Whatever forward.ts hands ingestMessage besides meta, body and node goes here too, so that a
+  // message ingested alone (one no project's domain takes) is treated exactly as by the single route.
+  const { results, events } = await ingestBatch(c.get('db'), c.env.MAIL_STORE, node, messages, { bounces: c.get('config') });
   const byProject = new Map<string, number[]>();
   for (const e of events) byProject.set(e.projectId, [...(byProject.get(e.projectId) ?? []), e.outboxId]);
   for (const [projectId, ids] of byProject) c.executionCtx.waitUntil(handOverOutbox(c.env, projectId, ids));
