@@ -18,9 +18,9 @@ export async function profiledWorker<T>(stack: Stack, label: string, load: () =>
   if (!dir || !endpoint) return load();
   const session = await devtools(endpoint);
   try {
-    await session.call('Profiler.enable');
-    await session.call('Profiler.setSamplingInterval', { interval: 200 });
-    await session.call('Profiler.start');
+    session.tell('Profiler.enable');
+    session.tell('Profiler.setSamplingInterval', { interval: 200 });
+    session.tell('Profiler.start');
     const result = await load();
     const { profile } = await session.call('Profiler.stop') as { profile: CpuProfile };
     mkdirSync(dir, { recursive: true });

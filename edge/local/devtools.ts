@@ -4,7 +4,10 @@
 import { WebSocket } from 'ws';
 
 export interface DevtoolsSession {
+  /** A call whose answer carries a result (`Profiler.stop`). */
   call(method: string, params?: object): Promise<unknown>;
+  /** A call whose answer is empty: sent, not awaited. */
+  tell(method: string, params?: object): void;
   close(): void;
 }
 
@@ -15,8 +18,9 @@ export function devtools(endpoint: string): Promise<DevtoolsSession> {
     const waiting = new Map<number, { ok: (v: unknown) => void; fail: (e: Error) => void }>();
     ws.on('message', (data) => {
       const msg = JSON.parse(String(data)) as { id?: number; method?: string; result?: unknown; error?: { message: string } };
-      // wrangler's proxy echoes each call (id and method, no result) before the runtime's answer.
-      const w = msg.id === undefined || msg.method !== undefined ? undefined : waiting.get(msg.id);
+      // wrangler's proxy echoes calls (id, method, params) and passes on only the answers that carry
+      // a result: a call answered with nothing (`Profiler.start`) never resolves, so send it with `tell`.
+      const w = msg.id === undefined || !('result' in msg || 'error' in msg) ? undefined : waiting.get(msg.id);
       if (!w) return;
       waiting.delete(msg.id!);
       if (msg.error) w.fail(new Error(msg.error.message)); else w.ok(msg.result);
@@ -27,6 +31,7 @@ export function devtools(endpoint: string): Promise<DevtoolsSession> {
         waiting.set(id, { ok, fail });
         ws.send(JSON.stringify({ id, method, params }));
       }),
+      tell: (method, params = {}) => ws.send(JSON.stringify({ id: next++, method, params })),
       close: () => ws.close(),
     }));
     ws.once('error', reject);
