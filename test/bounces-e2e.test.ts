@@ -35,6 +35,8 @@ let webhookSecret: string;
 let sender: string;
 let otherSender: string;
 let projectId: string;
+let nodeToken: string;
+let managerKey: string;
 const logs: LogLine[] = [];
 
 async function verifiedDomain(token: string, name: string) {
@@ -75,6 +77,8 @@ beforeAll(async () => {
 
   // The operator's node: installation-wide, so it delivers every project's mail and takes the bounce domain.
   const enrolled = await enroll(stack, manager, 'mx-a');
+  nodeToken = enrolled.token;
+  managerKey = manager;
   await makeInstallationWide(stack, enrolled.id);
   stateDir = mkdtempSync(join(tmpdir(), 'bounces-e2e-'));
   await writeNodeState(stateDir, { edge_url: stack.url, node_id: enrolled.id, name: 'mx-a', token: enrolled.token, enrolled_at: new Date().toISOString() });
@@ -209,6 +213,17 @@ describe('the return path', () => {
     expect(m, mail.returnPath).not.toBeNull();
     expect(m![1]).toBe(mail.id.replace(/-/g, ''));
     expect(mail.bytes.toString('latin1')).toMatch(/^From: Acme News <news@acme\.test>\r$/m);
+  });
+});
+
+describe('the bounce domain in the relay nodes\' domain list', () => {
+  test('an installation-wide node is told it (so RCPT to a return path is accepted); a node a project enrolled is not', async () => {
+    const wide = await stack.call('GET', '/relay/v1/domains', { token: nodeToken });
+    // The projects' domains here are verified for sending, not proven for inbound mail: the list is the bounce domain alone.
+    expect(wide.body.domains).toEqual([BOUNCE_DOMAIN]);
+    const own = await enroll(stack, managerKey, 'mx-own');
+    const scoped = await stack.call('GET', '/relay/v1/domains', { token: own.token });
+    expect(scoped.body.domains).toEqual([]);
   });
 });
 
