@@ -27,7 +27,8 @@ export function bounceDomain(settings: Pick<Config, 'server.public_url'>): strin
   } catch {
     return null;
   }
-  if (parseIp(host)) return null;
+  // The host itself must be a fully qualified name (`localhost` is not), and so must the bounce domain.
+  if (parseIp(host) || !('name' in normalizeDomainName(host))) return null;
   const checked = normalizeDomainName(`bounces.${host}`);
   return 'name' in checked ? checked.name : null;
 }
