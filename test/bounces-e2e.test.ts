@@ -15,7 +15,7 @@ import { startDnsServer, type TestDnsServer } from '../relay-node/test-support/d
 import { collectingLog, type LogLine } from '../relay-node/test-support/inbound-harness.js';
 import { startReceiver, type Receiver } from '../relay-node/test-support/receiver.js';
 import { sendMessage } from '../relay-node/test-support/smtp-client.js';
-import { enroll, makeInstallationWide } from './support/relay.js';
+import { enroll, inboundBody, inboundMeta, makeInstallationWide } from './support/relay.js';
 import { startTestNode } from './support/relay-node.js';
 import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
 import { eventually } from './support/wait.js';
@@ -281,6 +281,34 @@ describe('reports at the return path', () => {
     expect(await suppressionOf('carol@dest.test')).toBeUndefined();
     expect(hooksFor(mail.id)).toEqual([]);
     expect((await send('carol@dest.test')).status).toBe('queued');
+  });
+});
+
+describe('reports in a batch forward', () => {
+  test('POST /relay/v1/inbound/batch: a DSN and a complaint in one batch are recorded as forwarded alone', async () => {
+    const hard = await delivered('grace@dest.test');
+    const complained = await delivered('heidi@dest.test');
+    const pieces = [
+      { to: hard.returnPath, raw: dsn(hard.returnPath, 'grace@dest.test', hard.messageId, 'Action: failed\nStatus: 5.1.1\nDiagnostic-Code: smtp; 550 5.1.1 no such user') },
+      { to: complained.returnPath, raw: arf(complained.returnPath, 'heidi@dest.test', complained.bytes) },
+    ].map(({ to, raw }) => inboundBody({ meta: inboundMeta([to], { mail_from: '' }), raw }));
+    // The node's batch body: every meta, then every message (docs/relay-protocol.md).
+    const metaLengths = pieces.map((p) => Number(p.headers['edgemail-meta-length']));
+    const res = await fetch(`${stack.url}/relay/v1/inbound/batch`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${nodeToken}`, 'content-type': 'application/vnd.edgemail.inbound-batch',
+        'edgemail-meta-lengths': metaLengths.join(','),
+        'edgemail-message-lengths': pieces.map((p, i) => p.body.byteLength - metaLengths[i]!).join(','),
+      },
+      body: new Uint8Array(Buffer.concat([...pieces.map((p, i) => p.body.subarray(0, metaLengths[i])), ...pieces.map((p, i) => p.body.subarray(metaLengths[i]))])),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { results: { status: number; inbound_emails: unknown[] }[] }).results.map((r) => [r.status, r.inbound_emails])).toEqual([[200, []], [200, []]]);
+    expect((await emailOf(hard.id)).status).toBe('bounced');
+    expect((await emailOf(complained.id)).status).toBe('complained');
+    expect((await bouncesOf(hard.id)).map((b) => b.type)).toEqual(['hard']);
+    expect((await bouncesOf(complained.id)).map((b) => b.type)).toEqual(['complaint']);
   });
 });
 
