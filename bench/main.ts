@@ -28,10 +28,6 @@ const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Pro
     summary: 'messages/s accepted over authenticated submission (STARTTLS, 10 clients, 10 kB) vs Postfix\'s submission service, to one smtp-sink  [--messages 2000] [--seconds 30] [--warmup 200]',
     run: runSubmissionBench,
   },
-  analytics: {
-    summary: 'analytics route p50/p99 over 90 days at 1M emails vs health, and the naive count for contrast  [--rows 1000000] [--days 90] [--duration 10] [--connections 8] [--rounds 2]',
-    run: runAnalyticsBench,
-  },
   send: {
     summary: 'send API vs health throughput; delivery msg/s with 1 and 2 relay nodes vs Postfix, to smtp-sink  [--duration 10] [--connections 32] [--rounds 2] [--messages 2000] [--concurrency 20]',
     run: runSendBench,
