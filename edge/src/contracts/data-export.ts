@@ -4,6 +4,7 @@
 import { z } from '@hono/zod-openapi';
 import { ProjectSchema } from './admin.js';
 import { ApiKeySchema } from './api-key.js';
+import { BounceSchema } from './bounce.js';
 import { Timestamp } from './common.js';
 import { DomainSchema } from './domain.js';
 import { EmailDetailSchema } from './email.js';
@@ -24,15 +25,6 @@ const AuditEventRecord = z.object({
   path: z.string().nullable(), status: z.number().int().nullable(), created_at: Timestamp,
 }).openapi({ description: 'As `GET /api/v1/audit-log` lists it' });
 
-const BounceRecord = z.object({
-  id: z.uuid(), project_id: z.uuid(), email_id: z.uuid().nullable().openapi({ description: 'Null once the email row is purged' }),
-  recipient: z.string(), type: z.enum(['hard', 'soft', 'complaint']),
-  source: z.string().openapi({ description: '`smtp`, `dsn`, `arf`, `ses` or `simulator`' }),
-  smtp_code: z.number().int().nullable(), status: z.string().nullable().openapi({ example: '5.1.1' }),
-  diagnostic: z.string().nullable(), remote_mta: z.string().nullable(), feedback_type: z.string().nullable(),
-  original_message_id: z.string().nullable(), created_at: Timestamp,
-});
-
 /** Each record type, the schema of its `data`, and what that record is. */
 const RECORDS = {
   project: [ProjectSchema, 'The project itself (one line)'],
@@ -43,7 +35,7 @@ const RECORDS = {
   relay_node: [RelayNodeSchema, 'Relay nodes the project enrolled, as `GET /api/v1/relay/nodes` lists them: never the credential\'s hash'],
   suppression: [SuppressionSchema, 'Suppressions as `GET /api/v1/suppressions?include_expired=true` lists them: expired entries too'],
   email: [EmailDetailSchema, 'One per recipient, as `GET /api/v1/emails/{id}` returns it: content and every delivery attempt; sandbox captures included'],
-  bounce: [BounceRecord, 'Bounces and complaints recorded against the project\'s emails'],
+  bounce: [BounceSchema, 'Bounces and complaints as `GET /api/v1/bounces/{id}` returns them'],
   inbound_email: [InboundEmailSchema, 'Received mail as `GET /api/v1/inbound-emails/{id}` returns it; raw bytes and attachments stay behind their download routes'],
   webhook_delivery: [WebhookDeliverySchema, 'Every kept webhook delivery with its attempt log, as `GET /api/v1/webhooks/{id}/deliveries` lists them'],
   audit_event: [AuditEventRecord, 'The project\'s audit trail'],
