@@ -16,6 +16,7 @@ import { findPostfix, freePort, POSTFIX_INSTALL, runSmtpSource, startPostfix, st
 import { edgemailSettings, withEdgemailInbound, withGreetingDelay } from './support/smtp-edgemail.js';
 import { startSmtpLoader, type SmtpLoadOptions, type SmtpLoadResult } from './support/smtp-load.js';
 import { startNodeIngest } from './support/smtp-node-ingest.js';
+import { descendantsCpuMs } from './support/process-cpu.js';
 import { brief, DISCARD, EDGEMAIL, f0, GOAL_ACCEPTED, GOAL_P99_MS, GOAL_RATIO, GOAL_STORED, INGEST, MAILDIR, printEndToEnd, printGoal, printGreeting, printTable, SINK, type EndToEnd, type Row } from './support/smtp-report.js';
 
 // ---------------------------------------------------------------- options
@@ -33,6 +34,22 @@ const DEFAULTS: InboundOptions = { messages: 1000, seconds: 20, drain: 30 };
 const QUICK: InboundOptions = { messages: 200, seconds: 5, drain: 10 };
 
 const SIZE = 10_240;
+
+/**
+ * CPU of the stack's other processes so far, ms: workerd (the Worker and
+ * wrangler's proxy), PostgreSQL, and this process (the Neon bridge, the DNS
+ * server, the bench's own polling). With the relay node's, it is the CPU a
+ * stored message costs end to end. Undefined off Linux.
+ */
+function stackCpuMs(): number | undefined {
+  try {
+    const { workerd, postgres } = descendantsCpuMs(['workerd', 'postgres']);
+    const self = process.cpuUsage();
+    return workerd! + postgres! + (self.user + self.system) / 1000;
+  } catch {
+    return undefined;
+  }
+}
 const CLIENTS = [10, 50] as const;
 const PATTERNS = [
   { name: '1/conn', perConnection: 1 },
@@ -206,10 +223,12 @@ export async function runInboundBench(argv: string[]): Promise<void> {
           track: async () => {
             const storedBefore = await e.stored();
             const cpuBefore = await cpuUsage?.();
+            const stackBefore = stackCpuMs();
             return async (run) => {
               accepted += run.accepted;
               const drained = await e.drain(accepted, opts.drain * 1000);
               const cpuAfter = await cpuUsage?.();
+              const stackAfter = stackCpuMs();
               const seconds = drained.doneAt !== undefined && run.firstAcceptedAt !== undefined ? (drained.doneAt - run.firstAcceptedAt) / 1000 : undefined;
               const cpuMs = cpuBefore && cpuAfter ? (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / 1000 : undefined;
               const endToEnd: EndToEnd = {
@@ -217,6 +236,8 @@ export async function runInboundBench(argv: string[]): Promise<void> {
                 seconds,
                 perSecond: seconds === undefined ? undefined : run.accepted / Math.max(seconds, 0.001),
                 cpuMsPerMessage: cpuMs === undefined || !run.accepted ? undefined : cpuMs / run.accepted,
+                stackCpuMsPerMessage: cpuMs === undefined || stackAfter === undefined || stackBefore === undefined || !run.accepted
+                  ? undefined : (cpuMs + stackAfter - stackBefore) / run.accepted,
               };
               return { endToEnd, note: drained.stored < accepted ? `${accepted - drained.stored} not in Postgres ${opts.drain}s after the run` : undefined };
             };
