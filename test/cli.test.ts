@@ -206,7 +206,7 @@ describe('removed settings at boot', () => {
   it('are named by relay start before the node starts', async () => {
     const stateDir = mkdtempSync(`${tmpdir()}/edgemail-relay-`);
     try {
-      const run = await edgemail(['relay', 'start', '--state-dir', stateDir, '--port', '0', '--host', '127.0.0.1'], REMOVED);
+      const run = await edgemail(['relay', 'start', '--state-dir', stateDir, '--port', '0', '--submission-port', '0', '--host', '127.0.0.1'], REMOVED);
       const lines = run.stderr.split('\n');
       expect(lines).toContain(NAMED);
       // This state directory holds no enrolment: the node itself never came up.

@@ -426,7 +426,7 @@ describe('delivery by relay nodes', () => {
       return new Promise<void>(() => undefined);
     };
     try {
-      child = spawn(process.execPath, ['--import', 'tsx', 'edge/cli/main.ts', 'relay', 'start', '--state-dir', dirs.c!, '--port', String(await freePort()), '--host', '127.0.0.1'], {
+      child = spawn(process.execPath, ['--import', 'tsx', 'edge/cli/main.ts', 'relay', 'start', '--state-dir', dirs.c!, '--port', String(await freePort()), '--submission-port', '0', '--host', '127.0.0.1'], {
         cwd: repoRoot,
         env: {
           ...process.env, SERVICE_SERVER_PUBLIC_URL: stack.url, SERVICE_DNS_SERVERS: dns.address, SERVICE_OUTBOUND_MX_PORT: String(rx.port),

@@ -151,7 +151,7 @@ describe('the node\'s log at its default level', () => {
       await enrollNode({ edgeUrl: stack.url, key, name: `mx-${subject}`, stateDir: dir });
       const port = await freePort();
       // The operator binary, as in production; TLS off so start-up does not wait on the certificate.
-      const child = spawn(process.execPath, ['--import', 'tsx', 'edge/cli/main.ts', 'relay', 'start', '--state-dir', dir, '--port', String(port), '--host', '127.0.0.1', ...flags], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'edge/cli/main.ts', 'relay', 'start', '--state-dir', dir, '--port', String(port), '--submission-port', '0', '--host', '127.0.0.1', ...flags], {
         cwd: repoRoot,
         env: { ...process.env, SERVICE_RELAY_NODE_INBOUND_TLS_ENABLED: 'false', SERVICE_SERVER_PUBLIC_URL: stack.url, SERVICE_DNS_SERVERS: dns.address, SERVICE_RELAY_NODE_INBOUND_RATE_PER_MINUTE: '0' },
         stdio: ['ignore', 'pipe', 'pipe'],

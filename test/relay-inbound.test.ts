@@ -272,9 +272,9 @@ describe('a relay node against the real edge', () => {
       await stopEdge();
       const port = await freePort();
       // The operator binary, as in production; TLS off so it does not wait for the (stopped) edge's certificate.
-      const child = spawn(process.execPath, ['--import', 'tsx', 'edge/cli/main.ts', 'relay', 'start', '--state-dir', stateDir, '--port', String(port), '--host', '127.0.0.1'], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'edge/cli/main.ts', 'relay', 'start', '--state-dir', stateDir, '--port', String(port), '--submission-port', '0', '--host', '127.0.0.1'], {
         cwd: repoRoot,
-        env: { ...process.env, SERVICE_RELAY_NODE_INBOUND_TLS_ENABLED: 'false', SERVICE_SERVER_PUBLIC_URL: stack.url },
+        env: { ...process.env, SERVICE_RELAY_NODE_INBOUND_TLS_ENABLED: 'false', SERVICE_SUBMISSION_TLS_ENABLED: 'false', SERVICE_SERVER_PUBLIC_URL: stack.url },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
@@ -305,7 +305,7 @@ describe('a relay node against the real edge', () => {
       expect(refused.error?.code).toMatch(/ECONNREFUSED|ECONNECTION|ESOCKET/);
       node = undefined;
 
-      const run = await cli(['relay', 'start', '--state-dir', stateDir, '--port', '0', '--host', '127.0.0.1']).then(
+      const run = await cli(['relay', 'start', '--state-dir', stateDir, '--port', '0', '--submission-port', '0', '--host', '127.0.0.1']).then(
         () => ({ code: 0, stderr: '' }),
         (e: { code: number; stderr: string }) => e,
       );

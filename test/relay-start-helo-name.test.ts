@@ -26,7 +26,7 @@ afterAll(() => {
 function relayStart(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SERVICE_')));
   return new Promise((resolve) => {
-    execFile('pnpm', ['-s', 'edgemail', 'relay', 'start', '--state-dir', stateDir, '--port', '0', '--host', '127.0.0.1'],
+    execFile('pnpm', ['-s', 'edgemail', 'relay', 'start', '--state-dir', stateDir, '--port', '0', '--submission-port', '0', '--host', '127.0.0.1'],
       { cwd: ROOT, env: { ...base, ...env }, timeout: 60_000 }, (err, _stdout, stderr) => {
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr });
       });
