@@ -6,6 +6,7 @@ import {
 } from '../../../contracts/inbound-meta.js';
 import { announcedMessages, PieceReader, readForwardedBatch } from '../../../services/inbound-emails/forwarded-batch.js';
 import { ingestBatch, type BatchMessage } from '../../../services/inbound-emails/ingest-batch.js';
+import { isBounceForward } from '../../../services/bounces/ingest-report.js';
 import { handOverOutbox } from '../../../services/webhook-outbox/hand-over.js';
 import type { AppEnv } from '../../../env.js';
 
@@ -66,6 +67,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     if (r.status !== 200 || !('inbound_emails' in r) || r.inbound_emails.length) continue;
     // As the single route says it: nobody to store it for.
     const meta = entries[i]!.meta!;
+    if (isBounceForward(meta.rcpt_to, c.get('config'))) continue;
     const domains = [...new Set(meta.rcpt_to.map((a) => splitAddress(a)!.domain.toLowerCase()))];
     console.warn(`inbound ${meta.spool_id} from relay node ${node.id}: no proven domain among ${domains.join(', ')}; nothing stored`);
   }

@@ -4,6 +4,7 @@ import { defineRelayRoute } from '../../../http/define-relay-route.js';
 import { FORWARD_CONTENT_TYPE, forwardingBodyLimit, forwardingMetaLimit, InboundForwardedSchema, META_LENGTH_HEADER } from '../../../contracts/inbound-meta.js';
 import { readForwardedBody } from '../../../services/inbound-emails/forwarded-body.js';
 import { ingestMessage } from '../../../services/inbound-emails/ingest.js';
+import { isBounceForward } from '../../../services/bounces/ingest-report.js';
 import { handOverOutbox } from '../../../services/webhook-outbox/hand-over.js';
 import type { AppEnv } from '../../../env.js';
 
@@ -43,7 +44,8 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const node = c.get('relayNode');
   const { events, ...result } = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, body: rest, node, bounces: c.get('config') });
   for (const e of events) c.executionCtx.waitUntil(handOverOutbox(c.env, e.projectId, [e.outboxId]));
-  if (!result.inbound_emails.length) {
+  // A report to the bounce domain is never stored as inbound mail; ingest logged what became of it.
+  if (!result.inbound_emails.length && !isBounceForward(meta.rcpt_to, c.get('config'))) {
     // Nobody to store it for: the domains were removed (or lost to another project) after the node
     // accepted the mail, or the node forwarded mail for names no project proved.
     const domains = [...new Set(meta.rcpt_to.map((a) => splitAddress(a)!.domain.toLowerCase()))];
