@@ -38,6 +38,8 @@ let admin: string;
 let acme: SeededProject;
 let other: SeededProject;
 let sender: string;
+/** The node's credential, for speaking to the relay routes directly. */
+let nodeToken: string;
 const logs: LogLine[] = [];
 const domain = `sub-${crypto.randomUUID().slice(0, 6)}.test`;
 
@@ -59,12 +61,13 @@ beforeAll(async () => {
   sender = (await acme.key(['emails:write'])).token;
 
   const enrolled = await enroll(stack, (await acme.key(['relay:write'])).token);
+  nodeToken = enrolled.token;
   await makeInstallationWide(stack, enrolled.id);
   stateDir = mkdtempSync(join(tmpdir(), 'edgemail-submission-'));
   captureDir = join(stateDir, 'capture');
   await writeNodeState(stateDir, { edge_url: stack.url, node_id: enrolled.id, name: 'submission-test', token: enrolled.token, enrolled_at: new Date().toISOString() });
   node = await startTestNode({
-    stack, stateDir, dnsAddress: dns.address, log: collectingLog(logs), submissionPort: 0,
+    stack, stateDir, dnsAddress: dns.address, log: collectingLog(logs), submissionPort: 0, submissionTlsPort: 0,
     env: {
       SERVICE_OUTBOUND_CAPTURE_DIR: captureDir,
       SERVICE_INBOUND_MAX_MESSAGE_SIZE: String(MAX_MESSAGE),
@@ -156,6 +159,18 @@ describe('accepted submissions', () => {
     expect(rows[0]).toMatchObject({ origin: 'smtp', to: ['dan@example.org'] });
   });
 
+  test('the implicit-TLS port takes AUTH at once; the heartbeat reports both submission listeners', async () => {
+    const implicit = nodemailer.createTransport({ host: '127.0.0.1', port: node.submissionTlsPort!, secure: true, tls: { rejectUnauthorized: false }, auth: { user: acme.project.id, pass: sender } });
+    expect((await implicit.sendMail({ from: `news@${domain}`, to: 'tls@example.org', subject: 'Implicit TLS', text: 'x' })).response).toMatch(/^250 /);
+    const { rows: [row] } = await eventually(
+      () => stack.sql.query('SELECT listeners FROM relay_nodes WHERE id = (SELECT id FROM relay_nodes ORDER BY created_at DESC LIMIT 1)'),
+      (r) => JSON.stringify(r.rows[0]?.listeners ?? []).includes('submission'), 5000);
+    expect(row.listeners).toEqual(expect.arrayContaining([
+      { name: 'submission', port: node.submissionPort, tls: 'starttls', proxy_protocol: true },
+      { name: 'submission', port: node.submissionTlsPort, tls: 'implicit', proxy_protocol: true },
+    ]));
+  });
+
   test('a sandbox key\'s mail is captured, as on the API, and never delivered', async () => {
     const sandbox = (await acme.key(['sandbox:write'], { sandbox: true })).token;
     const info = await transport(sandbox).sendMail({ from: `news@${domain}`, to: 'sandboxed@example.org', subject: 'Sandbox', text: 'x' });
@@ -173,6 +188,46 @@ describe('accepted submissions', () => {
     const info = await transport(sender).sendMail({ from: `news@${domain}`, to: ['gone@example.org', 'here@example.org'], subject: 'Suppressed', text: 'x' });
     const rows = (await emailsOf(manager)).filter((e) => e.message_id === info.response.split(' ').at(-1));
     expect(Object.fromEntries(rows.map((e) => [e.recipient, e.status]))).toEqual({ 'gone@example.org': 'suppressed', 'here@example.org': 'queued' });
+  });
+});
+
+describe('the hand-over', () => {
+  const submission = (spoolId: string, subject: string) => ({
+    spool_id: spoolId, token: sender, client_address: '127.0.0.1', mail_from: `news@${domain}`, rcpt_to: ['idem@example.org'], size: 100,
+    message: { from: `news@${domain}`, to: ['idem@example.org'], cc: [], bcc: [], reply_to: [], subject, text: 'x', headers: {}, attachments: [] },
+  });
+
+  test('idempotent by spool id: the same id again answers as the first time and writes nothing; other content under it is refused', async () => {
+    const spoolId = `bench-${crypto.randomUUID()}`;
+    const first = await stack.call('POST', '/relay/v1/submission/messages', { token: nodeToken, body: submission(spoolId, 'Once') });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toMatchObject({ accepted: true, emails: [{ recipient: 'idem@example.org', status: 'queued' }] });
+    const again = await stack.call('POST', '/relay/v1/submission/messages', { token: nodeToken, body: submission(spoolId, 'Once') });
+    expect(again.body).toEqual(first.body);
+    const { rows } = await stack.sql.query("SELECT count(*)::int AS n FROM outbound_messages WHERE subject = 'Once'");
+    expect(rows[0].n).toBe(1);
+    const other = await stack.call('POST', '/relay/v1/submission/messages', { token: nodeToken, body: submission(spoolId, 'Other') });
+    expect(other.body).toMatchObject({ accepted: false, code: 554, text: expect.stringMatching(/^5\.6\.0 /) });
+  });
+
+  test('a field the send route refuses is a 550 5.6.0 naming it (a CR LF in a custom header cannot add a header)', async () => {
+    const body = submission(`x-${crypto.randomUUID()}`, 'Injected');
+    body.message.headers = { 'X-Note': 'a\r\nBcc: evil@example.org' } as Record<string, string>;
+    const r = await stack.call('POST', '/relay/v1/submission/messages', { token: nodeToken, body });
+    expect(r.body).toEqual({ accepted: false, code: 550, text: '5.6.0 message refused: headers.X-Note: must not contain CR or LF' });
+  });
+
+  test('a key revoked after AUTH: the session\'s next message is refused 554 5.7.8', async () => {
+    const key = await acme.key(['emails:write']);
+    const { raw, reply } = await authReply(key.token);
+    expect(reply).toMatch(/^235 /);
+    await stack.call('POST', `/api/v1/api-keys/${key.api_key.id}/revoke`, { token: admin, headers: { 'X-Service-Project-Id': acme.project.id } });
+    expect(await raw.command(`MAIL FROM:<news@${domain}>`)).toMatch(/^250 /);
+    expect(await raw.command('RCPT TO:<late@example.org>')).toMatch(/^250 /);
+    expect(await raw.command('DATA')).toMatch(/^354 /);
+    raw.write(`From: news@${domain}\r\nTo: late@example.org\r\nSubject: Late\r\n\r\nx\r\n.\r\n`);
+    expect(await raw.reply(15_000)).toBe('554 5.7.8 API key revoked');
+    raw.close();
   });
 });
 

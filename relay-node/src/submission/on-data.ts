@@ -53,8 +53,8 @@ async function receive(deps: OnDataDeps, stream: SmtpDataStream, session: SMTPSe
   if (refusal) head.resume(); // read and dropped; answered after the dot
   const outcome = await guardMessage(stream, head, deps.limits);
   const spooled = await stored;
+  // A refusal or an abort destroyed `head`, so the spool write failed and left nothing.
   if (outcome.aborted) throw new Error('the client left before the end of the message');
-  if (spooled && !(spooled instanceof Error) && outcome.refusal) await deps.spool.remove(spooled.id); // cannot happen: the write fails with the refusal
   if (outcome.refusal) {
     deps.log.info('submission refused: over a size cap', { ...fields, reply: outcome.refusal.message });
     throw outcome.refusal;
