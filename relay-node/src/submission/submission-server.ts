@@ -17,8 +17,8 @@ const MAX_COMMAND_LENGTH = 2048;
 const LIBRARY_IDLE_TIMEOUT_MS = 60_000;
 const DATA_GRACE_MAX_MS = 60_000;
 
-/** The inbound listener's options (the `submission.*` settings and `inbound.max_message_size`/`max_header_size`). */
-export type SubmissionServerOptions = Omit<InboundServerOptions, 'greetingDelayMs'> & { greetingDelayMs: number };
+/** The inbound listener's options, read from the `submission.*` settings and `inbound.max_message_size`/`max_header_size`. */
+export type SubmissionServerOptions = InboundServerOptions;
 
 /**
  * Builds the submission listener (not yet listening). AUTH PLAIN and LOGIN
