@@ -23,6 +23,8 @@ export interface SubmissionLoadResult {
   accepted: number;
   refused: number;
   errors: number;
+  /** Sessions opened again after the server ended one (421 at `submission.max_messages_per_session`). */
+  reconnects: number;
   elapsedMs: number;
   perSecond: number;
   latencyMs: { p50: number; p99: number };
@@ -47,44 +49,58 @@ const call = <T = void>(fn: (cb: (err?: Error | null, value?: T) => void) => voi
 export async function submissionLoad(o: SubmissionLoadOptions): Promise<SubmissionLoadResult> {
   const template = buildMessage(o.size, o.from, o.to);
   const latencies: number[] = [];
-  const r = { accepted: 0, refused: 0, errors: 0, sampleProblem: undefined as string | undefined };
+  const r = { accepted: 0, refused: 0, errors: 0, reconnects: 0, sampleProblem: undefined as string | undefined };
   let claimed = 0;
   const start = performance.now();
   const deadline = start + o.timeLimitMs;
   const claim = () => claimed < o.total && performance.now() < deadline && ++claimed > 0;
 
-  async function session(): Promise<void> {
-    const connection = new SMTPConnection({
+  /** One connection: STARTTLS (and AUTH), then messages until the total, the time bound or the server ends it. */
+  async function connection(): Promise<'done' | 'again'> {
+    const smtp = new SMTPConnection({
       host: '127.0.0.1', port: o.port, secure: false, requireTLS: true, tls: { rejectUnauthorized: false },
       name: 'client.bench.test', connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 60_000,
     });
-    connection.on('error', () => undefined);
+    smtp.on('error', () => undefined);
     try {
-      await call((cb) => connection.connect(cb));
-      if (o.password) await call((cb) => connection.login({ user: 'apikey', pass: o.password!, method: 'PLAIN' }, cb));
+      await call((cb) => smtp.connect(cb));
+      if (o.password) await call((cb) => smtp.login({ user: 'apikey', pass: o.password!, method: 'PLAIN' }, cb));
     } catch (e) {
       r.errors++;
       r.sampleProblem ??= (e as Error).message;
-      connection.close();
-      return;
+      smtp.close();
+      return 'done';
     }
-    while (claim()) {
-      const n = claimed;
-      const bytes = Buffer.concat([Buffer.from(template.header(n)), template.body, Buffer.from('\r\n')]);
-      const sent = performance.now();
-      try {
-        await call((cb) => connection.send({ from: o.from, to: [o.to] }, bytes, (err) => cb(err)));
-        r.accepted++;
-        latencies.push(performance.now() - sent);
-      } catch (e) {
-        const response = (e as { response?: string }).response;
-        if (response) r.refused++;
-        else r.errors++;
-        r.sampleProblem ??= response ?? (e as Error).message;
-        if (!response) break; // the session is gone
+    try {
+      while (claim()) {
+        const bytes = Buffer.concat([Buffer.from(template.header(claimed)), template.body, Buffer.from('\r\n')]);
+        const sent = performance.now();
+        try {
+          await call((cb) => smtp.send({ from: o.from, to: [o.to] }, bytes, (err) => cb(err)));
+          r.accepted++;
+          latencies.push(performance.now() - sent);
+        } catch (e) {
+          const response = (e as { response?: string }).response;
+          // A session the server ends (`max_messages_per_session`, 421) is opened again, as a mail client does; the message goes again.
+          if (response?.startsWith('421')) {
+            claimed--;
+            r.reconnects++;
+            return 'again';
+          }
+          if (response) r.refused++;
+          else r.errors++;
+          r.sampleProblem ??= response ?? (e as Error).message;
+          if (!response) return 'done'; // the session is gone
+        }
       }
+      return 'done';
+    } finally {
+      smtp.quit();
     }
-    connection.quit();
+  }
+
+  async function session(): Promise<void> {
+    while ((await connection()) === 'again');
   }
 
   await Promise.all(Array.from({ length: o.clients }, () => session()));

@@ -94,7 +94,7 @@ async function api<T>(url: string, method: string, path: string, token: string, 
 
 const fmt = (r: SubmissionLoadResult) =>
   `${r.perSecond.toFixed(0).padStart(6)} msg/s   ${String(r.accepted).padStart(5)} accepted   p50 ${r.latencyMs.p50.toFixed(1).padStart(6)} ms   p99 ${r.latencyMs.p99.toFixed(1).padStart(6)} ms` +
-  `${r.refused || r.errors ? `   ${r.refused} refused, ${r.errors} errors (${r.sampleProblem})` : ''}`;
+  `${r.reconnects ? `   ${r.reconnects} sessions reopened` : ''}${r.refused || r.errors ? `   ${r.refused} refused, ${r.errors} errors (${r.sampleProblem})` : ''}`;
 
 export async function runSubmissionBench(argv: string[]): Promise<void> {
   const opts = numberFlags(argv, DEFAULTS);
