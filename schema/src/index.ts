@@ -7,3 +7,4 @@ export * from './events.js';
 export * from './certificates.js';
 export * from './webhooks.js';
 export * from './sending.js';
+export * from './templates.js';

@@ -35,6 +35,9 @@ export const outboundMessages = pgTable('outbound_messages', {
   origin: text('origin').notNull().default('api'),
   // `send_at` of a scheduled send: its recipients are not claimed before it.
   sendAt: timestamp('send_at', { withTimezone: true }),
+  // The template and version a template send rendered (no foreign key: the log keeps them after a delete).
+  templateId: uuid('template_id'),
+  templateVersionId: uuid('template_version_id'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
   index('outbound_messages_project_id_created_at_idx').on(t.projectId, t.createdAt),
