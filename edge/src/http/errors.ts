@@ -34,6 +34,7 @@ const STATUS_OF_KIND = {
   conflict: 409,
   too_large: 413,
   unsupported_media_type: 415,
+  unprocessable: 422,
   rate_limited: 429,
   unavailable: 503,
 } as const satisfies Record<ServiceErrorKind, ContentfulStatusCode>;

@@ -11,6 +11,7 @@ export type ServiceErrorKind =
   | 'conflict'
   | 'too_large'
   | 'unsupported_media_type'
+  | 'unprocessable'
   | 'rate_limited'
   | 'unavailable';
 
@@ -43,6 +44,8 @@ export const tooLarge = (message: string) => new ServiceError('too_large', messa
 /** The body is not in the format the service reads. */
 export const unsupportedMediaType = (message: string, fields?: Record<string, string>) =>
   new ServiceError('unsupported_media_type', message, fields);
+/** Well-formed, but what it names cannot be done as stored (a template that does not render with the data). */
+export const unprocessable = (message: string, fields?: Record<string, string>) => new ServiceError('unprocessable', message, fields);
 /** A plan's quota or sending rate is used up. */
 export const rateLimited = (message: string) => new ServiceError('rate_limited', message);
 /** A service this one depends on (DNS, a resolver) did not answer; worth retrying later. */
