@@ -1,7 +1,8 @@
-import { and, asc, eq, gt, inArray } from 'drizzle-orm';
-import { webhookAttempts, webhookDeliveries, webhooks } from '@edgemail/schema';
+import { and, asc, eq, gt } from 'drizzle-orm';
+import { webhookDeliveries, webhooks } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
-import { attemptColumns, deliveryColumns, presentDelivery, type AttemptRow } from '../webhooks/present.js';
+import { deliveryColumns } from '../webhooks/present.js';
+import { presentWithAttempts } from '../webhooks/deliveries.js';
 import { cursorText, newestFirst, olderThan, PAGE_ROWS, type Cursor } from './keyset.js';
 import { exportSource } from './source.js';
 
@@ -36,20 +37,7 @@ export const webhookDeliverySource = exportSource<DeliveryCursor>({
       .orderBy(...newestFirst(webhookDeliveries.createdAt, webhookDeliveries.id, 'asc'))
       .limit(PAGE_ROWS);
 
-    const attempts = rows.length
-      ? await db.select(attemptColumns).from(webhookAttempts)
-        .innerJoin(webhookDeliveries, eq(webhookDeliveries.id, webhookAttempts.deliveryId))
-        .where(and(eq(webhookDeliveries.projectId, projectId), inArray(webhookAttempts.deliveryId, rows.map((r) => r.id))))
-        .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.attempt))
-      : [];
-    const byDelivery = new Map<string, AttemptRow[]>();
-    for (const a of attempts) {
-      const list = byDelivery.get(a.deliveryId);
-      if (list) list.push(a);
-      else byDelivery.set(a.deliveryId, [a]);
-    }
-
-    const records = rows.map((r) => presentDelivery(r, byDelivery.get(r.id) ?? []));
+    const records = await presentWithAttempts(db, projectId, rows);
     const last = rows.at(-1);
     if (rows.length === PAGE_ROWS && last) return { records, next: { webhook, after: { at: last.cursorAt, id: last.id } } };
     const following = await nextWebhook(db, projectId, webhook);

@@ -4,7 +4,7 @@ import type { Db } from '../../db/client.js';
 import { notFound } from '../errors.js';
 import type { DeliveryCursor, DeliveryStatus } from '../../contracts/webhook.js';
 import { webhookExists } from './find.js';
-import { attemptColumns, deliveryColumns, presentDelivery, type AttemptRow } from './present.js';
+import { attemptColumns, deliveryColumns, presentDelivery, type AttemptRow, type DeliveryRow } from './present.js';
 
 export interface DeliveryListQuery {
   limit: number;
@@ -37,11 +37,17 @@ export async function listDeliveries(db: Db, projectId: string, webhookId: strin
   ]);
   if (!webhook.length) throw notFound('webhook not found');
 
-  const page = rows.slice(0, limit);
-  const attempts = page.length
+  const deliveries = await presentWithAttempts(db, projectId, rows.slice(0, limit));
+  const last = deliveries.at(-1);
+  return { deliveries, next: rows.length > limit && last ? { before: last.created_at, before_id: last.id } : null };
+}
+
+/** Deliveries as the API shows them, each with its attempt log: the attempts of all of them in one query. */
+export async function presentWithAttempts(db: Db, projectId: string, rows: DeliveryRow[]) {
+  const attempts = rows.length
     ? await db.select(attemptColumns).from(webhookAttempts)
       .innerJoin(webhookDeliveries, eq(webhookDeliveries.id, webhookAttempts.deliveryId))
-      .where(and(eq(webhookDeliveries.projectId, projectId), inArray(webhookAttempts.deliveryId, page.map((r) => r.id))))
+      .where(and(eq(webhookDeliveries.projectId, projectId), inArray(webhookAttempts.deliveryId, rows.map((r) => r.id))))
       .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.attempt))
     : [];
   const byDelivery = new Map<string, AttemptRow[]>();
@@ -50,8 +56,5 @@ export async function listDeliveries(db: Db, projectId: string, webhookId: strin
     if (list) list.push(a);
     else byDelivery.set(a.deliveryId, [a]);
   }
-
-  const deliveries = page.map((r) => presentDelivery(r, byDelivery.get(r.id) ?? []));
-  const last = deliveries.at(-1);
-  return { deliveries, next: rows.length > limit && last ? { before: last.created_at, before_id: last.id } : null };
+  return rows.map((r) => presentDelivery(r, byDelivery.get(r.id) ?? []));
 }
