@@ -43,6 +43,7 @@ import * as rotateWebhookSecret from './api/webhooks/rotate-secret.js';
 import * as listWebhookDeliveries from './api/webhooks/deliveries.js';
 import * as redeliverWebhookDelivery from './api/webhooks/redeliver.js';
 import * as sendEmail from './api/emails/send.js';
+import * as previewTemplateVersion from './api/templates/preview.js';
 import * as sendEmailBatch from './api/emails/batch.js';
 import * as listEmails from './api/emails/list.js';
 import * as getEmail from './api/emails/get.js';
@@ -95,6 +96,7 @@ import * as relayCertificate from './relay/certificate/get.js';
 import * as relayOfferSelfSigned from './relay/certificate/offer-self-signed.js';
 import * as relayInbound from './relay/inbound/forward.js';
 import * as relayInboundBatch from './relay/inbound/forward-batch.js';
+  mountable(previewTemplateVersion),
 import * as relayOutboundClaim from './relay/outbound/claim.js';
 import * as relayOutboundResults from './relay/outbound/results.js';
 import * as relaySubmissionAuth from './relay/submission/auth.js';
