@@ -61,6 +61,23 @@ import * as createPoolSmtpServer from './admin/smtp-pool/create.js';
 import * as listPoolSmtpServers from './admin/smtp-pool/list.js';
 import * as deletePoolSmtpServer from './admin/smtp-pool/delete.js';
 import * as testPoolSmtpServer from './admin/smtp-pool/test.js';
+import * as createTemplate from './api/templates/create.js';
+import * as listTemplates from './api/templates/list.js';
+import * as getTemplate from './api/templates/get.js';
+import * as updateTemplate from './api/templates/update.js';
+import * as deleteTemplate from './api/templates/delete.js';
+import * as listTemplateVersions from './api/templates/list-versions.js';
+import * as createTemplateVersion from './api/templates/create-version.js';
+import * as updateTemplateVersion from './api/templates/update-version.js';
+import * as deleteTemplateVersion from './api/templates/delete-version.js';
+import * as activateTemplateVersion from './api/templates/activate.js';
+import * as putTemplateLocalizations from './api/templates/put-localizations.js';
+import * as listTemplateLocalizations from './api/templates/list-localizations.js';
+import * as createStylesheet from './api/stylesheets/create.js';
+import * as listStylesheets from './api/stylesheets/list.js';
+import * as getStylesheet from './api/stylesheets/get.js';
+import * as updateStylesheet from './api/stylesheets/update.js';
+import * as deleteStylesheet from './api/stylesheets/delete.js';
 
 // One `mountable` call per module, so each route's handler is checked against its own declaration.
 export const apiRoutes: MountableRoute[] = [
@@ -79,10 +96,15 @@ export const apiRoutes: MountableRoute[] = [
   mountable(createWebhook), mountable(listWebhooks), mountable(deleteWebhook), mountable(rotateWebhookSecret),
   mountable(listWebhookDeliveries), mountable(redeliverWebhookDelivery),
   mountable(sendEmail), mountable(sendEmailBatch), mountable(listEmails), mountable(getEmail), mountable(cancelEmail), mountable(emailAttachment),
+  mountable(previewTemplateVersion),
   mountable(getUsage), mountable(listSandboxEmails), mountable(getSandboxEmail),
   mountable(getAnalytics),
   mountable(createSmtpServer), mountable(listSmtpServers), mountable(deleteSmtpServer), mountable(testSmtpServer),
   mountable(createPoolSmtpServer), mountable(listPoolSmtpServers), mountable(deletePoolSmtpServer), mountable(testPoolSmtpServer),
+  mountable(createTemplate), mountable(listTemplates), mountable(getTemplate), mountable(updateTemplate), mountable(deleteTemplate),
+  mountable(listTemplateVersions), mountable(createTemplateVersion), mountable(updateTemplateVersion), mountable(deleteTemplateVersion),
+  mountable(activateTemplateVersion), mountable(putTemplateLocalizations), mountable(listTemplateLocalizations),
+  mountable(createStylesheet), mountable(listStylesheets), mountable(getStylesheet), mountable(updateStylesheet), mountable(deleteStylesheet),
 ];
 
 /** Console routes (`/app/api`) arrive with the sign-in issue. */
@@ -96,7 +118,6 @@ import * as relayCertificate from './relay/certificate/get.js';
 import * as relayOfferSelfSigned from './relay/certificate/offer-self-signed.js';
 import * as relayInbound from './relay/inbound/forward.js';
 import * as relayInboundBatch from './relay/inbound/forward-batch.js';
-  mountable(previewTemplateVersion),
 import * as relayOutboundClaim from './relay/outbound/claim.js';
 import * as relayOutboundResults from './relay/outbound/results.js';
 import * as relaySubmissionAuth from './relay/submission/auth.js';
