@@ -3,6 +3,7 @@
 // PostgreSQL). Rendering, preview and sending by template have their own files.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { useTenantStack } from './support/tenant-stack.js';
+import { addedEvents, settledAuditEvents } from './support/audit.js';
 
 const env = useTenantStack({
   keys: {
@@ -407,6 +408,28 @@ describe('stylesheets', () => {
     const rename = await call('PATCH', `/api/v1/stylesheets/${s.id}`, { name: 'house-2', css: 'a{color:red}' });
     expect(rename.status).toBe(200);
     expect(rename.body.stylesheet.name).toBe('house-2');
+  });
+});
+
+describe('audit', () => {
+  test('successful writes are recorded with their declared types; a refusal is not (docs/audit.md)', async () => {
+    const before = await settledAuditEvents(env.stack, env.admin);
+    const t = await newTemplate('audited');
+    const v = await newVersion(t.id);
+    await call('POST', `/api/v1/templates/${t.id}/activate/${v.id}`);
+    expect((await call('DELETE', `/api/v1/templates/${t.id}/versions/${v.id}`)).status).toBe(409);
+    const v2 = await newVersion(t.id);
+    await call('POST', `/api/v1/templates/${t.id}/activate/${v2.id}`);
+    expect((await call('DELETE', `/api/v1/templates/${t.id}/versions/${v.id}`)).status).toBe(204);
+    const added = addedEvents(before, await settledAuditEvents(env.stack, env.admin));
+    expect(added.map((e) => [e.type, e.status, e.project_id])).toEqual([
+      ['template.created', 201, env.tenant.project.id],
+      ['template_version.created', 201, env.tenant.project.id],
+      ['template.activate', 200, env.tenant.project.id],
+      ['template_version.created', 201, env.tenant.project.id],
+      ['template.activate', 200, env.tenant.project.id],
+      ['template_version.deleted', 204, env.tenant.project.id],
+    ]);
   });
 });
 
