@@ -119,6 +119,30 @@ describe('templates', () => {
     expect(still.body.template.versions).toHaveLength(1);
   });
 
+  test('the list pages newest first by (created_at, id): no row skipped or repeated, ties included', async () => {
+    const made = [await newTemplate('page-a'), await newTemplate('page-b'), await newTemplate('page-c')];
+    // Three rows sharing one created_at (with microseconds) across a page boundary.
+    await env.stack.sql.query(`update templates set created_at = '2026-01-01T00:00:00.123456Z' where id = any($1::uuid[])`, [made.map((t) => t.id)]);
+    const seen: string[] = [];
+    let query = '?limit=2';
+    for (let pages = 0; pages < 100; pages++) {
+      const r = await call('GET', `/api/v1/templates${query}`, undefined, env.keys.reader);
+      expect(r.status).toBe(200);
+      expect(r.body.templates.length).toBeLessThanOrEqual(2);
+      seen.push(...r.body.templates.map((t: { id: string }) => t.id));
+      if (!r.body.next) break;
+      query = `?limit=2&before=${encodeURIComponent(r.body.next.before)}&before_id=${r.body.next.before_id}`;
+    }
+    const { rows } = await env.stack.sql.query('select id from templates where project_id = $1 order by created_at desc, id desc', [env.tenant.project.id]);
+    expect(seen).toEqual(rows.map((r) => r.id));
+    expect(seen).toEqual(expect.arrayContaining(made.map((t) => t.id)));
+    const half = await call('GET', `/api/v1/templates?before_id=${made[0]!.id}`);
+    expect(half.status).toBe(400);
+    expect(half.body.fields).toEqual({ before: 'required with before_id' });
+    expect((await call('GET', '/api/v1/templates?offset=2')).status).toBe(400);
+    expect((await call('GET', '/api/v1/templates?limit=201')).body.fields).toHaveProperty('limit');
+  });
+
   test('a malformed id is 400 naming it', async () => {
     const r = await call('GET', '/api/v1/templates/not-a-uuid');
     expect(r.status).toBe(400);

@@ -4,6 +4,7 @@
 // `server.max_body_bytes` (413).
 import { z } from '@hono/zod-openapi';
 import { Timestamp, Uuid } from './common.js';
+import { keysetCursor, keysetQuery } from './keyset.js';
 
 export const TEMPLATE_NAME_MAX = 200;
 export const TEMPLATE_DESCRIPTION_MAX = 2000;
@@ -12,6 +13,8 @@ export const LOCALIZATIONS_MAX = 50;
 export const SUBJECT_MAX = 998;
 export const HTML_MAX = 512_000;
 export const TEXT_MAX = 256_000;
+export const TEMPLATES_LIMIT_DEFAULT = 50;
+export const TEMPLATES_LIMIT_MAX = 200;
 
 /** `required` for a missing field, else `problem` (zod's own text names JavaScript types). */
 const requiredOr = (problem: string) => ({ error: (issue: { input?: unknown }) => (issue.input === undefined ? 'required' : problem) });
@@ -167,3 +170,7 @@ export const TemplateWithVersionsSchema = TemplateSchema.extend({
 const param = (name: string) => Uuid.openapi({ param: { name, in: 'path' }, example: '0b9b7c1e-4a8a-4c55-9d9f-1c3f1e0d2a11' });
 export const TemplateParams = z.object({ templateId: param('templateId') });
 export const VersionParams = z.object({ templateId: param('templateId'), versionId: param('versionId') });
+
+export const TemplateCursorSchema = keysetCursor('TemplateCursor');
+export type TemplateCursor = z.infer<typeof TemplateCursorSchema>;
+export const ListTemplatesQuery = keysetQuery('created_at', { max: TEMPLATES_LIMIT_MAX, fallback: TEMPLATES_LIMIT_DEFAULT }, {});
