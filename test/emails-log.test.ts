@@ -139,6 +139,8 @@ describe('GET /api/v1/emails/{id}', () => {
         message_id_header: `<${sent.body.message_id}@acme.test>`,
         reply_to: ['help@acme.test'], text: 'Thanks', html: '<p>Thanks</p>',
         attachments: [{ filename: 'r.txt', content_type: 'text/plain', size: 7 }],
+        // Issue 18: the detail names the template a send rendered (none here).
+        template_id: null, template_version_id: null,
         delivery_attempts: [
           { attempt: 1, outcome: 'deferred', smtp_code: 451, reply: '451 4.7.1 try later', server: 'mx.example.org:25', node_id: null, started_at: '2026-03-01T10:00:00.000Z', duration_ms: 120 },
           { attempt: 2, outcome: 'sent', smtp_code: 250, reply: '250 2.0.0 Ok: queued as X', server: 'mx.example.org:25', node_id: null, started_at: '2026-03-01T10:05:00.000Z', duration_ms: 80 },

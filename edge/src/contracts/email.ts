@@ -27,7 +27,7 @@ export const EmailSchema = z.object({
   tags: z.array(z.string()),
   headers: z.record(z.string(), z.string()).openapi({ description: 'The custom headers of the send, as given' }),
   sandbox: z.boolean().openapi({ description: 'Sent with a sandbox key: captured, never delivered' }),
-  origin: z.enum(['api', 'smtp']).openapi({ description: 'How the message came in: `api` (the send routes) or `smtp` (SMTP submission on a relay node, docs/submission.md)' }),
+  origin: z.enum(['api', 'smtp', 'test']).openapi({ description: 'How the message came in: `api` (the send routes), `smtp` (SMTP submission on a relay node, docs/submission.md) or `test` (a template\'s send-test, docs/template-rendering.md)' }),
   send_at: Timestamp.nullable().openapi({ description: '`send_at` of a scheduled send, as given (null when not scheduled): not delivered before it' }),
   created_at: CursorTimestamp,
   sent_at: Timestamp.nullable(),
@@ -51,6 +51,8 @@ export const EmailDetailSchema = EmailSchema.extend({
   html: z.string().nullable(),
   attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number().int() }))
     .openapi({ description: 'Metadata; the bytes are at `/api/v1/emails/{id}/attachments/{idx}`' }),
+  template_id: z.uuid().nullable().openapi({ description: 'The template a template send rendered (null for a send with its own content); kept after the template is deleted' }),
+  template_version_id: z.uuid().nullable().openapi({ description: 'The version of it the send rendered: the active one at send time, or the one a send-test named' }),
   delivery_attempts: z.array(EmailAttemptSchema).openapi({ description: 'Every attempt a relay node reported, oldest first' }),
 }).openapi('EmailDetail');
 

@@ -6,6 +6,8 @@ import { z } from '@hono/zod-openapi';
 import { addressDomain, isBase64, splitAddress } from '@edgemail/shared';
 import { formatMailbox, normalizeAddress, parseOneMailbox } from './email-address.js';
 import { safeContentType } from './media-type.js';
+import { Uuid } from './common.js';
+import { RenderLanguage, TemplateData } from './template-render.js';
 
 export const MAX_RECIPIENTS = 50;
 export const MAX_BATCH_MESSAGES = 100;
@@ -77,7 +79,7 @@ export function parseMailbox(input: string): Mailbox | { problem: string } {
   return { name: parts.name, address, key: normalized.address, display: formatMailbox(parts.name, address) };
 }
 
-const MailboxSchema = z.string()
+export const MailboxSchema = z.string()
   .max(1000, 'must be at most 1000 characters')
   .transform((input, ctx): Mailbox => {
     const parsed = parseMailbox(input);
@@ -174,9 +176,15 @@ export const SendMessageSchema = z.object({
     .refine((s) => !/[\x00\x7f]/.test(s), 'must not contain control characters')
     .refine((s) => s.trim().length > 0, 'must not be empty')
     .refine((s) => s.length <= 998, 'must be at most 998 characters')
-    .openapi({ example: 'Your order has shipped' }),
+    .optional()
+    .openapi({ example: 'Your order has shipped', description: 'Required unless `template_id` is given (then refused: the template has the subject)' }),
   html: z.string().optional().openapi({ example: '<p>It is on its way.</p>' }),
   text: z.string().optional().openapi({ example: 'It is on its way.' }),
+  template_id: Uuid.optional()
+    .openapi({ description: 'Send the template\'s active version, rendered with `data`, instead of `subject`, `html` and `text` (exactly one of the two ways). Resolved at send time: the very next send after an activation uses the new version. See docs/template-rendering.md.' }),
+  language: RenderLanguage.optional(),
+  data: TemplateData.optional()
+    .openapi({ type: 'object', additionalProperties: true, description: 'The values the template\'s variables read (only with `template_id`); a variable the template uses and the data lacks is 422 `missing variable: <name>`', example: { name: 'Ada' } }),
   headers: HeadersSchema.optional(),
   attachments: z.array(AttachmentSchema).max(MAX_ATTACHMENTS, `must have at most ${MAX_ATTACHMENTS} attachments`).optional()
     .openapi({ description: 'Their decoded sizes together at most `send.max_attachment_bytes` (10 MiB by default)' }),
@@ -201,6 +209,17 @@ export const SendMessageSchema = z.object({
   if (total > MAX_RECIPIENTS) {
     ctx.addIssue({ code: 'custom', path: ['to'], message: `must have at most ${MAX_RECIPIENTS} recipients, cc and bcc included (has ${total})` });
   }
+  if (m.template_id !== undefined) {
+    // One way to give the content: the template's, or the body's own.
+    for (const name of ['subject', 'html', 'text'] as const) {
+      if (m[name] !== undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'must not be given with template_id: the template has the content (give one or the other)' });
+    }
+    return;
+  }
+  for (const name of ['language', 'data'] as const) {
+    if (m[name] !== undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is only taken with template_id' });
+  }
+  if (m.subject === undefined) ctx.addIssue({ code: 'custom', path: ['subject'], message: 'is required (or give template_id)' });
   if (!m.html && !m.text) ctx.addIssue({ code: 'custom', path: ['html'], message: 'html or text is required' });
 }).openapi('SendEmail');
 

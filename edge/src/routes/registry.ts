@@ -44,6 +44,7 @@ import * as listWebhookDeliveries from './api/webhooks/deliveries.js';
 import * as redeliverWebhookDelivery from './api/webhooks/redeliver.js';
 import * as sendEmail from './api/emails/send.js';
 import * as previewTemplateVersion from './api/templates/preview.js';
+import * as sendTemplateTest from './api/templates/send-test.js';
 import * as sendEmailBatch from './api/emails/batch.js';
 import * as listEmails from './api/emails/list.js';
 import * as getEmail from './api/emails/get.js';
@@ -96,7 +97,7 @@ export const apiRoutes: MountableRoute[] = [
   mountable(createWebhook), mountable(listWebhooks), mountable(deleteWebhook), mountable(rotateWebhookSecret),
   mountable(listWebhookDeliveries), mountable(redeliverWebhookDelivery),
   mountable(sendEmail), mountable(sendEmailBatch), mountable(listEmails), mountable(getEmail), mountable(cancelEmail), mountable(emailAttachment),
-  mountable(previewTemplateVersion),
+  mountable(previewTemplateVersion), mountable(sendTemplateTest),
   mountable(getUsage), mountable(listSandboxEmails), mountable(getSandboxEmail),
   mountable(getAnalytics),
   mountable(createSmtpServer), mountable(listSmtpServers), mountable(deleteSmtpServer), mountable(testSmtpServer),

@@ -47,15 +47,24 @@ export const attachmentBytes = (input: SendMessageInput) =>
 
 export interface PlannedEmail { id: string; recipient: Recipient }
 
+/** A message with its content settled: its own subject, or the one its template rendered. */
+export type ComposedMessage = SendMessageInput & { subject: string };
+
+/** Where a send came from (`outbound_messages.origin`): the API, SMTP submission, or a template's send-test. */
+export type SendOrigin = 'api' | 'smtp' | 'test';
+
+/** The template and version a message was rendered from. */
+export interface RenderedFrom { templateId: string; versionId: string }
+
 export interface MessagePlan {
   id: string;
   projectId: string;
-  input: SendMessageInput;
+  input: ComposedMessage;
+  template: RenderedFrom | null;
   /** The from address's domain (null without one, which no domain row matches). */
   domainName: string | null;
   sandbox: boolean;
-  /** Where the send came from: the API or SMTP submission (`outbound_messages.origin`). */
-  origin: 'api' | 'smtp';
+  origin: SendOrigin;
   createdAt: Date;
   /** `send_at` as given (null when not scheduled). */
   sendAt: Date | null;
@@ -72,7 +81,7 @@ export function outcome(plan: MessagePlan, suppressed: boolean, reason = REASON_
 }
 
 /** @param sandbox sent with a sandbox key: `captured`, never queued */
-export function planMessage(input: SendMessageInput, opts: { projectId: string; sandbox: boolean; createdAt: Date; origin?: 'api' | 'smtp' }): MessagePlan {
+export function planMessage(input: ComposedMessage, opts: { projectId: string; sandbox: boolean; createdAt: Date; origin?: SendOrigin; template?: RenderedFrom | null }): MessagePlan {
   const id = crypto.randomUUID();
   const emails = recipientsOf(input).map((recipient): PlannedEmail => ({ id: crypto.randomUUID(), recipient }));
   const attachments = (input.attachments ?? []).map((a, i): OutboundAttachment => ({
@@ -82,7 +91,7 @@ export function planMessage(input: SendMessageInput, opts: { projectId: string; 
     r2_key: outboundAttachmentKey(opts.projectId, id, i),
   }));
   return {
-    id, projectId: opts.projectId, input, domainName: domainOfAddress(input.from.key),
+    id, projectId: opts.projectId, input, template: opts.template ?? null, domainName: domainOfAddress(input.from.key),
     sandbox: opts.sandbox, origin: opts.origin ?? 'api', createdAt: opts.createdAt, sendAt: input.send_at ? new Date(input.send_at) : null, emails, attachments,
   };
 }
@@ -111,6 +120,8 @@ export function messageRow(plan: MessagePlan) {
     tags: input.tags ?? [],
     sandbox: plan.sandbox,
     origin: plan.origin,
+    template_id: plan.template?.templateId ?? null,
+    template_version_id: plan.template?.versionId ?? null,
     send_at: plan.sendAt?.toISOString() ?? null,
     created_at: plan.createdAt.toISOString(),
   };

@@ -30,7 +30,7 @@ export function presentEmail(row: EmailRow): EmailRecord {
     id: row.id, message_id: row.messageId, project_id: row.projectId, from: row.from, recipient: row.recipient,
     kind: row.kind as RecipientKind, to: row.to, cc: row.cc, subject: row.subject, status: row.status,
     attempts: row.attempts, error_message: row.errorMessage, smtp_reply: row.smtpReply, node_id: row.nodeId,
-    tags: row.tags, headers: row.headers, sandbox: row.sandbox, origin: row.origin === 'smtp' ? 'smtp' : 'api', send_at: iso(row.sendAt),
+    tags: row.tags, headers: row.headers, sandbox: row.sandbox, origin: row.origin === 'smtp' || row.origin === 'test' ? row.origin : 'api', send_at: iso(row.sendAt),
     created_at: cursorTimestamp(row.createdAt, row.createdMicros), sent_at: iso(row.sentAt),
   };
 }
@@ -39,8 +39,9 @@ export function presentEmail(row: EmailRow): EmailRecord {
 export const emailDetailColumns = {
   ...emailColumns, messageIdHeader: outboundMessages.messageId, replyTo: outboundMessages.replyTo,
   text: outboundMessages.text, html: outboundMessages.html, attachments: outboundMessages.attachments,
+  templateId: outboundMessages.templateId, templateVersionId: outboundMessages.templateVersionId,
 };
-export type EmailDetailRow = EmailRow & Pick<typeof outboundMessages.$inferSelect, 'replyTo' | 'text' | 'html' | 'attachments'> & { messageIdHeader: string };
+export type EmailDetailRow = EmailRow & Pick<typeof outboundMessages.$inferSelect, 'replyTo' | 'text' | 'html' | 'attachments' | 'templateId' | 'templateVersionId'> & { messageIdHeader: string };
 
 export const emailAttemptColumns = {
   emailId: emailAttempts.emailId, attempt: emailAttempts.attempt, outcome: emailAttempts.outcome, smtpCode: emailAttempts.smtpCode,
@@ -58,6 +59,8 @@ export function presentEmailDetail(row: EmailDetailRow, attempts: EmailAttemptRo
     text: row.text,
     html: row.html,
     attachments: row.attachments.map(({ filename, content_type, size }) => ({ filename, content_type, size })),
+    template_id: row.templateId,
+    template_version_id: row.templateVersionId,
     delivery_attempts: attempts.map((a) => ({
       attempt: a.attempt, outcome: a.outcome as 'sent' | 'deferred' | 'failed', smtp_code: a.smtpCode, reply: a.reply,
       server: a.server, node_id: a.nodeId, started_at: a.startedAt.toISOString(), duration_ms: a.durationMs,

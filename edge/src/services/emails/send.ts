@@ -12,12 +12,12 @@ import { fromBase64, type Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { projectLock } from '../../db/project-lock.js';
 import { invalid, rateLimited } from '../errors.js';
-import type { SendMessageInput } from '../../contracts/send.js';
 import { domainOfAddress, isSendable, judgeSendingDomain, sendingDomainRows, sendingDomainsJson } from '../domains/sendable.js';
 import { recordAnswer, replayOrConflict, storedAnswer, storedKey, unexpiredRecord, type IdempotentRequest, type RecordColumns } from '../idempotency/keys.js';
 import { limitReached, usedIn, withinLimits, type PlanUsageRow } from './limits.js';
 import { answerPieces, answerTextSql } from './answer-text.js';
-import { attachmentBytes, countable, emailRows, messageRow, planMessage, REASON_SLOT, settledAnswerOf, type MessagePlan } from './plan.js';
+import { attachmentBytes, countable, emailRows, messageRow, planMessage, REASON_SLOT, settledAnswerOf, type MessagePlan, type SendOrigin } from './plan.js';
+import { composeItems, type SendItem } from './compose.js';
 import type { SendResult } from '../../contracts/email.js';
 
 export interface SendContext {
@@ -27,13 +27,12 @@ export interface SendContext {
   projectId: string;
   /** Sent with a sandbox key: rows are `captured`. */
   sandbox: boolean;
-  /** `smtp` for SMTP submission; `api` when absent. */
-  origin?: 'api' | 'smtp';
+  /** `smtp` for SMTP submission, `test` for a template's send-test; `api` when absent. */
+  origin?: SendOrigin;
   idempotency?: IdempotentRequest;
 }
 
-/** One message of the request, and how a problem with it is named (`from`, `messages.3.from`). */
-export interface SendItem { input: SendMessageInput; field: (name: string) => string }
+export type { SendItem } from './compose.js';
 
 /** Always a 201: only accepted sends are recorded under a key, so a replay is one too. */
 export interface SendAnswer<T> {
@@ -51,16 +50,18 @@ const fieldProblem = (field: string, problem: string) => invalid(`invalid reques
  * (plan limit). A replay answers the stored first answer. When several
  * apply, a stored answer wins, then the from-domain, then the limits.
  */
-export async function sendMessages<T>(ctx: SendContext, items: SendItem[], shape: (results: SendResult[]) => T): Promise<SendAnswer<T>> {
+export async function sendMessages<T>(ctx: SendContext, requested: SendItem[], shape: (results: SendResult[]) => T): Promise<SendAnswer<T>> {
   const { projectId } = ctx;
   const max = ctx.config['send.max_attachment_bytes'];
-  for (const { input, field } of items) {
+  for (const { input, field } of requested) {
     const bytes = attachmentBytes(input);
     if (bytes > max) throw fieldProblem(field('attachments'), `must be at most ${max} bytes together, decoded (these are ${bytes})`);
   }
+  // Templates are rendered before the statement (their active version read now); 404/422 write nothing.
+  const items = await composeItems(ctx.db, projectId, requested);
 
   const createdAt = new Date();
-  const planned = items.map(({ input }) => planMessage(input, { projectId, sandbox: ctx.sandbox, createdAt, origin: ctx.origin }));
+  const planned = items.map(({ input, template }) => planMessage(input, { projectId, sandbox: ctx.sandbox, createdAt, origin: ctx.origin, template }));
   // Bytes first: a message is never visible (nor claimable) before its attachments are.
   await putAttachments(ctx.store, planned);
   let verdict: Verdict;
@@ -116,7 +117,8 @@ async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape:
     with message_input as (
       select * from jsonb_to_recordset(${JSON.stringify(planned.map(messageRow))}::jsonb) as m(
         id uuid, domain_name text, message_id text, "from" text, "to" text[], cc text[], bcc text[], reply_to text[], subject text,
-        html text, "text" text, headers jsonb, attachments jsonb, tags text[], sandbox boolean, origin text, send_at timestamptz, created_at timestamptz)
+        html text, "text" text, headers jsonb, attachments jsonb, tags text[], sandbox boolean, origin text,
+        template_id uuid, template_version_id uuid, send_at timestamptz, created_at timestamptz)
     ), email_input as (
       select * from jsonb_to_recordset(${JSON.stringify(planned.flatMap(emailRows))}::jsonb) as e(
         id uuid, message_id uuid, address text, recipient text, kind text,
@@ -139,8 +141,10 @@ async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape:
     ), verdict as (
       select *, key_free and domains_ok and within_limits as accepted from checks
     ), inserted_messages as (
-      insert into ${outboundMessages} (id, project_id, domain_id, message_id, "from", "to", cc, bcc, reply_to, subject, html, "text", headers, attachments, tags, sandbox, origin, send_at, created_at)
-      select m.id, ${projectId}, d.id, m.message_id, m."from", m."to", m.cc, m.bcc, m.reply_to, m.subject, m.html, m."text", m.headers, m.attachments, m.tags, m.sandbox, m.origin, m.send_at, m.created_at
+      insert into ${outboundMessages} (id, project_id, domain_id, message_id, "from", "to", cc, bcc, reply_to, subject, html, "text", headers, attachments, tags, sandbox, origin,
+        template_id, template_version_id, send_at, created_at)
+      select m.id, ${projectId}, d.id, m.message_id, m."from", m."to", m.cc, m.bcc, m.reply_to, m.subject, m.html, m."text", m.headers, m.attachments, m.tags, m.sandbox, m.origin,
+        m.template_id, m.template_version_id, m.send_at, m.created_at
       from message_input m join sending_domain d on d.name = m.domain_name
       where ${accepted}
     ), inserted_emails as (

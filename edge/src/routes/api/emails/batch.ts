@@ -16,6 +16,7 @@ export const route = defineRoute({
   description: [
     `1 to ${MAX_BATCH_MESSAGES} messages, each as \`POST /api/v1/emails/send\` takes it, all or nothing: one invalid message is 400 naming \`messages.<i>.<field>\`,`,
     'and the plan\'s limits count every recipient of every message (429 and nothing written when they do not all fit). Written in one transaction; answered in the order given.',
+    'A message may name a `template_id` instead of its content, rendered per message; a refusal names the message (`messages.1: missing variable: name (in subject)`).',
     'The body limit is the send route\'s, for the whole batch.',
   ].join(' '),
   tags: ['Emails'],

@@ -15,6 +15,7 @@ export const route = defineRoute({
   summary: 'Send an email',
   description: [
     `One message to 1 to ${MAX_RECIPIENTS} recipients (\`to\`, \`cc\` and \`bcc\` together); each recipient becomes one row of the email log, in the order to, cc, bcc, an address named twice once.`,
+    'Content: `subject` with `html` and/or `text`, or `template_id` (with `data` and `language`): the template\'s active version at send time, rendered (docs/template-rendering.md); both ways at once is 400 naming the fields, a template that does not render 422 naming the problem (`missing variable: name (in html)`), another project\'s template 404, a template without an active version 422.',
     'The from domain must be a verified domain of the project. A suppressed recipient gets a row with status `suppressed` and is not counted against the plan\'s limits; the others are `queued` for the relay nodes, or `captured` when a sandbox key sends (a sandbox key needs `sandbox:write` instead of `emails:write`).',
     'Over the plan\'s hourly or daily limit nothing is written and the answer is 429 `hourly email limit reached (<n> per hour on plan <plan>)` (or the daily twin).',
     '`from`, `reply_to` and every `to`, `cc` and `bcc` entry must be exactly one mailbox: a list, a group or `;` is 400 naming the field (`from`, `to.2`); the address headers are composed from the parsed name and address, never from the text given.',
