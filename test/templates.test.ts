@@ -376,6 +376,29 @@ describe('activation, rollback and immutability', () => {
     expect((await call('POST', `/api/v1/templates/${a.id}/activate/${va.id}`)).status).toBe(200);
   });
 
+  test('activation racing the delete of the same version: one wins, never an activated version deleted', async () => {
+    const t = await newTemplate('race');
+    const base = await newVersion(t.id);
+    expect((await call('POST', `/api/v1/templates/${t.id}/activate/${base.id}`)).status).toBe(200);
+    for (let round = 0; round < 10; round++) {
+      const v = await newVersion(t.id);
+      const [activated, deleted] = await Promise.all([
+        call('POST', `/api/v1/templates/${t.id}/activate/${v.id}`),
+        call('DELETE', `/api/v1/templates/${t.id}/versions/${v.id}`),
+      ]);
+      const { rows } = await env.stack.sql.query('select active_version_id from templates where id = $1', [t.id]);
+      if (activated.status === 200) {
+        // Activated first: the delete saw it active.
+        expect(deleted.status).toBe(409);
+        expect(rows[0].active_version_id).toBe(v.id);
+        expect((await call('POST', `/api/v1/templates/${t.id}/activate/${base.id}`)).status).toBe(200);
+      } else {
+        expect([activated.status, deleted.status]).toEqual([404, 204]);
+        expect(rows[0].active_version_id).toBe(base.id);
+      }
+    }
+  });
+
   test('deleting a template with an active version takes everything with it', async () => {
     const t = await newTemplate('gone');
     const v = await newVersion(t.id);
