@@ -6,6 +6,7 @@ import { runInboundBench } from './inbound.js';
 import { runWebhooksBench } from './webhooks.js';
 import { runSendBench } from './send.js';
 import { runSubmissionBench } from './submission.js';
+import { runTemplatesBench } from './templates.js';
 
 const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Promise<void> }> = {
   api: {
@@ -27,6 +28,10 @@ const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Pro
   submission: {
     summary: 'messages/s accepted over authenticated submission (STARTTLS, 10 clients, 10 kB) vs Postfix\'s submission service, to one smtp-sink  [--messages 2000] [--seconds 30] [--warmup 200]',
     run: runSubmissionBench,
+  },
+  templates: {
+    summary: 'renders/s of a realistic template (preview route, and the engine alone), and a template send\'s latency over a plain send of the same content  [--duration 10] [--connections 8] [--rounds 2] [--renders 20000]',
+    run: runTemplatesBench,
   },
   send: {
     summary: 'send API vs health throughput; delivery msg/s with 1 and 2 relay nodes vs Postfix, to smtp-sink  [--duration 10] [--connections 32] [--rounds 2] [--messages 2000] [--concurrency 20]',
