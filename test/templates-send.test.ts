@@ -133,3 +133,41 @@ describe('POST /api/v1/templates/{templateId}/send-test', () => {
     expect((await sendTest({ version_id: v1 }, env.keys.sender, inactiveTemplate)).status).toBe(404);
   });
 });
+
+describe('the release flow through the template routes (the issue\'s story)', () => {
+  test('draft, localizations, preview, test send, activate; the next send uses it; activating the previous version sends it again unchanged', async () => {
+    const t = (method: string, path: string, body?: unknown) => env.stack.call(method, path, { token: env.keys.templater, body });
+    const created = await t('POST', '/api/v1/templates', { name: 'welcome-flow', default_language: 'en' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.template.id as string;
+    const release = async (localizations: unknown[]) => {
+      const v = await t('POST', `/api/v1/templates/${id}/versions`, { sample_data: JSON.stringify({ name: 'Sample' }) });
+      expect(v.status, JSON.stringify(v.body)).toBe(201);
+      const versionId = v.body.version.id as string;
+      expect((await t('PUT', `/api/v1/templates/${id}/versions/${versionId}/localizations`, { localizations })).status).toBe(200);
+      return versionId;
+    };
+    const first = await release([{ language: 'en', subject: 'Welcome, {{name}}', html: '<p>Hello {{name}}</p>', text: 'Hello {{name}}' }, { language: 'pt', subject: 'Bem-vindo, {{name}}', text: 'Olá {{name}}' }]);
+    const preview = await t('POST', `/api/v1/templates/${id}/versions/${first}/preview`, { language: 'pt-BR' });
+    expect([preview.status, preview.body.subject, preview.body.language]).toEqual([200, 'Bem-vindo, Sample', 'pt']);
+    const test1 = await env.stack.call('POST', `/api/v1/templates/${id}/send-test`, { token: env.keys.sender, body: { from: 'news@acme.test', to: 'qa@example.org', version_id: first } });
+    expect([test1.status, test1.body.emails?.[0]?.origin]).toEqual([201, 'test']);
+    expect((await t('POST', `/api/v1/templates/${id}/activate/${first}`)).status).toBe(200);
+
+    const sendOne = async () => {
+      const r = await send({ template_id: id, data: { name: 'Ann' } });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      const e = await logged(r.body.emails[0].id);
+      return [e.subject, e.html, e.text, e.template_version_id];
+    };
+    const v1Content = await sendOne();
+    expect(v1Content).toEqual(['Welcome, Ann', '<p>Hello Ann</p>', 'Hello Ann', first]);
+
+    const second = await release([{ language: 'en', subject: 'Welcome aboard, {{name}}', html: '<p>Hi {{name}}!</p>', text: 'Hi {{name}}!' }]);
+    expect(await sendOne()).toEqual(v1Content); // a draft changes nothing
+    expect((await t('POST', `/api/v1/templates/${id}/activate/${second}`)).status).toBe(200);
+    expect(await sendOne()).toEqual(['Welcome aboard, Ann', '<p>Hi Ann!</p>', 'Hi Ann!', second]);
+    expect((await t('POST', `/api/v1/templates/${id}/activate/${first}`)).status).toBe(200);
+    expect(await sendOne()).toEqual(v1Content);
+  });
+});
