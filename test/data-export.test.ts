@@ -73,6 +73,15 @@ beforeAll(async () => {
   const rotated = (await created('POST', `/api/v1/webhooks/${webhook.id}/rotate-secret`)).webhook.secret as string;
   await created('POST', '/api/v1/suppressions', { address: 'Gone@Example.org', reason: 'unsubscribe', detail: 'clicked the link' });
   node = await enroll(env.stack, env.keys.all, 'mx-export');
+  // A template with an activated version (two languages, a stylesheet) and a draft.
+  const { stylesheet } = await created('POST', '/api/v1/stylesheets', { name: 'brand', css: 'p { color: #333; }' });
+  const { template } = await created('POST', '/api/v1/templates', { name: 'welcome', description: 'Sign-up mail' });
+  const { version: v1 } = await created('POST', `/api/v1/templates/${template.id}/versions`, { stylesheet_id: stylesheet.id, sample_data: '{"name":"Ann"}' });
+  await created('PUT', `/api/v1/templates/${template.id}/versions/${v1.id}/localizations`, {
+    localizations: [{ language: 'en', subject: 'Hi {{name}}', html: '<p>Hello {{name}}</p>' }, { language: 'de', subject: 'Hallo {{name}}', text: 'Hallo {{name}}' }],
+  });
+  await created('POST', `/api/v1/templates/${template.id}/activate/${v1.id}`);
+  await created('POST', `/api/v1/templates/${template.id}/versions`, {});
 
   // Mail: one send to two recipients, one of them delivered by the node with its attempt; a sandbox capture.
   const sent = await created('POST', '/api/v1/emails/send', {
@@ -156,7 +165,7 @@ describe('GET /api/v1/data/export', () => {
 
     const seen: Record<string, number> = {};
     for (const l of rest) seen[l.type] = (seen[l.type] ?? 0) + 1;
-    const types = ['project', 'api_key', 'domain', 'smtp_server', 'webhook', 'relay_node', 'suppression', 'email', 'bounce', 'inbound_email', 'webhook_delivery', 'audit_event'];
+    const types = ['project', 'api_key', 'domain', 'smtp_server', 'webhook', 'relay_node', 'stylesheet', 'template', 'template_version', 'suppression', 'email', 'bounce', 'inbound_email', 'webhook_delivery', 'audit_event'];
     expect(Object.keys(last.counts)).toEqual(types);
     expect(last.counts).toEqual({ ...Object.fromEntries(types.map((t) => [t, 0])), ...seen });
     // A record of every kind; the types come in the documented order, each record once.
@@ -176,6 +185,18 @@ describe('GET /api/v1/data/export', () => {
     expect(byId(recordsOf(lines, 'smtp_server'))).toEqual(byId((await get('/api/v1/smtp-servers')).smtp_servers));
     expect(byId(recordsOf(lines, 'webhook'))).toEqual(byId((await get('/api/v1/webhooks')).webhooks));
     expect(byId(recordsOf(lines, 'relay_node'))).toEqual(byId((await get('/api/v1/relay/nodes')).relay_nodes));
+    expect(byId(recordsOf(lines, 'stylesheet'))).toEqual(byId((await get('/api/v1/stylesheets')).stylesheets));
+    const templates = (await get('/api/v1/templates')).templates;
+    expect(byId(recordsOf(lines, 'template'))).toEqual(byId(templates));
+    const versions = [];
+    for (const t of templates) {
+      for (const v of (await get(`/api/v1/templates/${t.id}/versions`)).versions) {
+        versions.push({ ...v, localizations: (await get(`/api/v1/templates/${t.id}/versions/${v.id}/localizations`)).localizations });
+      }
+    }
+    expect(versions).toHaveLength(2);
+    expect(versions.find((v) => v.active).localizations).toHaveLength(2);
+    expect(byId(recordsOf(lines, 'template_version'))).toEqual(byId(versions));
     expect(byId(recordsOf(lines, 'suppression'))).toEqual(byId((await get('/api/v1/suppressions?include_expired=true&limit=200')).suppressions));
     expect(byId(recordsOf(lines, 'audit_event'))).toEqual(byId((await get('/api/v1/audit-log?limit=200')).events));
 

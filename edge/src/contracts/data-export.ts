@@ -11,7 +11,9 @@ import { EmailDetailSchema } from './email.js';
 import { InboundEmailSchema } from './inbound-email.js';
 import { RelayNodeSchema } from './relay-node.js';
 import { SmtpServerSchema } from './smtp-server.js';
+import { StylesheetSchema } from './stylesheet.js';
 import { SuppressionSchema } from './suppression.js';
+import { LocalizationRecordSchema, TemplateSchema, VersionSchema } from './template.js';
 import { WebhookDeliverySchema, WebhookSchema } from './webhook.js';
 
 /** Raised when a line's shape changes incompatibly; a reader checks it on the first line. */
@@ -33,6 +35,9 @@ const RECORDS = {
   smtp_server: [SmtpServerSchema, 'The project\'s own SMTP servers as `GET /api/v1/smtp-servers` lists them: `has_password`, never the password'],
   webhook: [WebhookSchema, 'Webhooks as `GET /api/v1/webhooks` lists them: never the signing secret'],
   relay_node: [RelayNodeSchema, 'Relay nodes the project enrolled, as `GET /api/v1/relay/nodes` lists them: never the credential\'s hash'],
+  stylesheet: [StylesheetSchema, 'Stylesheets as `GET /api/v1/stylesheets/{id}` returns them'],
+  template: [TemplateSchema, 'Templates as `GET /api/v1/templates` lists them; their versions are `template_version` lines'],
+  template_version: [VersionSchema.extend({ localizations: z.array(LocalizationRecordSchema) }), 'Every version of every template as `GET /api/v1/templates/{id}/versions` lists it, with its `localizations` as `GET .../versions/{versionId}/localizations` returns them'],
   suppression: [SuppressionSchema, 'Suppressions as `GET /api/v1/suppressions?include_expired=true` lists them: expired entries too'],
   email: [EmailDetailSchema, 'One per recipient, as `GET /api/v1/emails/{id}` returns it: content and every delivery attempt; sandbox captures included'],
   bounce: [BounceSchema, 'Bounces and complaints as `GET /api/v1/bounces/{id}` returns them'],

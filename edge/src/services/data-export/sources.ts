@@ -10,11 +10,15 @@ import { inboundEmailSource } from './inbound-emails.js';
 import { projectSource } from './project.js';
 import { relayNodeSource } from './relay-nodes.js';
 import { smtpServerSource } from './smtp-servers.js';
+import { stylesheetSource } from './stylesheets.js';
 import { suppressionSource } from './suppressions.js';
+import { templateSource } from './templates.js';
+import { templateVersionSource } from './template-versions.js';
 import { webhookDeliverySource } from './webhook-deliveries.js';
 import { webhookSource } from './webhooks.js';
 
 export const EXPORT_SOURCES = [
   projectSource, apiKeySource, domainSource, smtpServerSource, webhookSource, relayNodeSource,
+  stylesheetSource, templateSource, templateVersionSource,
   suppressionSource, emailSource, bounceSource, inboundEmailSource, webhookDeliverySource, auditEventSource,
 ];
