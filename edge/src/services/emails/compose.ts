@@ -5,7 +5,7 @@
 // message in a batch (`messages.2: missing variable: name (in html)`).
 import type { Db } from '../../db/client.js';
 import { ServiceError } from '../errors.js';
-import { renderVersion } from '../templates/render-version.js';
+import { renderVersion, type VersionReads } from '../templates/render-version.js';
 import type { SendMessageInput } from '../../contracts/send.js';
 import type { ComposedMessage, RenderedFrom } from './plan.js';
 
@@ -20,6 +20,8 @@ export interface SendItem {
 export interface ComposedItem { input: ComposedMessage; field: (name: string) => string; template: RenderedFrom | null }
 
 export async function composeItems(db: Db, projectId: string, items: SendItem[]): Promise<ComposedItem[]> {
+  // One read per template and language in a batch: its messages render one version.
+  const reads: VersionReads = new Map();
   return Promise.all(items.map(async ({ input, field, renderedFrom }): Promise<ComposedItem> => {
     if (input.template_id === undefined) {
       // The schema required a subject without template_id; a caller that built the input itself set one.
@@ -29,7 +31,7 @@ export async function composeItems(db: Db, projectId: string, items: SendItem[])
     const templateId = input.template_id;
     try {
       // A live send renders the data given (none is {}): sample data is for previews and tests.
-      const out = await renderVersion(db, projectId, { templateId, language: input.language, data: input.data ?? {}, field });
+      const out = await renderVersion(db, projectId, { templateId, language: input.language, data: input.data ?? {}, field }, reads);
       const { template_id: _t, language: _l, data: _d, ...rest } = input;
       return {
         input: { ...rest, subject: out.subject, html: out.html ?? undefined, text: out.text ?? undefined },

@@ -44,8 +44,37 @@ interface Row extends Record<string, unknown> {
  * such version of it), 400 (language not BCP 47), 422 (no active version, no
  * localization, sample data that is not an object, a render that fails).
  */
-export async function renderVersion(db: Db, projectId: string, req: RenderRequest): Promise<RenderedVersion> {
+export async function renderVersion(db: Db, projectId: string, req: RenderRequest, reads?: VersionReads): Promise<RenderedVersion> {
   const field = req.field ?? ((name: string) => name);
+  const key = `${req.templateId} ${req.versionId ?? 'active'} ${req.language ?? ''}`;
+  let read = reads?.get(key);
+  if (!read) {
+    read = readVersion(db, projectId, req);
+    reads?.set(key, read);
+  }
+  const row = await read;
+  if (!row) throw notFound(`template ${req.templateId} not found`);
+  if (!row.version_id || row.version === null) {
+    if (req.versionId !== undefined) throw notFound(`version ${req.versionId} of template ${req.templateId} not found`);
+    throw unprocessable(`template ${req.templateId} has no active version: activate one first (POST /api/v1/templates/${req.templateId}/activate/{versionId})`, { [field('template_id')]: 'has no active version' });
+  }
+
+  const language = pickLanguage(req.language, row.languages, row.default_language, field('language'));
+  const localization = row.localizations.find((l) => l.language === language)!;
+  const data = req.data ?? sampleData(row.sample_data, field);
+  const rendered = renderContent(localization, data, row.css);
+  return { ...rendered, templateId: req.templateId, versionId: row.version_id, version: row.version, language };
+}
+
+/**
+ * The reads of one request, by template, version and language: a batch
+ * naming one template many times reads it once, and all its messages render
+ * the same version even if an activation commits in between.
+ */
+export type VersionReads = Map<string, Promise<Row | undefined>>;
+
+/** The one query (see the file comment); undefined when the project has no such template. */
+async function readVersion(db: Db, projectId: string, req: RenderRequest): Promise<Row | undefined> {
   const requested = req.language === undefined ? null : canonicalLanguage(req.language);
   // The tags the fallback may land on before the default (the default is the template's, known in SQL).
   const candidates = requested ? [requested, new Intl.Locale(requested).language] : [];
@@ -60,18 +89,7 @@ export async function renderVersion(db: Db, projectId: string, req: RenderReques
       left join ${templateVersions} v on v.id = ${version} and v.template_id = t.id
       left join ${stylesheets} s on s.id = v.stylesheet_id
     where t.project_id = ${projectId} and t.id = ${req.templateId}::uuid`);
-  const row = result.rows[0];
-  if (!row) throw notFound(`template ${req.templateId} not found`);
-  if (!row.version_id || row.version === null) {
-    if (req.versionId !== undefined) throw notFound(`version ${req.versionId} of template ${req.templateId} not found`);
-    throw unprocessable(`template ${req.templateId} has no active version: activate one first (POST /api/v1/templates/${req.templateId}/activate/{versionId})`, { [field('template_id')]: 'has no active version' });
-  }
-
-  const language = pickLanguage(req.language, row.languages, row.default_language, field('language'));
-  const localization = row.localizations.find((l) => l.language === language)!;
-  const data = req.data ?? sampleData(row.sample_data, field);
-  const rendered = renderContent(localization, data, row.css);
-  return { ...rendered, templateId: req.templateId, versionId: row.version_id, version: row.version, language };
+  return result.rows[0];
 }
 
 /** The version's sample data as the render's data: a JSON object, or none ({}). */
