@@ -3,14 +3,12 @@
 // `pt`), then the template's default language. Tags compare in canonical
 // case (Intl's, as the localizations are stored), so `PT-br` finds `pt-BR`.
 import { invalid, unprocessable } from '../errors.js';
+import { canonicalLanguage as parseLanguage } from '../../contracts/template.js';
 
-/** The canonical form of a BCP 47 tag, or null when it is not one. */
+/** The canonical form of a BCP 47 tag, or null when it is not one: the localizations' own check. */
 export function canonicalLanguage(tag: string): string | null {
-  try {
-    return Intl.getCanonicalLocales(tag)[0] ?? null;
-  } catch {
-    return null;
-  }
+  const parsed = parseLanguage(tag);
+  return 'tag' in parsed ? parsed.tag : null;
 }
 
 /**
