@@ -6,7 +6,6 @@
 //    same number of messages from its own queue to the same sink.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import pg from 'pg';
 import type { Stack } from '../edge/local/stack.js';
 import { startDnsServer } from '../relay-node/test-support/dns-server.js';
 import { numberFlags } from './args.js';
@@ -15,6 +14,7 @@ import { assertAll200, loadTarget, toRun } from './support/load.js';
 import { countTransactions } from './support/transactions.js';
 import { findPostfix, freePort, runSmtpSource, startPostfix, startSmtpSink, type PostfixTools } from './support/postfix.js';
 import { startRelayNodeProcess, type RelayNodeProcess } from './support/relay-node-process.js';
+import { call, mintKey, sql } from './support/api.js';
 import { bootstrap, withStack } from './support/stack.js';
 import { profiledWorker } from './support/worker-profile.js';
 import type { RunResult, Target, TransactionCount } from './support/types.js';
@@ -49,7 +49,7 @@ export async function runSendBench(argv: string[]): Promise<void> {
 
   const { api, delivery } = await withStack(SETTINGS, async (stack) => {
     const tenant = await bootstrap(stack);
-    const key = await mintKey(stack, tenant.platformToken, tenant.projectId, ['emails:write', 'emails:read', 'domains:write', 'relay:write']);
+    const key = await mintKey(stack, tenant.platformToken, tenant.projectId, ['emails:write', 'emails:read', 'domains:write', 'relay:write'], 'bench-send');
     await verifiedDomain(stack, key);
     const api = deliveryOnly ? [] : await measureApi(stack, key, flags);
     // The API half's sends are queued too: out of the way of the delivery half.
@@ -247,27 +247,3 @@ const countSent = (stack: Stack, tag: string) => sql(stack, async (c) => Number(
 
 const clearEmails = (stack: Stack) => sql(stack, (c) => c.query('DELETE FROM outbound_messages'));
 
-async function sql<T>(stack: Stack, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: stack.databaseUrl });
-  await client.connect();
-  try { return await fn(client); } finally { await client.end(); }
-}
-
-async function mintKey(stack: Stack, platformToken: string, projectId: string, permissions: string[]): Promise<string> {
-  const res = await fetch(`${stack.url}/api/v1/api-keys`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${platformToken}`, 'X-Service-Project-Id': projectId, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench-send', permissions }),
-  });
-  if (res.status !== 201) throw new Error(`key creation answered ${res.status}: ${await res.text()}`);
-  return ((await res.json()) as { token: string }).token;
-}
-
-async function call(stack: Stack, method: string, path: string, token: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${stack.url}${path}`, {
-    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : undefined;
-}

@@ -13,6 +13,7 @@ import { renderContent } from '../edge/src/services/templates/render.js';
 import { numberFlags } from './args.js';
 import { finishRun, startRun } from './support/results.js';
 import { assertAll200, loadTarget, toRun } from './support/load.js';
+import { call, mintKey, sql } from './support/api.js';
 import { bootstrap, withStack } from './support/stack.js';
 import type { RunResult, Target } from './support/types.js';
 
@@ -104,7 +105,7 @@ export async function runTemplatesBench(argv: string[]): Promise<void> {
   const engine = engineRendersPerSecond(flags.renders);
   const { figures, htmlBytes } = await withStack(SETTINGS, async (stack) => {
     const tenant = await bootstrap(stack);
-    const key = await mintKey(stack, tenant.platformToken, tenant.projectId, ['emails:write', 'domains:write', 'templates:read']);
+    const key = await mintKey(stack, tenant.platformToken, tenant.projectId, ['emails:write', 'domains:write', 'templates:read'], 'bench-templates');
     await call(stack, 'POST', '/api/v1/domains', key, { name: FROM_DOMAIN });
     const { templateId, versionId } = await sql(stack, (c) => seedTemplate(c, tenant.projectId));
     // The plain send carries exactly what the template renders.
@@ -184,27 +185,3 @@ async function seedTemplate(c: pg.Client, projectId: string): Promise<{ template
   return { templateId, versionId };
 }
 
-async function sql<T>(stack: Stack, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: stack.databaseUrl });
-  await client.connect();
-  try { return await fn(client); } finally { await client.end(); }
-}
-
-async function mintKey(stack: Stack, platformToken: string, projectId: string, permissions: string[]): Promise<string> {
-  const res = await fetch(`${stack.url}/api/v1/api-keys`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${platformToken}`, 'X-Service-Project-Id': projectId, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench-templates', permissions }),
-  });
-  if (res.status !== 201) throw new Error(`key creation answered ${res.status}: ${await res.text()}`);
-  return ((await res.json()) as { token: string }).token;
-}
-
-async function call(stack: Stack, method: string, path: string, token: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${stack.url}${path}`, {
-    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : undefined;
-}
