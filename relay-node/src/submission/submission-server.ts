@@ -4,7 +4,7 @@
 // session rate (`421 4.7.0`), the size caps, the PROXY front and the TLS chain.
 import type { SMTPServerOptions } from 'smtp-server';
 import { SUBMISSION_MAX_RECIPIENTS } from '@edgemail/shared';
-import { createSessionRate, createSessionSlots, smtpReply, type InboundServerOptions } from '../inbound/listener/index.js';
+import { createSessionRate, sessionBounds, smtpReply, type InboundServerOptions } from '../inbound/listener/index.js';
 import { onConnect as rateOnConnect } from '../inbound/listener/on-connect.js';
 import { onMailFrom } from '../inbound/listener/on-mail-from.js';
 import { onAuth } from './on-auth.js';
@@ -14,8 +14,6 @@ import { SubmissionSmtpServer } from './submission-connection.js';
 import type { SubmissionDeps } from './types.js';
 
 const MAX_COMMAND_LENGTH = 2048;
-const LIBRARY_IDLE_TIMEOUT_MS = 60_000;
-const DATA_GRACE_MAX_MS = 60_000;
 
 /** The inbound listener's options, read from the `submission.*` settings and `inbound.max_message_size`/`max_header_size`. */
 export type SubmissionServerOptions = InboundServerOptions;
@@ -59,13 +57,7 @@ export function createSubmissionServer(deps: SubmissionDeps, options: Submission
     onRcptTo: onRcptTo(SUBMISSION_MAX_RECIPIENTS),
     onData: onData({ ...deps, limits: { maxMessageSize: options.maxMessageSize, maxHeaderSize: options.maxHeaderSize } }),
   };
-  const server = new SubmissionSmtpServer(smtpOptions, {
-    greetingDelayMs: options.greetingDelayMs,
-    slots: options.sessionSlots ?? createSessionSlots({ maxSessions: options.maxSessions ?? 0, maxPerAddress: options.maxSessionsPerIp ?? 0 }),
-    maxDurationMs: options.maxSessionDurationMs ?? 0,
-    dataGraceMs: Math.min(options.idleTimeoutMs || LIBRARY_IDLE_TIMEOUT_MS, DATA_GRACE_MAX_MS),
-    maxNoopRset: options.maxNoopRsetPerSession ?? 0,
-  });
+  const server = new SubmissionSmtpServer(smtpOptions, sessionBounds(options));
   if (secureContext) server.secureContext.set('*', secureContext);
   server.on('error', (err: Error & { code?: string }) => deps.log.warn('submission listener error', { error: err.message, code: err.code }));
   return server;

@@ -2,7 +2,7 @@
 // projects registered. Ports, TLS reload and shutdown belong to server.ts.
 import type { SecureContext } from 'node:tls';
 import type { SMTPServerOptions } from 'smtp-server';
-import { InboundSmtpServer } from './inbound-connection.js';
+import { InboundSmtpServer, type SessionBounds } from './inbound-connection.js';
 import { onConnect } from './on-connect.js';
 import { onData } from './on-data.js';
 import { onMailFrom } from './on-mail-from.js';
@@ -122,16 +122,21 @@ export function createInboundServer(deps: InboundDeps, options: InboundServerOpt
       limits: { maxMessageSize: options.maxMessageSize, maxHeaderSize: options.maxHeaderSize },
     }),
   };
-  const server = new InboundSmtpServer(smtpOptions, {
-    greetingDelayMs: options.greetingDelayMs,
-    slots: options.sessionSlots ?? createSessionSlots({ maxSessions: options.maxSessions ?? 0, maxPerAddress: options.maxSessionsPerIp ?? 0 }),
-    maxDurationMs: options.maxSessionDurationMs ?? 0,
-    dataGraceMs: Math.min(options.idleTimeoutMs || LIBRARY_IDLE_TIMEOUT_MS, DATA_GRACE_MAX_MS),
-    maxNoopRset: options.maxNoopRsetPerSession ?? 0,
-  });
+  const server = new InboundSmtpServer(smtpOptions, sessionBounds(options));
   // updateSecureContext() rebuilds the default from key/cert; a context given ready-made replaces it.
   if (secureContext) server.secureContext.set('*', secureContext);
   // smtp-server reports socket and TLS errors as 'error' events; unheard, one would stop the process.
   server.on('error', (err: Error & { code?: string }) => deps.log.warn('inbound listener error', { error: err.message, code: err.code }));
   return server;
+}
+
+/** A session's bounds from the listener's options: the inbound and submission listeners keep the same ones. */
+export function sessionBounds(options: InboundServerOptions): SessionBounds {
+  return {
+    greetingDelayMs: options.greetingDelayMs,
+    slots: options.sessionSlots ?? createSessionSlots({ maxSessions: options.maxSessions ?? 0, maxPerAddress: options.maxSessionsPerIp ?? 0 }),
+    maxDurationMs: options.maxSessionDurationMs ?? 0,
+    dataGraceMs: Math.min(options.idleTimeoutMs || LIBRARY_IDLE_TIMEOUT_MS, DATA_GRACE_MAX_MS),
+    maxNoopRset: options.maxNoopRsetPerSession ?? 0,
+  };
 }

@@ -1,4 +1,4 @@
-export { createInboundServer, type InboundServerOptions, type InboundTls } from './inbound-server.js';
+export { createInboundServer, sessionBounds, type InboundServerOptions, type InboundTls } from './inbound-server.js';
 export { InboundConnection, InboundSmtpServer } from './inbound-connection.js';
 export { inboundOptionsFromConfig, type InboundListenerName } from './inbound-options.js';
 export { createSessionRate, type SessionRate } from './session-rate.js';
