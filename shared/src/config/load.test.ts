@@ -113,6 +113,16 @@ describe('parsing text values', () => {
     expect(valueOf('acme.hosts', { SERVICE_ACME_HOSTS: '' })).toEqual([]);
   });
 
+  it('acme.* refuses what an ACME order cannot use, naming the setting and the value', () => {
+    expect(configError({ SERVICE_ACME_HOSTS: 'mx.example.com,*.example.com' }).message).toBe('invalid setting acme.hosts (SERVICE_ACME_HOSTS): "*.example.com" label "*" may hold only letters, digits and hyphens (item 1)');
+    expect(configError({ SERVICE_ACME_HOSTS: 'MX.example.com' }).message).toMatch(/acme\.hosts .*"MX\.example\.com" must be written as "mx\.example\.com"/);
+    expect(configError({ SERVICE_ACME_DIRECTORY_URL: 'http://ca.example/dir' }).message).toMatch(/acme\.directory_url .*expected an https URL/);
+    expect(configError({ SERVICE_ACME_EMAIL: 'postmaster' }).message).toMatch(/acme\.email .*expected an email address/);
+    expect(configError({ SERVICE_ACME_HTTP_PORT: '70000' }).message).toMatch(/acme\.http_port/);
+    expect(valueOf('acme.directory_url', {})).toBe('https://acme-v02.api.letsencrypt.org/directory');
+    expect(valueOf('acme.http_port', {})).toBe(80);
+  });
+
   it('strings are kept as given', () => {
     expect(valueOf('server.public_url', { SERVICE_SERVER_PUBLIC_URL: 'https://mail.example.com' })).toBe('https://mail.example.com');
   });

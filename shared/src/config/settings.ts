@@ -2,11 +2,18 @@
 // env name of each is derived by `envName` (SERVICE_ + upper case, dots → _).
 import { z } from 'zod';
 import { isIp, isIpOrCidr } from '../ip.js';
+import { normalizeDomainName } from '../domain-name.js';
 import { boolean, duration, integer, list, string, type Setting } from './define.js';
 import { ENCRYPTION_KEY_PROBLEM, encryptionKeyBytes } from '../crypto/encryption-key.js';
 
 const cidr = z.string().refine(isIpOrCidr, 'expected an IP address or CIDR range');
 const httpUrl = z.string().refine((s) => s === '' || /^https?:\/\/[^/]+/.test(s), 'expected an http(s) URL');
+// An ACME host: a canonical DNS name (http-01 proves no wildcard or IP address).
+const acmeHost = z.string().superRefine((s, ctx) => {
+  const read = normalizeDomainName(s);
+  if ('problem' in read) ctx.addIssue({ code: 'custom', message: `"${s}" ${read.problem}` });
+  else if (read.name !== s) ctx.addIssue({ code: 'custom', message: `"${s}" must be written as "${read.name}"` });
+});
 // Empty means not set: only the edge needs it (and refuses to serve without it).
 const encryptionKey = z.string().refine((s) => s === '' || encryptionKeyBytes(s) !== null, ENCRYPTION_KEY_PROBLEM);
 
@@ -115,8 +122,12 @@ export const settings = {
   'outbound.mx_port': integer(25, 'Relay node, tests only: the port of recipient MX hosts. Production is always 25.', z.number().int().min(1).max(65535)),
   'outbound.helo_name': string('', 'Relay node: the name it gives in EHLO/HELO on every delivery (MX, smarthost, a project\'s or the shared pool\'s SMTP server). Empty: the host of `server.public_url`. It must be a fully qualified domain name (receivers refuse bare words such as `vm`), ideally the one the node\'s outbound address resolves back to; otherwise `relay start` refuses to start, naming this setting. An IP address (set here, or the host of `server.public_url`, as in `pnpm dev`) is sent as an address literal: `[192.0.2.1]`, `[IPv6:2001:db8::1]`.'),
 
-  'acme.enabled': boolean(false, 'Obtain listener certificates over ACME for `acme.hosts`.'),
-  'acme.hosts': list([], 'Host names ACME may obtain certificates for.'),
+  'acme.enabled': boolean(false, 'Obtain listener certificates over ACME for `acme.hosts` (docs/acme.md). Read by the edge (it grants the orders and stores the certificates) and by relay nodes (they order, over http-01): set it on both.'),
+  'acme.hosts': list([], 'Host names ACME may obtain certificates for, one certificate each; each must resolve to the relay nodes (http-01 is answered there). No wildcards: http-01 cannot prove them.', acmeHost),
+  'acme.directory_url': string('https://acme-v02.api.letsencrypt.org/directory', 'The ACME directory relay nodes order from (RFC 8555). Let\'s Encrypt staging: `https://acme-staging-v02.api.letsencrypt.org/directory`.', { schema: z.string().regex(/^https:\/\/[^/\s]+\S*$/, 'expected an https URL') }),
+  'acme.email': string('', 'Contact address of the ACME account (expiry and policy notices from the CA); empty registers the account without one.', { schema: z.string().regex(/^$|^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'expected an email address or nothing') }),
+  'acme.http_port': integer(80, 'Relay node: the port of the http-01 responder (`GET /.well-known/acme-challenge/<token>`). CAs validate on port 80: forward 80 here when it is another port.', z.number().int().min(1).max(65535)),
+  'acme.directory_ca_file': string('', 'Relay node: a PEM file of CA certificates trusted for the ACME directory\'s HTTPS (an internal ACME server, or Pebble\'s in tests), beside the system\'s. Empty: the system\'s alone.'),
   // POST /webhooks/ses (docs/ses.md). Any AWS account can point an SNS topic at this URL and SNS signs
   // its messages as it signs ours: only the topics listed here are believed.
   'ses.topic_arns': list([], 'SNS topic ARNs (`arn:aws:sns:<region>:<account>:<topic>`) whose messages `POST /webhooks/ses` accepts: their subscription is confirmed and their SES bounce, complaint and delivery notifications applied. A message from any other topic is refused with 403; empty refuses every one.', z.string().regex(/^arn:aws(-cn|-us-gov)?:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/, 'expected an SNS topic ARN: arn:aws:sns:<region>:<account>:<topic>')),
