@@ -41,7 +41,15 @@ export const sessions = pgTable('sessions', {
   id: uuid('id').primaryKey().defaultRandom(),
   userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
   tokenHash: text('token_hash').notNull(),
+  // Absolute expiry; the idle expiry is last_seen_at plus the idle period.
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
+  // How it was opened: `password`, `passkey` or `oidc`.
+  method: text('method').notNull().default('password'),
+  // The project the console works in; null: the user's default project.
+  currentProjectId: uuid('current_project_id').references(() => projects.id, { onDelete: 'set null' }),
+  clientIp: text('client_ip'),
+  userAgent: text('user_agent'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
   uniqueIndex('sessions_token_hash_idx').on(t.tokenHash),

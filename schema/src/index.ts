@@ -8,3 +8,4 @@ export * from './certificates.js';
 export * from './webhooks.js';
 export * from './sending.js';
 export * from './templates.js';
+export * from './people.js';

@@ -1,6 +1,6 @@
 // Plans, users, projects and who belongs to which project.
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, check, foreignKey, index, integer, pgEnum, pgTable, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, boolean, check, foreignKey, index, integer, pgEnum, pgTable, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 export const plans = pgTable('plans', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -14,7 +14,20 @@ export const users = pgTable('users', {
   id: uuid('id').primaryKey().defaultRandom(),
   email: text('email').notNull(),
   name: text('name').notNull().default(''),
+  // `scrypt$<N>$<r>$<p>$<base64 salt>$<base64 hash>` (the console's password hash).
   passwordHash: text('password_hash'),
+  emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
+  // Password sign-in lockout (exact across the deployment: the row is the
+  // counter, changed by one atomic statement per attempt).
+  failedPasswordCount: integer('failed_password_count').notNull().default(0),
+  passwordLockedUntil: timestamp('password_locked_until', { withTimezone: true }),
+  // TOTP (RFC 6238): the sealed base32 secret; enabled once confirmed with a code.
+  totpSecretSealed: text('totp_secret_sealed'),
+  totpEnabledAt: timestamp('totp_enabled_at', { withTimezone: true }),
+  // The last accepted time step: a code is never accepted twice.
+  totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+  // Bumped to sign out every session at once (sessions older than it are void).
+  sessionsValidAfter: timestamp('sessions_valid_after', { withTimezone: true }),
   // Set once the user has a project; the project a session falls back to.
   defaultProjectId: uuid('default_project_id').references((): AnyPgColumn => projects.id, { onDelete: 'set null' }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -24,6 +37,9 @@ export const projects = pgTable('projects', {
   id: uuid('id').primaryKey().defaultRandom(),
   name: text('name').notNull(),
   planId: uuid('plan_id').references(() => plans.id, { onDelete: 'restrict' }),
+  // The project's SSO policy: members sign in through an identity provider only.
+  // Changed by a session of the owner only (never by a project key).
+  ssoRequired: boolean('sso_required').notNull().default(false),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
