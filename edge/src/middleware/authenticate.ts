@@ -10,6 +10,7 @@ import { ipMatcher, parseToken, sha256Hex, type WindowVerdict } from '@edgemail/
 import { ApiError, forbidden, unauthorized } from '../http/errors.js';
 import { findApiKey, findPlatformCredential, findSession, type CredentialRow } from '../services/auth/find-credential.js';
 import { lastUsedUpdate } from '../services/auth/touch-last-used.js';
+import { SESSION_COOKIE, touchSession } from '../services/console/sessions.js';
 import { checkCookieOrigin } from './cookie-origin.js';
 import { bearerToken } from './bearer.js';
 import { projectHeader } from './project-header.js';
@@ -19,7 +20,7 @@ import type { Principal } from './principal.js';
 import type { ApiKeyRow } from '../services/auth/find-credential.js';
 import type { AppEnv } from '../env.js';
 
-export const SESSION_COOKIE = 'edgemail_session';
+export { SESSION_COOKIE };
 
 /** Refuses a credential that was found but may not be used now or from here. */
 function assertUsable(row: CredentialRow, label: string, clientIp: string): void {
@@ -126,10 +127,11 @@ async function resolvePrincipal(c: Context<AppEnv>, credential: Presented): Prom
       };
     }
     case 'cookie': {
-      const session = await findSession(db, credential.value, requestedProject);
+      const session = await findSession(db, credential.value, requestedProject, c.get('config')['console.session_idle_timeout']);
       if (!session) throw unauthorized('invalid or expired session');
       checkCookieOrigin(c);
       return {
+        touch: () => touchSession(db, session.id, session.lastSeenAt),
         principal: {
           kind: 'session', id: session.id, userId: session.userId, email: session.email,
           membership: session.projectId && session.role

@@ -134,6 +134,10 @@ export const settings = {
   'ses.extra_sns_url_prefixes': list([], 'Testing and private mirrors only: URL prefixes (`http://127.0.0.1:9999/`) that `POST /webhooks/ses` trusts for `SigningCertURL` and `SubscribeURL` besides `https://sns.<region>.amazonaws.com/` (and `.amazonaws.com.cn`). Leave empty in production: a certificate fetched from a listed prefix is believed as if SNS had served it.', httpUrl.refine((s) => s !== '' && s.endsWith('/'), 'expected an http(s) URL ending in /')),
 
 
+  // Console browser sessions (docs/console.md).
+  'console.session_idle_timeout': { ...duration(28_800_000, 'A console session unused this long is void (idle expiry: its last request plus this); `last_seen_at` moves at most once a minute. At least 1m.'), schema: z.number().int().min(60_000) },
+  'console.session_max_age': { ...duration(604_800_000, 'A console session is void this long after sign-in however it is used (absolute expiry, fixed when it is opened). At least 1m.'), schema: z.number().int().min(60_000) },
+
   'audit_log_retention_days': integer(90, 'Days audit events are kept; 0 keeps them forever.'),
   'audit.queue_size': integer(1000, 'Audit events an isolate holds before writing them; beyond it events are dropped and each drop logged.'),
 } as const;

@@ -58,14 +58,24 @@ export interface SessionRow {
   id: string;
   userId: string;
   email: string;
-  /** The project asked for, or the user's default; null when neither exists. */
+  /** The project asked for, else the session's current project, else the user's default; null when none. */
   projectId: string | null;
   role: Role | null;
   groupPermissions: string[] | null;
+  /** For the idle expiry's touch (services/console/sessions.ts), at most once a minute. */
+  lastSeenAt: Date;
 }
 
-// The project asked for in the header, else the user's default project.
-const sessionProject = sql`coalesce(${sql.placeholder('projectId')}::uuid, ${users.defaultProjectId})`;
+// The project asked for in the header, else the session's current project, else the user's default.
+const sessionProject = sql`coalesce(${sql.placeholder('projectId')}::uuid, ${sessions.currentProjectId}, ${users.defaultProjectId})`;
+
+// Live: before its absolute expiry, used within the idle period, and opened
+// after the user's last "sign out everywhere".
+const sessionLive = and(
+  gt(sessions.expiresAt, sql`now()`),
+  gt(sessions.lastSeenAt, sql`now() - make_interval(secs => ${sql.placeholder('idleSeconds')}::double precision)`),
+  sql`${sessions.createdAt} > coalesce(${users.sessionsValidAfter}, '-infinity'::timestamptz)`,
+);
 
 const sessionByTokenHash = prepared((db) => db
   .select({
@@ -75,19 +85,21 @@ const sessionByTokenHash = prepared((db) => db
     // A member of a group holds the group's list; a group of another project (which
     // the schema forbids too) grants nothing rather than falling back to the role.
     groupPermissions: sql<string[] | null>`case when ${memberships.groupId} is null then null else coalesce(${memberGroups.permissions}, '{}'::text[]) end`,
+    lastSeenAt: sessions.lastSeenAt,
   })
   .from(sessions)
   .innerJoin(users, eq(users.id, sessions.userId))
   .leftJoin(memberships, and(eq(memberships.userId, users.id), sql`${memberships.projectId} = ${sessionProject}`))
   .leftJoin(memberGroups, and(eq(memberGroups.id, memberships.groupId), eq(memberGroups.projectId, memberships.projectId)))
-  .where(and(eq(sessions.tokenHash, sql.placeholder('tokenHash')), gt(sessions.expiresAt, sql`now()`)))
+  .where(and(eq(sessions.tokenHash, sql.placeholder('tokenHash')), sessionLive))
   .prepare('session_by_token_hash'));
 
 /**
  * Finds a live session and, in the same query, the user's membership in the
- * requested project (or their default project when none is requested).
+ * requested project (else the session's current project, else the default).
+ * @param idleMs `console.session_idle_timeout`
  */
-export async function findSession(db: Db, token: string, requestedProjectId: string | null): Promise<SessionRow | null> {
-  const [row] = await sessionByTokenHash(db).execute({ tokenHash: await sha256Hex(token), projectId: requestedProjectId });
+export async function findSession(db: Db, token: string, requestedProjectId: string | null, idleMs: number): Promise<SessionRow | null> {
+  const [row] = await sessionByTokenHash(db).execute({ tokenHash: await sha256Hex(token), projectId: requestedProjectId, idleSeconds: idleMs / 1000 });
   return row ?? null;
 }
