@@ -4,8 +4,8 @@
 // registration of the same project.
 import { sql, type SQL } from 'drizzle-orm';
 
-/** What a lock guards: plan send limits, `relay_nodes.max_per_project`, `domains.max_per_project`. */
-export type ProjectLockScope = 'send' | 'relay_nodes' | 'domains';
+/** What a lock guards: plan send limits, `relay_nodes.max_per_project`, `domains.max_per_project`, the project's last owner. */
+export type ProjectLockScope = 'send' | 'relay_nodes' | 'domains' | 'members';
 
 /**
  * The first statement of a batch (one transaction): a transaction-scoped lock

@@ -62,6 +62,14 @@ import * as createPoolSmtpServer from './admin/smtp-pool/create.js';
 import * as listPoolSmtpServers from './admin/smtp-pool/list.js';
 import * as deletePoolSmtpServer from './admin/smtp-pool/delete.js';
 import * as testPoolSmtpServer from './admin/smtp-pool/test.js';
+import * as listMembers from './api/members/list.js';
+import * as updateMember from './api/members/update.js';
+import * as removeMember from './api/members/delete.js';
+import * as leaveProject from './api/members/leave.js';
+import * as listMemberGroups from './api/member-groups/list.js';
+import * as createMemberGroup from './api/member-groups/create.js';
+import * as updateMemberGroup from './api/member-groups/update.js';
+import * as deleteMemberGroup from './api/member-groups/delete.js';
 import * as createTemplate from './api/templates/create.js';
 import * as listTemplates from './api/templates/list.js';
 import * as getTemplate from './api/templates/get.js';
@@ -106,6 +114,9 @@ export const apiRoutes: MountableRoute[] = [
   mountable(listTemplateVersions), mountable(createTemplateVersion), mountable(updateTemplateVersion), mountable(deleteTemplateVersion),
   mountable(activateTemplateVersion), mountable(putTemplateLocalizations), mountable(listTemplateLocalizations),
   mountable(createStylesheet), mountable(listStylesheets), mountable(getStylesheet), mountable(updateStylesheet), mountable(deleteStylesheet),
+  // `leave` is a POST, `{userId}` PATCH and DELETE only: no clash.
+  mountable(listMembers), mountable(updateMember), mountable(removeMember), mountable(leaveProject),
+  mountable(listMemberGroups), mountable(createMemberGroup), mountable(updateMemberGroup), mountable(deleteMemberGroup),
 ];
 
 /** Console routes (`/app/api`) arrive with the sign-in issue. */

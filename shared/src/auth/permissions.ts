@@ -16,6 +16,8 @@ export const catalogue = {
   templates: ['read', 'write', 'delete'],
   smtpservers: ['read', 'write', 'delete'],
   audit: ['read'],
+  // The project's people: members, custom member groups, invitations (docs/console.md).
+  members: ['read', 'write', 'delete'],
 } as const satisfies Record<string, readonly ('read' | 'write' | 'delete')[]>;
 
 export type Resource = keyof typeof catalogue;
