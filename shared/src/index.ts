@@ -22,6 +22,7 @@ export * from './relay-protocol/mail-auth.js';
 export * from './relay-protocol/nodes.js';
 export * from './relay-protocol/domains.js';
 export * from './relay-protocol/certificate.js';
+export * from './relay-protocol/acme.js';
 export * from './relay-protocol/outbound.js';
 export * from './relay-protocol/submission.js';
 export * from './relay-protocol/read-answer.js';

@@ -6,6 +6,7 @@
 import type { z } from '@hono/zod-openapi';
 import type * as shared from '@edgemail/shared';
 import type * as relay from './relay.js';
+import type * as acme from './relay-acme.js';
 import type * as relayNode from './relay-node.js';
 import type * as inbound from './inbound-meta.js';
 import type * as outbound from './relay-outbound.js';
@@ -32,6 +33,15 @@ export type RelayProtocolAgrees = [
   Holds<Same<typeof relay.CertificateQuery, typeof shared.CertificateQuery>>,
   Holds<Same<typeof relay.ListenerCertificateSchema, typeof shared.CertificateAnswer>>,
   Holds<Same<typeof relay.SelfSignedOfferSchema, typeof shared.SelfSignedOffer>>,
+  Holds<Same<typeof acme.AcmeLeaseSchema, typeof shared.AcmeLeaseRequest>>,
+  Holds<Same<typeof acme.AcmeLeaseAnswerSchema, typeof shared.AcmeLeaseAnswer>>,
+  Holds<Same<typeof acme.AcmeFailureSchema, typeof shared.AcmeFailureRequest>>,
+  Holds<Same<typeof acme.AcmeFailureAnswerSchema, typeof shared.AcmeFailureAnswer>>,
+  Holds<Same<typeof acme.AcmeChallengeSchema, typeof shared.AcmeChallengeRequest>>,
+  Holds<Same<typeof acme.AcmeChallengeAnswerSchema, typeof shared.AcmeChallengeAnswer>>,
+  Holds<Same<typeof acme.AcmeChallengeRemovedSchema, typeof shared.AcmeChallengeRemoved>>,
+  Holds<Same<typeof acme.AcmeCertificateSchema, typeof shared.AcmeCertificateRequest>>,
+  Holds<Same<typeof acme.AcmeCertificateAnswerSchema, typeof shared.AcmeCertificateAnswer>>,
   Holds<Same<typeof inbound.InboundMetaSchema, typeof shared.InboundMeta>>,
   Holds<Same<typeof inbound.InboundForwardedSchema, typeof shared.ForwardAnswer>>,
   Holds<Same<typeof outbound.ClaimSchema, typeof shared.OutboundClaim>>,

@@ -23,9 +23,10 @@ export const CHATTER_BODY_BYTES = 64 * 1024;
 const ERROR_TEXT = {
   400: 'Malformed request: invalid JSON or a field that fails validation (named in `fields`); permanent',
   401: 'Missing, malformed or unknown credential, or a revoked node (`relay node revoked`)',
-  403: 'Enrolment with something other than a project key holding relay:write, or a node that is not installation-wide asking for the shared certificate',
+  403: 'Enrolment with something other than a project key holding relay:write, or a node that is not installation-wide asking for the shared certificate or ACME',
   404: 'Not found',
   408: 'The request body ended before the length it announced; retried',
+  409: 'The request conflicts with the edge\'s settings or state (named in the message), e.g. an ACME host the edge\'s `acme.hosts` does not name; the same request is refused again until that changes',
   411: 'A streamed body without Content-Length',
   413: 'Request body larger than the route\'s limit',
   415: 'A body of another content type (a relay node older than the edge); retried',

@@ -134,6 +134,12 @@ import * as relayOutboundClaim from './relay/outbound/claim.js';
 import * as relayOutboundResults from './relay/outbound/results.js';
 import * as relaySubmissionAuth from './relay/submission/auth.js';
 import * as relaySubmissionSubmit from './relay/submission/submit.js';
+import * as relayAcmeLease from './relay/acme/lease.js';
+import * as relayAcmeReportFailure from './relay/acme/report-failure.js';
+import * as relayAcmePublishChallenge from './relay/acme/publish-challenge.js';
+import * as relayAcmeGetChallenge from './relay/acme/get-challenge.js';
+import * as relayAcmeRemoveChallenge from './relay/acme/remove-challenge.js';
+import * as relayAcmeStoreCertificate from './relay/acme/store-certificate.js';
 import { mountableRelay, type MountableRelayRoute } from '../http/define-relay-route.js';
 
 export const relayRoutes: MountableRelayRoute[] = [
@@ -141,6 +147,8 @@ export const relayRoutes: MountableRelayRoute[] = [
   mountableRelay(relayCertificate), mountableRelay(relayOfferSelfSigned), mountableRelay(relayInbound), mountableRelay(relayInboundBatch),
   mountableRelay(relayOutboundClaim), mountableRelay(relayOutboundResults),
   mountableRelay(relaySubmissionAuth), mountableRelay(relaySubmissionSubmit),
+  mountableRelay(relayAcmeLease), mountableRelay(relayAcmeReportFailure), mountableRelay(relayAcmePublishChallenge),
+  mountableRelay(relayAcmeGetChallenge), mountableRelay(relayAcmeRemoveChallenge), mountableRelay(relayAcmeStoreCertificate),
 ];
 
 // Provider webhooks (`/webhooks/*`, docs/ses.md): no credential of ours; each message carries its own proof.
