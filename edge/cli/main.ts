@@ -7,10 +7,7 @@ import { createPlatformCredential } from '../src/services/platform-credentials/c
 import { setNodeScope } from '../src/services/relay-nodes/scope.js';
 import { checkReachable, databaseTarget } from './database.js';
 import { withDatabase } from '../local/with-database.js';
-import { exportApiSpec } from './export-api-spec.js';
-import { relayEnroll, relayStart, RelayUsageError } from './relay.js';
-import { relayDeadLetters } from './relay-dead-letters.js';
-import { renderRoutesDocs } from './routes-docs.js';
+import { runTls } from './tls.js';
 
 const USAGE = `usage: edgemail <command>
 
@@ -35,11 +32,32 @@ const USAGE = `usage: edgemail <command>
         [--verbose]                           log each step of a message too (relay_node.log_level=debug)
   relay dead-letters [--state-dir <dir>]      list the messages the edge refused for good (<spool>/dead/):
                                               id, size, when moved, reason; the node need not be running
+  tls status [--database-url <url>]           the SMTP listeners (inbound, submission): TLS on/off, the assigned
+                                              certificate and its expiry, what each presents; then the stored
+                                              certificates, flagged when expired or within 30 days of it
+  tls assign --listener <l> --certificate <n> assign a stored certificate to a listener (not an authority,
+        [--database-url <url>]                not expired); running relay nodes follow within their poll
+  tls unassign --listener <l>                 drop a listener's assignment: it falls back to ACME, then the
+        [--database-url <url>]                shared self-signed pair (docs/listeners.md)
 
 The database defaults to SERVICE_DATABASE_URL, else the local stack's. The relay
 node's state directory defaults to .data/relay-node (EDGEMAIL_DATA_DIR/relay-node).`;
 
 class UsageError extends Error {}
+
+/**
+ * A relay command, loaded on use (it loads the relay node: a second or more
+ * that the database commands need not pay); its usage errors are the binary's.
+ */
+async function relayCommand<T>(fn: (relay: typeof import('./relay.js')) => Promise<T>): Promise<T> {
+  const relay = await import('./relay.js');
+  try {
+    return await fn(relay);
+  } catch (e) {
+    if (e instanceof relay.RelayUsageError) throw new UsageError(e.message);
+    throw e;
+  }
+}
 
 /** The database a command works on, checked to answer first so that a failure names the server tried. */
 async function database(flag?: string): Promise<string> {
@@ -73,6 +91,8 @@ async function run(argv: string[]): Promise<void> {
       'project-only': { type: 'boolean' },
       force: { type: 'boolean' },
       verbose: { type: 'boolean' },
+      listener: { type: 'string' },
+      certificate: { type: 'string' },
     },
   });
   // Settings given to the binary are checked like the server's, and removed
@@ -107,18 +127,20 @@ async function run(argv: string[]): Promise<void> {
       if (!out) throw new UsageError('--out <file> is required');
       const surface = values.surface ?? 'api';
       if (surface !== 'api' && surface !== 'app' && surface !== 'all' && surface !== 'relay' && surface !== 'webhooks') throw new UsageError('--surface must be api, app, all, relay or webhooks');
+      // Loaded here, as routes-docs below: they load the whole Worker app (seconds), which no other command needs.
+      const { exportApiSpec } = await import('./export-api-spec.js');
       for (const file of exportApiSpec(out, surface)) console.error(`wrote ${file}`);
       return;
     }
     case 'config-docs':
     case 'routes-docs': {
-      const text = command === 'config-docs' ? renderConfigDocs() : renderRoutesDocs();
+      const text = command === 'config-docs' ? renderConfigDocs() : (await import('./routes-docs.js')).renderRoutesDocs();
       if (values.out) writeFileSync(values.out, text);
       else process.stdout.write(text);
       return;
     }
     case 'relay enroll': {
-      await relayEnroll(values);
+      await relayCommand((relay) => relay.relayEnroll(values));
       return;
     }
     case 'relay scope': {
@@ -131,12 +153,21 @@ async function run(argv: string[]): Promise<void> {
       return;
     }
     case 'relay dead-letters': {
-      await relayDeadLetters(values);
+      await relayCommand(async () => (await import('./relay-dead-letters.js')).relayDeadLetters(values));
+      return;
+    }
+    case 'tls status':
+    case 'tls assign':
+    case 'tls unassign': {
+      const sub = positionals[1]!;
+      if (sub !== 'status' && !values.listener) throw new UsageError('--listener <inbound|submission> is required');
+      if (sub === 'assign' && !values.certificate) throw new UsageError('--certificate <name> is required');
+      await withDatabase(await database(values['database-url']), (db) => runTls(sub, values, db, config));
       return;
     }
     case 'relay start': {
       // Exit with the node's own code: idle keep-alive sockets must not hold the process.
-      process.exit(await relayStart(values, config));
+      process.exit(await relayCommand((relay) => relay.relayStart(values, config)));
     }
     default:
       throw new UsageError(`unknown command: ${command}`);
@@ -144,7 +175,7 @@ async function run(argv: string[]): Promise<void> {
 }
 
 run(process.argv.slice(2)).catch((e: unknown) => {
-  if (e instanceof UsageError || e instanceof ConfigError || e instanceof RelayUsageError) {
+  if (e instanceof UsageError || e instanceof ConfigError) {
     console.error(`edgemail: ${e.message}\n\n${USAGE}`);
     process.exit(2);
   }

@@ -54,17 +54,26 @@ export interface StackOptions {
   persistTo?: string;
 }
 
-export async function startTestStack(opts: StackOptions = {}): Promise<TestStack> {
+/**
+ * A fresh migrated database (cloned from the template) and its URL as the
+ * application role: what a stack runs on, or a test of the database alone
+ * (the operator binary with no Worker running).
+ */
+export async function createTestDatabase(): Promise<string> {
   const pgPort = inject('pgPort');
   const database = `t_${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`;
   // The Worker and the file's own queries use the application role; the
   // superuser only creates the database, owned by that role.
   const app = inject('pgApp');
-  const databaseUrl = pgUrl(app, pgPort, database);
   const admin = new pg.Client({ connectionString: pgUrl(inject('pgAdmin'), pgPort, 'postgres') });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${database} OWNER ${admin.escapeIdentifier(app.user)} TEMPLATE ${TEMPLATE_DATABASE}`);
   await admin.end();
+  return pgUrl(app, pgPort, database);
+}
+
+export async function startTestStack(opts: StackOptions = {}): Promise<TestStack> {
+  const databaseUrl = await createTestDatabase();
 
   const logs: WorkerLog[] = [];
   const encryptionKey = opts.settings?.[ENCRYPTION_KEY_ENV] ?? newEncryptionKey();
