@@ -67,6 +67,8 @@ export interface RelayNodeOptions {
   domainRefreshMs?: number;
   /** How long start-up waits for the edge's certificate before presenting a stand-in pair, ms. Default 10000. */
   tlsStartupTimeoutMs?: number;
+  /** How often the certificate bundle is polled, ms. Default 15000 (tests shorten it). */
+  tlsPollIntervalMs?: number;
   forwarder?: { concurrency?: number; idlePollMs?: number; backoff?: BackoffOptions };
   /**
    * Outbound delivery (claim from the edge, deliver, report; `outbound.*`
@@ -185,6 +187,14 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   const closers: (() => Promise<void>)[] = [];
   const listeners: RunningListener[] = [];
   const reports: ListenerReport[] = [];
+  /** Each TLS listener's report names what it presents (docs/relay-protocol.md, heartbeat). */
+  const withCertificate = (report: ListenerReport): ListenerReport =>
+    (tls && report.tls !== 'off' ? { ...report, certificate: tls.presented(report.name) } : report);
+  /** The node-wide `tls` (older edges read only this): the inbound listener's, else the submission one's. */
+  const nodeTlsReport = () => {
+    if (!tls) return { source: 'none', not_after: null };
+    return tls.report(tlsEnabled ? 'inbound' : 'submission');
+  };
   const heartbeat = createHeartbeat({
     edge,
     log,
@@ -199,7 +209,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       // Recounted each beat: an operator may have cleared dead/ by hand.
       const dead = await deadLetters.refresh();
       return {
-        version: NODE_VERSION, listeners: reports, tls: tls?.report() ?? { source: 'none', not_after: null }, spool_depth: await spool.depth(),
+        version: NODE_VERSION, listeners: reports.map(withCertificate), tls: nodeTlsReport(), spool_depth: await spool.depth(),
         dead_letters: dead.count, dead_letter_bytes: dead.bytes,
       };
     },
@@ -244,8 +254,8 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     const proxy = submissionProxy ? { trusted: submissionTrusted } : undefined;
     const presented = submissionTlsEnabled ? tls : null;
     const openPort = async (port: number, secure: boolean) => {
-      const server = createSubmissionServer(deps, { ...settings, sessionSlots, name: hostName, closeTimeoutMs: options.drainMs ?? 10_000, tls: presented?.inboundTls(), secure });
-      presented?.attach(server);
+      const server = createSubmissionServer(deps, { ...settings, sessionSlots, name: hostName, closeTimeoutMs: options.drainMs ?? 10_000, tls: presented?.forListener('submission'), secure });
+      presented?.attach('submission', server);
       servers.push(server);
       const running = await listen(server, { port, host: options.host, proxy, log });
       listeners.push(running);
@@ -260,7 +270,10 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   try {
     await domains.start();
     if (tlsEnabled || submissionTlsEnabled) {
-      tls = createListenerTls({ edge, publicUrl: config['server.public_url'], log, onFatal, startupTimeoutMs: options.tlsStartupTimeoutMs });
+      tls = createListenerTls({
+        edge, publicUrl: config['server.public_url'], log, onFatal, startupTimeoutMs: options.tlsStartupTimeoutMs,
+        acme: { enabled: config['acme.enabled'], hosts: config['acme.hosts'] }, pollIntervalMs: options.tlsPollIntervalMs,
+      });
       await tls.start();
     }
     const deps: InboundDeps = {
@@ -279,8 +292,8 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     const proxy = proxyEnabled ? { trusted } : undefined;
     const open = async (port: number, secure: boolean) => {
       const inboundTls = tlsEnabled ? tls : null;
-      const server = createInboundServer(deps, { ...base, tls: inboundTls?.inboundTls(), secure });
-      inboundTls?.attach(server);
+      const server = createInboundServer(deps, { ...base, tls: inboundTls?.forListener('inbound'), secure });
+      inboundTls?.attach('inbound', server);
       servers.push(server);
       const running = await listen(server, { port, host: options.host, proxy, log });
       listeners.push(running);

@@ -42,6 +42,7 @@ export type RelayProtocolAgrees = [
   Holds<Same<typeof acme.AcmeChallengeRemovedSchema, typeof shared.AcmeChallengeRemoved>>,
   Holds<Same<typeof acme.AcmeCertificateSchema, typeof shared.AcmeCertificateRequest>>,
   Holds<Same<typeof acme.AcmeCertificateAnswerSchema, typeof shared.AcmeCertificateAnswer>>,
+  Holds<Same<typeof relay.CertificateBundleSchema, typeof shared.CertificateBundle>>,
   Holds<Same<typeof inbound.InboundMetaSchema, typeof shared.InboundMeta>>,
   Holds<Same<typeof inbound.InboundForwardedSchema, typeof shared.ForwardAnswer>>,
   Holds<Same<typeof outbound.ClaimSchema, typeof shared.OutboundClaim>>,

@@ -6,7 +6,9 @@
 // the two ever differ in shape.
 import { z } from '@hono/zod-openapi';
 import {
+  BundleCertificate,
   CertificateAnswer,
+  CertificateBundle,
   CertificateQuery as SharedCertificateQuery,
   DomainsAnswer,
   EnrollAnswer,
@@ -60,6 +62,33 @@ export const SelfSignedOfferSchema = SelfSignedOffer.clone().openapi('SelfSigned
 export const CertificateQuery = SharedCertificateQuery.extend({
   listener: SharedCertificateQuery.shape.listener.meta({ param: { name: 'listener', in: 'query' }, example: 'inbound' }),
   name: SharedCertificateQuery.shape.name.meta({ param: { name: 'name', in: 'query' }, description: 'The SNI name of the handshake', example: 'mx.example.com' }),
+});
+
+export const BundleCertificateSchema = BundleCertificate
+  .extend({
+    certificate: BundleCertificate.shape.certificate.meta({ description: 'PEM: the certificate, then its chain' }),
+    private_key: BundleCertificate.shape.private_key.meta({ description: 'PEM (PKCS#8)' }),
+    not_after: asTimestamp(BundleCertificate.shape.not_after),
+    kind: BundleCertificate.shape.kind.meta({ example: 'issued' }),
+  })
+  .openapi('RelayBundleCertificate');
+
+export const CertificateBundleSchema = CertificateBundle
+  .extend({
+    generation: CertificateBundle.shape.generation.meta({ description: 'The TLS generation, also the ETag', example: 42 }),
+    listeners: CertificateBundle.shape.listeners.meta({ description: 'Listener → the assigned certificate\'s name, or null', example: { inbound: 'mx1', submission: null } }),
+    acme: CertificateBundle.shape.acme.meta({ description: 'Host → its ACME certificate\'s name', example: { 'mx1.example.net': 'acme:mx1.example.net' } }),
+    self_signed: CertificateBundle.shape.self_signed.meta({ description: 'The shared self-signed pair\'s name, or null', example: 'self-signed' }),
+    certificates: z.record(z.string(), BundleCertificateSchema).meta({ description: 'Name → certificate: only those named above' }),
+  })
+  .openapi('RelayCertificateBundle');
+
+export const IfNoneMatchHeader = z.object({
+  'if-none-match': z.string().max(256).optional().openapi({
+    param: { name: 'if-none-match', in: 'header' },
+    description: 'The ETag of the bundle the node holds (`"<generation>"`): unchanged, the answer is 304',
+    example: '"42"',
+  }),
 });
 
 export type EnrollInput = z.infer<typeof EnrollSchema>;

@@ -128,6 +128,7 @@ import * as relayHeartbeat from './relay/nodes/heartbeat.js';
 import * as relayDomains from './relay/domains/list.js';
 import * as relayCertificate from './relay/certificate/get.js';
 import * as relayOfferSelfSigned from './relay/certificate/offer-self-signed.js';
+import * as relayCertificateBundle from './relay/certificate/bundle.js';
 import * as relayInbound from './relay/inbound/forward.js';
 import * as relayInboundBatch from './relay/inbound/forward-batch.js';
 import * as relayOutboundClaim from './relay/outbound/claim.js';
@@ -144,7 +145,7 @@ import { mountableRelay, type MountableRelayRoute } from '../http/define-relay-r
 
 export const relayRoutes: MountableRelayRoute[] = [
   mountableRelay(enrollRelayNode), mountableRelay(relayHeartbeat), mountableRelay(relayDomains),
-  mountableRelay(relayCertificate), mountableRelay(relayOfferSelfSigned), mountableRelay(relayInbound), mountableRelay(relayInboundBatch),
+  mountableRelay(relayCertificate), mountableRelay(relayCertificateBundle), mountableRelay(relayOfferSelfSigned), mountableRelay(relayInbound), mountableRelay(relayInboundBatch),
   mountableRelay(relayOutboundClaim), mountableRelay(relayOutboundResults),
   mountableRelay(relaySubmissionAuth), mountableRelay(relaySubmissionSubmit),
   mountableRelay(relayAcmeLease), mountableRelay(relayAcmeReportFailure), mountableRelay(relayAcmePublishChallenge),

@@ -4,6 +4,7 @@
 // hand-written look-alike. Types only: nothing here runs.
 import type {
   CertificateAnswer,
+  CertificateBundle,
   DomainsAnswer,
   EnrollAnswer,
   EnrollRequest,
@@ -36,6 +37,7 @@ export type EdgeClientAgrees = [
   Holds<Equal<Sends<'heartbeat', 0>, HeartbeatBody>>,
   Holds<Equal<Answer<'domains'>, DomainsAnswer>>,
   Holds<Equal<Answer<'certificate'>, CertificateAnswer | null>>,
+  Holds<Equal<Answer<'certificates'>, CertificateBundle | null>>,
   Holds<Equal<Answer<'offerSelfSigned'>, CertificateAnswer>>,
   Holds<Equal<Sends<'offerSelfSigned', 0>, SelfSignedOffer>>,
   Holds<Equal<Answer<'forwardInbound'>, ForwardAnswer>>,

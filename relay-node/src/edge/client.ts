@@ -13,6 +13,7 @@ import {
 } from './errors.js';
 import {
   CertificateAnswer,
+  CertificateBundle,
   DomainsAnswer,
   EnrollAnswer,
   FORWARD_BATCH_CONTENT_TYPE,
@@ -132,6 +133,11 @@ export interface EdgeClient {
   domains(signal?: AbortSignal): Promise<DomainsAnswer>;
   /** `GET /relay/v1/certificate`; null on 404 (no pair made yet). */
   certificate(query: { listener: string; name: string }, signal?: AbortSignal): Promise<CertificateAnswer | null>;
+  /**
+   * `GET /relay/v1/certificates` with `If-None-Match` naming the generation
+   * held (none at start): the bundle, or null when it is unchanged (304).
+   */
+  certificates(holding: number | null, signal?: AbortSignal): Promise<CertificateBundle | null>;
   /** `PUT /relay/v1/certificate/self-signed`: offers a pair, answers the stored one. */
   offerSelfSigned(pair: SelfSignedOffer, signal?: AbortSignal): Promise<CertificateAnswer>;
   /** `POST /relay/v1/inbound`: one message, its body made by `encodeForward`. */
@@ -165,7 +171,7 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
     method: string,
     path: string,
     answer: AnswerSchema<T>,
-    init: { body?: RequestInit['body']; headers?: Record<string, string>; json?: unknown; bearer?: string; timeoutMs: number; signal?: AbortSignal; allow404?: boolean; nodeAuth?: boolean },
+    init: { body?: RequestInit['body']; headers?: Record<string, string>; json?: unknown; bearer?: string; timeoutMs: number; signal?: AbortSignal; allow404?: boolean; allow304?: boolean; nodeAuth?: boolean },
   ): Promise<T | null> {
     const route = `${method} ${path.split('?')[0]}`;
     const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json', ...init.headers };
@@ -200,6 +206,7 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
       return read.answer;
     }
     if (res.status === 404 && init.allow404) return null;
+    if (res.status === 304 && init.allow304) return null;
     const detail = errorText(text);
     if (res.status === 401 && init.nodeAuth !== false) {
       throw /revoked/i.test(detail) ? new NodeRevokedError(route) : new NodeCredentialError(route, detail);
@@ -226,6 +233,10 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
     async certificate(query, signal) {
       const q = new URLSearchParams({ listener: query.listener, name: query.name });
       return call('GET', `/relay/v1/certificate?${q}`, CertificateAnswer, { timeoutMs: chatter, signal, allow404: true });
+    },
+    async certificates(holding, signal) {
+      const headers: Record<string, string> = holding === null ? {} : { 'if-none-match': `"${holding}"` };
+      return call('GET', '/relay/v1/certificates', CertificateBundle, { headers, timeoutMs: chatter, signal, allow304: true });
     },
     async offerSelfSigned(pair, signal) {
       return must(await call('PUT', '/relay/v1/certificate/self-signed', CertificateAnswer, { json: pair, timeoutMs: chatter, signal }));

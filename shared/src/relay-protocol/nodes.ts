@@ -13,6 +13,21 @@ const INT4_MAX = 2 ** 31 - 1;
 export const NodeVersion = z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
 
 /**
+ * What one listener presents to a client without SNI (docs/relay-protocol.md):
+ * `source` `assigned`, `acme` or `self_signed` from the edge's bundle,
+ * `stand_in` for a pair of the node's own; `certificate` its name in the
+ * bundle (null for a stand-in). `acme_hosts`: the SNI names it answers with
+ * an ACME certificate instead.
+ */
+export const PresentedCertificate = z.object({
+  source: z.string().max(32),
+  certificate: z.string().max(300).nullable(),
+  not_after: z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' }).nullable(),
+  acme_hosts: z.array(z.string().max(253)).max(100).optional(),
+});
+export type PresentedCertificate = z.input<typeof PresentedCertificate>;
+
+/**
  * One SMTP listener of the node. A node names its one listener `inbound`
  * today; the edge takes any name, for the listeners a newer node may add.
  */
@@ -21,18 +36,24 @@ export const ListenerReport = z.object({
   port: z.number().int().min(0).max(65535),
   tls: z.enum(['starttls', 'implicit', 'off']),
   proxy_protocol: z.boolean(),
+  /** What the listener presents (absent when TLS is off, and from nodes older than per-listener resolution). */
+  certificate: PresentedCertificate.optional(),
 });
 export type ListenerReport = z.input<typeof ListenerReport>;
 
 /**
- * The certificate a node presents. `source` is the edge's (certificate.ts:
- * `self_signed` today), `stand_in` while the node presents a pair of its own
+ * The certificate a node presents (its inbound listener's, or else its
+ * submission listener's; per listener: ListenerReport's `certificate`).
+ * `source` is the edge's (certificate.ts: `assigned`, `acme`,
+ * `self_signed`), `stand_in` while the node presents a pair of its own
  * because the edge has not answered yet, `none` when STARTTLS is off; the edge
  * records any short string, for sources a newer node may add.
  */
 export const TlsReport = z.object({
   source: z.string().max(32),
   not_after: z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' }).nullable().optional(),
+  /** The certificate bundle's generation the node holds (`GET /relay/v1/certificates`); absent from older nodes. */
+  generation: z.number().int().min(0).nullable().optional(),
 });
 export type TlsReport = z.input<typeof TlsReport>;
 

@@ -4,6 +4,7 @@ import { notFound } from '../../../http/errors.js';
 import { assertInstallationWide } from '../../../middleware/relay-node.js';
 import { CertificateQuery, ListenerCertificateSchema } from '../../../contracts/relay.js';
 import { findListenerCertificate } from '../../../services/certificates/self-signed.js';
+import { findAssignedCertificate } from '../../../services/certificates/bundle.js';
 import type { AppEnv } from '../../../env.js';
 
 export const route = defineRelayRoute({
@@ -13,7 +14,7 @@ export const route = defineRelayRoute({
   limiter: 'relay_node_chatter',
   bodyLimit: () => CHATTER_BODY_BYTES,
   summary: 'The certificate a listener presents',
-  description: 'By the spec\'s order: (1) assigned to the listener, (2) ACME, (3) the self-signed pair shared by all nodes. Only (3) exists so far; 404 until a node has offered it.',
+  description: 'For nodes older than `GET /relay/v1/certificates` (which newer nodes poll instead, resolving each handshake themselves): (1) the certificate assigned to `listener` (source `assigned`), else (3) the self-signed pair shared by all nodes; 404 until a node has offered it. ACME (step 2) is chosen per SNI name on nodes from the bundle, not here.',
   tags: ['Relay'],
   request: { query: CertificateQuery },
   errors: [403, 404],
@@ -24,8 +25,10 @@ export const route = defineRelayRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   assertInstallationWide(c);
-  // The listener and SNI name choose among assignments and ACME, which arrive with the certificates issue.
-  const pair = await findListenerCertificate(c.get('db'), c.get('config')['database.crypto.encryption_key']);
+  const key = c.get('config')['database.crypto.encryption_key'];
+  const { listener } = c.req.valid('query');
+  const pair = (listener ? await findAssignedCertificate(c.get('db'), key, listener) : null)
+    ?? await findListenerCertificate(c.get('db'), key);
   if (!pair) throw notFound('no certificate');
   return c.json(pair, 200);
 };
