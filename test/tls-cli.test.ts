@@ -133,7 +133,7 @@ describe('edgemail tls, the database alone', () => {
 
   describe('refusals: exit non-zero, one line naming the problem, no row changed', () => {
     beforeAll(async () => {
-      await insertCertificate(sql, encryptionKey, { name: 'root-ca', kind: 'authority', hosts: ['Example Root'], days: 3650 });
+      await insertCertificate(sql, encryptionKey, { name: 'root-ca', kind: 'authority', hosts: [], days: 3650 });
       await insertCertificate(sql, encryptionKey, { name: 'old', kind: 'uploaded', hosts: ['old.example.net'], days: -3 });
       // Something assigned, so that a refusal that dropped or replaced it would show.
       expect((await tls(['assign', '--listener', 'inbound', '--certificate', 'mx1'])).code).toBe(0);

@@ -62,6 +62,10 @@ import * as createPoolSmtpServer from './admin/smtp-pool/create.js';
 import * as listPoolSmtpServers from './admin/smtp-pool/list.js';
 import * as deletePoolSmtpServer from './admin/smtp-pool/delete.js';
 import * as testPoolSmtpServer from './admin/smtp-pool/test.js';
+import * as listListeners from './admin/listeners/list.js';
+import * as getListener from './admin/listeners/get.js';
+import * as assignListenerCertificate from './admin/listeners/assign.js';
+import * as unassignListenerCertificate from './admin/listeners/unassign.js';
 import * as listMembers from './api/members/list.js';
 import * as updateMember from './api/members/update.js';
 import * as removeMember from './api/members/delete.js';
@@ -110,6 +114,7 @@ export const apiRoutes: MountableRoute[] = [
   mountable(getAnalytics),
   mountable(createSmtpServer), mountable(listSmtpServers), mountable(deleteSmtpServer), mountable(testSmtpServer),
   mountable(createPoolSmtpServer), mountable(listPoolSmtpServers), mountable(deletePoolSmtpServer), mountable(testPoolSmtpServer),
+  mountable(listListeners), mountable(getListener), mountable(assignListenerCertificate), mountable(unassignListenerCertificate),
   mountable(createTemplate), mountable(listTemplates), mountable(getTemplate), mountable(updateTemplate), mountable(deleteTemplate),
   mountable(listTemplateVersions), mountable(createTemplateVersion), mountable(updateTemplateVersion), mountable(deleteTemplateVersion),
   mountable(activateTemplateVersion), mountable(putTemplateLocalizations), mountable(listTemplateLocalizations),
