@@ -164,6 +164,30 @@ describe('GET /relay/v1/certificates', () => {
   });
 });
 
+describe('PUT /relay/v1/certificate/self-signed', () => {
+  it('the pair a node offered is stored with its metadata columns read from it', async () => {
+    const { rows: [row] } = await env.stack.sql.query(`SELECT * FROM certificates WHERE kind = 'self_signed'`);
+    const x509 = new X509Certificate(row.certificate_pem);
+    expect(row).toMatchObject({
+      name: 'self-signed', hosts: ['127.0.0.1', 'localhost'], algorithm: 'ecdsa', key_size: 256,
+      fingerprint_sha256: x509.fingerprint256.replaceAll(':', '').toLowerCase(), serial_number: x509.serialNumber.toLowerCase(),
+    });
+    expect(row.subject).toContain('127.0.0.1');
+    expect(row.not_before).toEqual(new Date(x509.validFrom));
+  });
+
+  it('a key that does not match the certificate is 400 naming private_key, and nothing changes', async () => {
+    const before = await generation();
+    const a = selfSignedPair({ hosts: ['localhost'] });
+    const b = selfSignedPair({ hosts: ['localhost'] });
+    const r = await env.stack.call('PUT', '/relay/v1/certificate/self-signed', { token: nodeToken, body: { certificate: a.certificate, private_key: b.privateKey } });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatch(/^invalid request body: private_key: /);
+    expect(Object.keys(r.body.fields)).toEqual(['private_key']);
+    expect(await generation()).toBe(before);
+  });
+});
+
 describe('a live node', () => {
   it('presents the shared self-signed pair on both listeners, with or without SNI', async () => {
     const selfSigned = await selfSignedFingerprint();

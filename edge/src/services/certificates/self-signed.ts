@@ -8,6 +8,7 @@ import { eq, sql } from 'drizzle-orm';
 import { certificates } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import { seal, unseal } from '../../crypto/seal.js';
+import type { CertificateMeta } from './inspect.js';
 
 /** The additional data the private key is sealed with: a value sealed for another column will not open here. */
 export const PRIVATE_KEY_CONTEXT = 'certificates.private_key';
@@ -49,15 +50,24 @@ export const RENEWAL_WINDOW_DAYS = 30;
  * such offer moves the stored end out of the window, so later ones lose.
  */
 export async function offerSelfSigned(
-  db: Db, encryptionKey: string, offer: { certificate: string; privateKey: string; notAfter: Date },
+  db: Db, encryptionKey: string, offer: { certificate: string; privateKey: string; notAfter: Date; meta?: CertificateMeta },
 ): Promise<ListenerCertificate> {
   const sealed = await seal(offer.privateKey, encryptionKey, PRIVATE_KEY_CONTEXT);
+  const m = offer.meta;
+  // The columns listing shows without parsing (as for every stored certificate).
+  const columns = {
+    certificatePem: offer.certificate, privateKeySealed: sealed, notAfter: offer.notAfter,
+    ...(m ? {
+      subject: m.subject, issuerSubject: m.issuerSubject, hosts: m.hosts, algorithm: m.algorithm, keySize: m.keySize,
+      serialNumber: m.serialNumber, fingerprintSha256: m.fingerprintSha256, notBefore: m.notBefore,
+    } : {}),
+  };
   await db.insert(certificates)
-    .values({ name: SELF_SIGNED_NAME, kind: 'self_signed', certificatePem: offer.certificate, privateKeySealed: sealed, notAfter: offer.notAfter })
+    .values({ name: SELF_SIGNED_NAME, kind: 'self_signed', ...columns })
     .onConflictDoUpdate({
       target: certificates.kind,
       targetWhere: sql`${certificates.kind} = 'self_signed'`,
-      set: { certificatePem: offer.certificate, privateKeySealed: sealed, notAfter: offer.notAfter, createdAt: sql`now()` },
+      set: { ...columns, createdAt: sql`now()`, updatedAt: sql`now()` },
       setWhere: sql`${certificates.notAfter} < now() + make_interval(days => ${RENEWAL_WINDOW_DAYS}) and excluded.not_after > ${certificates.notAfter}`,
     });
   const pair = await stored(db, encryptionKey);

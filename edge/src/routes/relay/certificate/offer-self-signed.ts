@@ -5,6 +5,7 @@ import { assertInstallationWide } from '../../../middleware/relay-node.js';
 import { inspectCertificatePair } from '../../../crypto/pem.js';
 import { ListenerCertificateSchema, SelfSignedOfferSchema } from '../../../contracts/relay.js';
 import { offerSelfSigned } from '../../../services/certificates/self-signed.js';
+import { inspectPair } from '../../../services/certificates/inspect.js';
 import type { AppEnv } from '../../../env.js';
 
 /** The spec's longest listener certificate lifetime, and a day of clock slack. */
@@ -17,7 +18,7 @@ export const route = defineRelayRoute({
   limiter: 'relay_node_chatter',
   bodyLimit: () => CHATTER_BODY_BYTES,
   summary: 'Offer the self-signed pair',
-  description: 'A node that was answered 404 generates the pair (the host of `server.public_url`, `*.` that host and `localhost`; at most 398 days) and offers it. The first offer is stored, its private key sealed; every offer is answered with the stored pair. An offer that outlives a stored pair within 30 days of its end replaces it (renewal).',
+  description: 'A node that was answered 404 generates the pair (the host of `server.public_url`, `*.` that host and `localhost`; at most 398 days) and offers it. The first offer is stored, its private key sealed; every offer is answered with the stored pair. An offer that outlives a stored pair within 30 days of its end replaces it (renewal). A key that does not match the certificate is 400 (`private_key`).',
   tags: ['Relay'],
   errors: [403],
   request: { body: { required: true, content: { 'application/json': { schema: SelfSignedOfferSchema } } } },
@@ -39,8 +40,16 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   if (inspected.notAfter.getTime() - now > MAX_LIFETIME_MS) {
     throw badRequest('invalid request body: certificate: must expire within 398 days', { certificate: 'must expire within 398 days' });
   }
+  // The metadata columns (hosts, fingerprint, …), read as an uploaded pair's are; this also
+  // refuses a key that does not match (a pair every node would fail to present).
+  const [leaf, ...chain] = offer.certificate.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  const read = await inspectPair({ certificate: leaf ?? offer.certificate, privateKey: offer.private_key, chain: chain.join('\n') });
+  if (!read.ok) {
+    const [field, problem] = Object.entries(read.fields)[0]!;
+    throw badRequest(`invalid request body: ${field}: ${problem}`, read.fields);
+  }
   const pair = await offerSelfSigned(c.get('db'), c.get('config')['database.crypto.encryption_key'], {
-    certificate: offer.certificate, privateKey: offer.private_key, notAfter: inspected.notAfter,
+    certificate: offer.certificate, privateKey: offer.private_key, notAfter: inspected.notAfter, meta: read.meta,
   });
   return c.json(pair, 200);
 };
