@@ -22,6 +22,7 @@ import { openSpool } from './spool/index.js';
 import { createSpoolAdmission, deadLetterCeiling, freeSpaceFloor } from './spool/admission.js';
 import { domainsFile, readNodeState, spoolDir } from './state/index.js';
 import { createListenerTls, type ListenerTls } from './tls/listener-tls.js';
+import { startAcme, type AcmeOptions, type RunningAcme } from './tls/acme/index.js';
 import { NODE_VERSION } from './version.js';
 import { createAuthFailures, createSubmissionServer, submissionOptionsFromConfig, type SubmissionSpoolMeta } from './submission/index.js';
 import type { BackoffOptions } from './edge/backoff.js';
@@ -76,6 +77,8 @@ export interface RelayNodeOptions {
    * inbound mail).
    */
   outbound?: false | RelayNodeOutboundOptions;
+  /** Test overrides of ACME (`acme.*` settings otherwise; started when `acme.enabled`). */
+  acme?: AcmeOptions;
   fetch?: typeof fetch;
 }
 
@@ -89,6 +92,8 @@ export interface RelayNode {
   readonly submissionPort: number | null;
   readonly submissionTlsPort: number | null;
   readonly spoolDir: string;
+  /** ACME (docs/acme.md) when `acme.enabled`: its http-01 port and the manager (`checkNow`). */
+  readonly acme: RunningAcme | null;
   /**
    * Graceful stop: no new connections, sessions drained (bounded), forwarding
    * stopped (the spool keeps the rest), outbound claims stopped and the
@@ -183,6 +188,16 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     ],
     log,
   });
+  let acme: RunningAcme | null = null;
+  /** Mail comes first: a responder that cannot listen (port 80 taken) leaves ACME off on this node, said at error level. */
+  async function startAcmeOrSayWhy(): Promise<RunningAcme | null> {
+    try {
+      return await startAcme({ config, edge, stateDir: options.stateDir, host: options.host, log, onFatal, options: options.acme });
+    } catch (err) {
+      log.error('acme could not start; this node orders no certificates (others may)', { error: (err as Error).message, http_port: options.acme?.httpPort ?? config['acme.http_port'] });
+      return null;
+    }
+  }
   const servers: InboundSmtpServer[] = [];
   const closers: (() => Promise<void>)[] = [];
   const listeners: RunningListener[] = [];
@@ -221,6 +236,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       submissionStopping.abort();
       heartbeat.stop();
       domains.stop();
+      await acme?.stop().catch(() => undefined);
       // Deliveries in flight finish (and are reported) while the listeners drain.
       const outboundStopped = outbound?.stop();
       await Promise.all(listeners.map((l) => l.close(options.drainMs ?? 10_000)));
@@ -306,6 +322,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     forwarder.start();
     heartbeat.start();
     outbound?.start();
+    if (config['acme.enabled']) acme = await startAcmeOrSayWhy();
     log.info('relay node started', {
       node: state.node_id, edge: state.edge_url, inbound: `${options.host}:${inbound.port}`,
       ...(implicit ? { inbound_tls: `${options.host}:${implicit.port}` } : {}),
@@ -321,6 +338,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       submissionPort: submission?.port ?? null,
       submissionTlsPort: submission?.tlsPort ?? null,
       spoolDir: spool.dir,
+      acme,
       stop,
       closed,
     };

@@ -2,7 +2,8 @@
 // not do: talk before the greeting, pipeline junk, send exact bytes (PROXY
 // lines, bare line endings).
 import { connect, type Socket } from 'node:net';
-import { connect as connectTls } from 'node:tls';
+import type { X509Certificate } from 'node:crypto';
+import { connect as connectTls, type TLSSocket } from 'node:tls';
 
 export interface RawSmtp {
   /** The next complete reply (all lines of a multi-line one, joined by \n). */
@@ -13,6 +14,8 @@ export interface RawSmtp {
   command(line: string): Promise<string>;
   /** Upgrades the connection (after a `220` to STARTTLS); replies are read from the TLS session after it. */
   startTls(servername?: string): Promise<void>;
+  /** After startTls: the certificate the server presented. */
+  peerCertificate(): X509Certificate | undefined;
   /** Resolves when the server closes the connection. */
   closed: Promise<void>;
   close(): void;
@@ -68,6 +71,7 @@ export function openRaw(port: number, options: { localAddress?: string } = {}): 
   return new Promise((resolve, reject) => {
     const socket: Socket = connect({ port, host: '127.0.0.1', localAddress: options.localAddress });
     let writable: Socket = socket;
+    let secured: TLSSocket | undefined;
     const replies = new ReplyReader();
     const closed = new Promise<void>((done) => socket.on('close', () => done()));
     socket.on('data', replies.onData);
@@ -87,7 +91,9 @@ export function openRaw(port: number, options: { localAddress?: string } = {}): 
           secure.once('error', fail);
           secure.on('data', replies.onData);
           writable = secure;
+          secured = secure;
         }),
+        peerCertificate: () => secured?.getPeerX509Certificate(),
         closed,
         close: () => socket.destroy(),
       });

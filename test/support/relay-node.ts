@@ -43,6 +43,8 @@ export function startTestNode({ stack, stateDir, dnsAddress, log, env = {}, outb
     forwarder: { backoff: { initialMs: 100, maxMs: 500 }, idlePollMs: 200 },
     outbound: outbound === false ? false : { ...TEST_OUTBOUND, ...outbound },
     ...extra,
+    // With acme.enabled, the http-01 responder on a free port: never the machine's port 80.
+    acme: { httpPort: 0, ...extra.acme },
   });
 }
 

@@ -3,6 +3,13 @@
 // type and return the answer type of the schema it is parsed with, not a
 // hand-written look-alike. Types only: nothing here runs.
 import type {
+  AcmeCertificateAnswer,
+  AcmeCertificateRequest,
+  AcmeChallengeAnswer,
+  AcmeChallengeRemoved,
+  AcmeChallengeRequest,
+  AcmeFailureAnswer,
+  AcmeLeaseAnswer,
   CertificateAnswer,
   CertificateBundle,
   DomainsAnswer,
@@ -40,6 +47,14 @@ export type EdgeClientAgrees = [
   Holds<Equal<Answer<'certificates'>, CertificateBundle | null>>,
   Holds<Equal<Answer<'offerSelfSigned'>, CertificateAnswer>>,
   Holds<Equal<Sends<'offerSelfSigned', 0>, SelfSignedOffer>>,
+  Holds<Equal<Answer<'acmeLease'>, AcmeLeaseAnswer>>,
+  Holds<Equal<Answer<'reportAcmeFailure'>, AcmeFailureAnswer>>,
+  Holds<Equal<Answer<'publishAcmeChallenge'>, AcmeChallengeAnswer>>,
+  Holds<Equal<Sends<'publishAcmeChallenge', 0>, AcmeChallengeRequest>>,
+  Holds<Equal<Answer<'acmeChallenge'>, AcmeChallengeAnswer | null>>,
+  Holds<Equal<Answer<'removeAcmeChallenge'>, AcmeChallengeRemoved>>,
+  Holds<Equal<Answer<'storeAcmeCertificate'>, AcmeCertificateAnswer>>,
+  Holds<Equal<Sends<'storeAcmeCertificate', 0>, AcmeCertificateRequest>>,
   Holds<Equal<Answer<'forwardInbound'>, ForwardAnswer>>,
   Holds<Equal<Sends<'forwardInbound', 0>['meta'], InboundMeta>>,
   Holds<Equal<Answer<'forwardInboundBatch'>, ForwardBatchAnswer>>,

@@ -29,6 +29,13 @@ import {
   readAnswer,
   SubmissionAnswer,
   SubmissionAuthAnswer,
+  AcmeCertificateAnswer,
+  AcmeChallengeAnswer,
+  AcmeChallengeRemoved,
+  AcmeFailureAnswer,
+  AcmeLeaseAnswer,
+  type AcmeCertificateRequest,
+  type AcmeChallengeRequest,
   type SubmissionAuthRequest,
   type SubmissionRequest,
   type AnswerSchema,
@@ -152,6 +159,18 @@ export interface EdgeClient {
   checkSubmissionKey(body: SubmissionAuthRequest, signal?: AbortSignal): Promise<SubmissionAuthAnswer>;
   /** `POST /relay/v1/submission/messages`: one submitted message, idempotent by its spool id. */
   submitMessage(body: SubmissionRequest, signal?: AbortSignal): Promise<SubmissionAnswer>;
+  /** `POST /relay/v1/acme/leases`: may this node order `host`'s certificate now (docs/acme.md)? */
+  acmeLease(host: string, signal?: AbortSignal): Promise<AcmeLeaseAnswer>;
+  /** `POST /relay/v1/acme/leases/failure`: the order failed; the edge keeps `error` and holds the host back. */
+  reportAcmeFailure(host: string, error: string, signal?: AbortSignal): Promise<AcmeFailureAnswer>;
+  /** `PUT /relay/v1/acme/challenges`: an http-01 answer every node can serve. */
+  publishAcmeChallenge(challenge: AcmeChallengeRequest, signal?: AbortSignal): Promise<AcmeChallengeAnswer>;
+  /** `GET /relay/v1/acme/challenges/{token}`; null on 404 (unknown or expired). */
+  acmeChallenge(token: string, signal?: AbortSignal): Promise<AcmeChallengeAnswer | null>;
+  /** `DELETE /relay/v1/acme/challenges/{token}`. */
+  removeAcmeChallenge(token: string, signal?: AbortSignal): Promise<AcmeChallengeRemoved>;
+  /** `PUT /relay/v1/acme/certificates`: the issued pair, stored as `acme:<host>`. */
+  storeAcmeCertificate(pair: AcmeCertificateRequest, signal?: AbortSignal): Promise<AcmeCertificateAnswer>;
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -270,6 +289,24 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
     },
     async submitMessage(body, signal) {
       return must(await call('POST', '/relay/v1/submission/messages', SubmissionAnswer, { json: body, timeoutMs: options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS, signal }));
+    },
+    async acmeLease(host, signal) {
+      return must(await call('POST', '/relay/v1/acme/leases', AcmeLeaseAnswer, { json: { host }, timeoutMs: chatter, signal }));
+    },
+    async reportAcmeFailure(host, error, signal) {
+      return must(await call('POST', '/relay/v1/acme/leases/failure', AcmeFailureAnswer, { json: { host, error }, timeoutMs: chatter, signal }));
+    },
+    async publishAcmeChallenge(challenge, signal) {
+      return must(await call('PUT', '/relay/v1/acme/challenges', AcmeChallengeAnswer, { json: challenge, timeoutMs: chatter, signal }));
+    },
+    async acmeChallenge(token, signal) {
+      return call('GET', `/relay/v1/acme/challenges/${encodeURIComponent(token)}`, AcmeChallengeAnswer, { timeoutMs: chatter, signal, allow404: true });
+    },
+    async removeAcmeChallenge(token, signal) {
+      return must(await call('DELETE', `/relay/v1/acme/challenges/${encodeURIComponent(token)}`, AcmeChallengeRemoved, { timeoutMs: chatter, signal }));
+    },
+    async storeAcmeCertificate(pair, signal) {
+      return must(await call('PUT', '/relay/v1/acme/certificates', AcmeCertificateAnswer, { json: pair, timeoutMs: chatter, signal }));
     },
   };
 }

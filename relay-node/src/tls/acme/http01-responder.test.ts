@@ -1,0 +1,89 @@
+// The http-01 responder as the CA meets it: a real HTTP server on loopback.
+// Its own tokens from memory, others from the edge (a stand-in function
+// counting the lookups), and the guard that keeps a flood of made-up tokens
+// from reaching the edge's chatter limit.
+import { afterEach, describe, expect, it } from 'vitest';
+import { collectingLog, type LogLine } from '../../../test-support/inbound-harness.js';
+import { createChallengeLookup } from './challenge-lookup.js';
+import { createHttp01Responder, type Http01Responder } from './http01-responder.js';
+
+const TOKEN = 'LoqXcYV8q5ONbJQxbmR7SCTNo3tiAXDfowyjxAjEuX0';
+const OTHER = 'evaGxfADs6pSRb2LAv9IZf17Dt3juxGJ-PCt92wr-oA';
+const inAMinute = () => new Date(Date.now() + 60_000).toISOString();
+let responder: Http01Responder | undefined;
+afterEach(async () => { await responder?.stop(); responder = undefined; });
+
+async function start(edge: Map<string, string>, opts: { perMinute?: number; failing?: boolean; now?: () => number } = {}) {
+  const asked: string[] = [];
+  const logs: LogLine[] = [];
+  const log = collectingLog(logs);
+  const lookup = createChallengeLookup({
+    log,
+    perMinute: opts.perMinute,
+    now: opts.now,
+    fetch: async (token) => {
+      asked.push(token);
+      if (opts.failing) throw new Error('edge unavailable');
+      const keyAuthorization = edge.get(token);
+      return keyAuthorization === undefined ? null : { key_authorization: keyAuthorization, expires_at: inAMinute() };
+    },
+  });
+  responder = createHttp01Responder({ port: 0, host: '127.0.0.1', lookup, log });
+  const port = await responder.start();
+  const get = async (path: string, method = 'GET') => {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, { method });
+    return { status: res.status, text: await res.text(), type: res.headers.get('content-type') };
+  };
+  return { asked, logs, get };
+}
+
+describe('http-01 responder', () => {
+  it('answers its own token from memory without asking the edge, until removed', async () => {
+    const { asked, get } = await start(new Map());
+    responder!.publish(TOKEN, `${TOKEN}.thumb`);
+    expect(await get(`/.well-known/acme-challenge/${TOKEN}`)).toEqual({ status: 200, text: `${TOKEN}.thumb`, type: 'text/plain; charset=utf-8' });
+    expect(asked).toEqual([]);
+    responder!.remove(TOKEN);
+    expect((await get(`/.well-known/acme-challenge/${TOKEN}`)).status).toBe(404);
+    expect(asked).toEqual([TOKEN]);
+  });
+
+  it('answers another node\'s token from the edge, asking once', async () => {
+    const { asked, get } = await start(new Map([[OTHER, `${OTHER}.thumb`]]));
+    const answers = await Promise.all([1, 2, 3].map(() => get(`/.well-known/acme-challenge/${OTHER}`)));
+    expect(answers.map((a) => [a.status, a.text])).toEqual([[200, `${OTHER}.thumb`], [200, `${OTHER}.thumb`], [200, `${OTHER}.thumb`]]);
+    expect(await get(`/.well-known/acme-challenge/${OTHER}`)).toMatchObject({ status: 200 });
+    expect(asked).toEqual([OTHER]);
+  });
+
+  it('serves nothing else: other paths 404, other methods 405, malformed tokens 404 without asking', async () => {
+    const { asked, get } = await start(new Map());
+    responder!.publish(TOKEN, `${TOKEN}.thumb`);
+    expect((await get('/')).status).toBe(404);
+    expect((await get('/.well-known/acme-challenge/')).status).toBe(404);
+    expect((await get(`/.well-known/acme-challenge/${TOKEN}/x`)).status).toBe(404);
+    expect((await get(`/.well-known/acme-challenge/${TOKEN}`, 'POST')).status).toBe(405);
+    for (const bad of ['short', '..%2F..%2Fetc%2Fpasswd-padding-padding', `${'a'.repeat(129)}`, 'abc.def.ghi.jkl.mno.pqr.stu']) {
+      expect([bad, (await get(`/.well-known/acme-challenge/${bad}`)).status]).toEqual([bad, 404]);
+    }
+    expect(asked).toEqual([]);
+  });
+
+  it('a flood of unknown tokens: each asked once, then at most perMinute lookups; the rest 404 unasked, logged once', async () => {
+    const { asked, logs, get } = await start(new Map(), { perMinute: 5, now: () => 30_000 }); // one minute's window throughout
+    const tokens = Array.from({ length: 12 }, (_, i) => `flood${String(i).padStart(2, '0')}${'x'.repeat(30)}`);
+    for (const token of tokens) expect((await get(`/.well-known/acme-challenge/${token}`)).status).toBe(404);
+    // Asked again: remembered as unknown.
+    expect((await get(`/.well-known/acme-challenge/${tokens[0]}`)).status).toBe(404);
+    expect(asked).toEqual(tokens.slice(0, 5));
+    expect(logs.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual(['acme challenge lookups at the edge rate-limited: unknown tokens answered 404 without asking']);
+  });
+
+  it('an edge that cannot answer: 503 with Retry-After (the CA retries), and the miss is not remembered', async () => {
+    const { asked, get } = await start(new Map(), { failing: true });
+    const path = `/.well-known/acme-challenge/${OTHER}`;
+    expect((await get(path)).status).toBe(503);
+    expect((await get(path)).status).toBe(503);
+    expect(asked).toEqual([OTHER, OTHER]);
+  });
+});
