@@ -57,15 +57,16 @@ describe('GET /api/v1/admin/listeners', () => {
   it('with nothing assigned: inbound on ACME for acme.hosts, submission TLS off presenting nothing', async () => {
     const r = await listeners();
     expect(r.status).toBe(200);
+    const g = await generation();
     expect(r.body).toEqual({
       listeners: [
-        { name: 'inbound', tls: 'on', certificate: null, presents: 'acme', acme_hosts: ['mx.example.net'], nodes: [] },
-        { name: 'submission', tls: 'off', certificate: null, presents: 'none', acme_hosts: [], nodes: [] },
+        { name: 'inbound', tls: 'on', certificate: null, presents: 'acme', acme_hosts: ['mx.example.net'], generation: g, nodes: [] },
+        { name: 'submission', tls: 'off', certificate: null, presents: 'none', acme_hosts: [], generation: g, nodes: [] },
       ],
     });
   });
 
-  it('shows what each installation-wide, unrevoked relay node last reported, whichever shape its TLS report has', async () => {
+  it('shows what each installation-wide, unrevoked relay node last reported, from older nodes (one tls report) and newer (per listener)', async () => {
     const { rows: [project] } = await stack.sql.query(`INSERT INTO projects (name) VALUES ('nodes') RETURNING id`);
     const node = async (name: string, wide: boolean, revoked: boolean, listenersReport: unknown[], tls: unknown) =>
       (await stack.sql.query(
@@ -75,21 +76,24 @@ describe('GET /api/v1/admin/listeners', () => {
     const inboundEntry = { name: 'inbound', port: 25, tls: 'starttls', proxy_protocol: false };
     const nodeWide = { source: 'self_signed', not_after: '2027-01-01T00:00:00.000Z' };
     const a = await node('a-node', true, false, [inboundEntry], nodeWide);
-    // A report per listener (a newer node): each listener gets its own.
-    const b = await node('b-node', true, false, [inboundEntry], { inbound: { source: 'assigned', name: 'mx1' }, submission: { source: 'none' } });
+    // A newer node: each listener entry says what it presents, and `tls` the generation it holds.
+    const presented = { source: 'assigned', certificate: 'mx1', not_after: '2027-02-01T00:00:00.000Z' };
+    const newer = [{ ...inboundEntry, certificate: presented }, { name: 'submission', port: 587, tls: 'off', proxy_protocol: false }];
+    const b = await node('b-node', true, false, newer, { ...presented, generation: 7 });
     await node('c-project-only', false, false, [inboundEntry], nodeWide);
     await node('d-revoked', true, true, [inboundEntry], nodeWide);
     try {
       const r = await listeners();
       expect(r.status).toBe(200);
       const [inbound, submission] = r.body.listeners;
+      const at = '2026-01-02T03:04:05.000Z';
       expect(inbound.nodes).toEqual([
-        { node_id: a, name: 'a-node', last_heartbeat_at: '2026-01-02T03:04:05.000Z', listener: inboundEntry, tls: nodeWide },
-        { node_id: b, name: 'b-node', last_heartbeat_at: '2026-01-02T03:04:05.000Z', listener: inboundEntry, tls: { source: 'assigned', name: 'mx1' } },
+        { node_id: a, name: 'a-node', last_heartbeat_at: at, listener: inboundEntry, tls: nodeWide, generation: null },
+        { node_id: b, name: 'b-node', last_heartbeat_at: at, listener: newer[0], tls: presented, generation: 7 },
       ]);
       expect(submission.nodes).toEqual([
-        { node_id: a, name: 'a-node', last_heartbeat_at: '2026-01-02T03:04:05.000Z', listener: null, tls: nodeWide },
-        { node_id: b, name: 'b-node', last_heartbeat_at: '2026-01-02T03:04:05.000Z', listener: null, tls: { source: 'none' } },
+        { node_id: a, name: 'a-node', last_heartbeat_at: at, listener: null, tls: nodeWide, generation: null },
+        { node_id: b, name: 'b-node', last_heartbeat_at: at, listener: newer[1], tls: null, generation: 7 },
       ]);
     } finally {
       await stack.sql.query('DELETE FROM relay_nodes WHERE project_id = $1', [project.id]);
@@ -114,7 +118,7 @@ describe('assigning and unassigning', () => {
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect(put.body).toEqual({
       listener: {
-        name: 'inbound', tls: 'on', presents: 'assigned', acme_hosts: [], nodes: [],
+        name: 'inbound', tls: 'on', presents: 'assigned', acme_hosts: [], nodes: [], generation: await generation(),
         certificate: { name: 'mx1', kind: 'issued', hosts: ['mx1.example.net'], not_after: expiresMx1 },
       },
     });

@@ -79,15 +79,24 @@ describe('edgemail tls, the database alone', () => {
     const afterAssign = await generation();
     expect(afterAssign).toBeGreaterThan(before);
 
+    // An installation-wide node whose last heartbeat predates the assignment: shown as behind.
+    const { rows: [project] } = await sql.query(`INSERT INTO projects (name) VALUES ('ops') RETURNING id`);
+    await sql.query(
+      `INSERT INTO relay_nodes (project_id, name, key_prefix, key_hash, installation_wide, listeners, tls, last_heartbeat_at)
+       VALUES ($1, 'mx-a', 'myr_mxa', 'x', true, $2, $3, '2026-01-02T03:04:05Z')`,
+      [project.id, JSON.stringify([{ name: 'inbound', port: 25, tls: 'starttls', proxy_protocol: false, certificate: { source: 'self_signed', certificate: 'self-signed', not_after: null } }]),
+        JSON.stringify({ source: 'self_signed', generation: before })]);
     const status = await tls(['status']);
     expect(status.code, status.stderr).toBe(0);
     const lines = status.stdout.split('\n');
-    expect(lines.slice(0, 4)).toEqual([
+    expect(lines.slice(0, 5)).toEqual([
       'listeners:',
       '  inbound: TLS on',
       expect.stringMatching(/^ {4}assigned: mx1 \(issued\), expires \d{4}-\d\d-\d\d \((89|90) days left\)$/),
       '    presents: assigned (the assigned certificate)',
+      `    node mx-a: reported self_signed "self-signed", holds generation ${before} of ${afterAssign}, last heartbeat 2026-01-02T03:04:05.000Z`,
     ]);
+    expect(lines).toContain(`    node mx-a: reported no certificate, holds generation ${before} of ${afterAssign}, last heartbeat 2026-01-02T03:04:05.000Z`);
     expect(lines).toContain('    presents: self_signed (the shared self-signed pair)');
     // Soonest expiry first; within 30 days it is flagged.
     const stored = lines.slice(lines.indexOf('certificates:') + 1).filter(Boolean);

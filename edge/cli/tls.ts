@@ -38,6 +38,16 @@ const PRESENTS_TEXT: Record<ListenerRecord['presents'], string> = {
   none: 'nothing (TLS off)',
 };
 
+/** What a node last reported for a listener, and whether it holds the current generation. */
+function nodeLine(n: ListenerRecord['nodes'][number], generation: number): string {
+  const tls = n.tls as { source?: unknown; certificate?: unknown } | null;
+  const what = tls && typeof tls.source === 'string'
+    ? `reported ${tls.source}${typeof tls.certificate === 'string' ? ` "${tls.certificate}"` : ''}`
+    : 'reported no certificate';
+  const held = n.generation === null ? '' : n.generation === generation ? ', up to date' : `, holds generation ${n.generation} of ${generation}`;
+  return `${what}${held}, last heartbeat ${n.last_heartbeat_at ?? 'never'}`;
+}
+
 /** The text `tls status` prints. */
 export function renderStatus(listeners: ListenerRecord[], stored: Awaited<ReturnType<typeof storedCertificates>>, now = new Date()): string {
   const lines: string[] = ['listeners:'];
@@ -45,6 +55,7 @@ export function renderStatus(listeners: ListenerRecord[], stored: Awaited<Return
     lines.push(`  ${l.name}: TLS ${l.tls}`);
     lines.push(`    assigned: ${l.certificate ? `${l.certificate.name} (${l.certificate.kind}), ${expiry(l.certificate.not_after, now)}` : 'none'}`);
     lines.push(`    presents: ${l.presents} (${PRESENTS_TEXT[l.presents]})${l.acme_hosts.length ? `; acme.hosts: ${l.acme_hosts.join(', ')}` : ''}`);
+    for (const n of l.nodes) lines.push(`    node ${n.name}: ${nodeLine(n, l.generation)}`);
   }
   lines.push('certificates:');
   if (!stored.length) lines.push('  none stored');

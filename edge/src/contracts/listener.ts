@@ -30,7 +30,8 @@ export const ListenerNodeReportSchema = z.object({
   name: z.string().openapi({ example: 'mx1' }),
   last_heartbeat_at: Timestamp.nullable(),
   listener: z.unknown().openapi({ description: 'This listener\'s entry in the node\'s last heartbeat (`listeners[]`), as the node sent it; null when the node did not report it' }),
-  tls: z.unknown().openapi({ description: 'The certificate the node reported presenting (its heartbeat\'s `tls`, for this listener when the node reports one per listener), as the node sent it' }),
+  tls: z.unknown().openapi({ description: 'What the node reported presenting on this listener (the listener entry\'s `certificate`, null when it has none, as with TLS off; from a node older than per-listener reports, its one `tls` report), as the node sent it' }),
+  generation: z.number().int().nullable().openapi({ description: 'The certificate generation the node holds (its heartbeat\'s `tls.generation`); equal to the listener\'s `generation` once it has caught up. Null when the node did not report one' }),
 }).openapi('ListenerNodeReport');
 
 export const ListenerSchema = z.object({
@@ -41,6 +42,7 @@ export const ListenerSchema = z.object({
     description: 'What a TLS handshake is answered with: `assigned` (the certificate above), `acme` (for an SNI name in `acme_hosts` the ACME certificate, for any other name the self-signed pair), `self_signed` (the shared self-signed pair), `none` (TLS off)',
   }),
   acme_hosts: z.array(z.string()).openapi({ description: 'The names ACME answers for on this listener (`acme.hosts` when `acme.enabled` and nothing is assigned); empty otherwise' }),
+  generation: z.number().int().openapi({ description: 'The current certificate generation (`tls_state.generation`), moved by every change of a certificate or an assignment; relay nodes poll it' }),
   nodes: z.array(ListenerNodeReportSchema).openapi({ description: 'Every enrolled installation-wide relay node (not revoked), with what it last reported for this listener' }),
 }).openapi('Listener');
 

@@ -5,7 +5,7 @@
 // told: every write to these tables bumps `tls_state.generation` (migration
 // 0012's triggers) and the nodes poll it.
 import { and, asc, eq } from 'drizzle-orm';
-import { certificates, listenerCertificates, relayNodes } from '@edgemail/schema';
+import { certificates, listenerCertificates, relayNodes, tlsState } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { AnyDb } from '../../db/any-db.js';
 import type { ListenerNodeReport, ListenerRecord, Presents } from '../../contracts/listener.js';
@@ -84,26 +84,27 @@ function reportedListener(listeners: unknown, listener: TlsListener): unknown {
   return listeners.find((l) => typeof l === 'object' && l !== null && (l as { name?: unknown }).name === listener) ?? null;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /**
- * The node's reported `tls`: its entry for `listener` when it reports one per
- * listener (`{inbound: {...}, submission: {...}}` or `{listeners: {inbound: {...}}}`),
- * else the node-wide report as it is.
+ * What the node reported presenting on `listener`. A node with per-listener
+ * resolution puts it in each listener entry (`certificate`, absent with TLS
+ * off: null here); an older node reports one `tls` for all its listeners.
  */
-function reportedTls(tls: unknown, listener: TlsListener): unknown {
-  if (typeof tls !== 'object' || tls === null) return tls ?? null;
-  const own = (tls as Record<string, unknown>)[listener];
-  if (typeof own === 'object' && own !== null) return own;
-  const nested = (tls as { listeners?: unknown }).listeners;
-  if (typeof nested === 'object' && nested !== null && !Array.isArray(nested)) {
-    const entry = (nested as Record<string, unknown>)[listener];
-    if (typeof entry === 'object' && entry !== null) return entry;
-  }
-  return tls;
+function reportedTls(listeners: unknown, entry: unknown, tls: unknown): unknown {
+  const perListener = Array.isArray(listeners) && listeners.some((l) => isObject(l) && isObject(l.certificate));
+  if (!perListener) return tls ?? null;
+  return isObject(entry) && isObject(entry.certificate) ? entry.certificate : null;
+}
+
+/** The certificate generation the node holds (`tls.generation`), null when it did not say. */
+function reportedGeneration(tls: unknown): number | null {
+  return isObject(tls) && typeof tls.generation === 'number' ? tls.generation : null;
 }
 
 /** Every listener, in TLS_LISTENERS order, as docs/listeners.md describes it. */
 export async function listListeners(db: AnyDb, config: Config): Promise<ListenerRecord[]> {
-  const [assigned, nodes] = await Promise.all([
+  const [assigned, nodes, [state]] = await Promise.all([
     db.select({
       listener: listenerCertificates.listener, name: certificates.name, kind: certificates.kind,
       hosts: certificates.hosts, notAfter: certificates.notAfter,
@@ -115,22 +116,28 @@ export async function listListeners(db: AnyDb, config: Config): Promise<Listener
     }).from(relayNodes)
       .where(and(eq(relayNodes.installationWide, true), eq(relayNodes.revoked, false)))
       .orderBy(asc(relayNodes.name), asc(relayNodes.id)),
+    db.select({ generation: tlsState.generation }).from(tlsState),
   ]);
+  const generation = state?.generation ?? 0;
   const acmeHosts = config['acme.enabled'] ? config['acme.hosts'] : [];
   return TLS_LISTENERS.map((listener) => {
     const row = assigned.find((a) => a.listener === listener);
     const tlsOn = listenerTlsEnabled(config, listener);
     const presents: Presents = !tlsOn ? 'none' : row ? 'assigned' : acmeHosts.length ? 'acme' : 'self_signed';
-    const reports: ListenerNodeReport[] = nodes.map((n) => ({
-      node_id: n.id, name: n.name, last_heartbeat_at: iso(n.lastHeartbeatAt),
-      listener: reportedListener(n.listeners, listener), tls: reportedTls(n.tls, listener),
-    }));
+    const reports: ListenerNodeReport[] = nodes.map((n) => {
+      const entry = reportedListener(n.listeners, listener);
+      return {
+        node_id: n.id, name: n.name, last_heartbeat_at: iso(n.lastHeartbeatAt),
+        listener: entry, tls: reportedTls(n.listeners, entry, n.tls), generation: reportedGeneration(n.tls),
+      };
+    });
     return {
       name: listener,
       tls: tlsOn ? 'on' : 'off',
       certificate: row ? { name: row.name, kind: row.kind, hosts: row.hosts, not_after: row.notAfter.toISOString() } : null,
       presents,
       acme_hosts: presents === 'acme' ? [...acmeHosts] : [],
+      generation,
       nodes: reports,
     };
   });
