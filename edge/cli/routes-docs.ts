@@ -1,11 +1,12 @@
 // Renders docs/routes.md from the route declarations: every route with the
 // permission it needs, the session role gate and the audit type it records.
-import { apiRoutes, relayRoutes, webhookRoutes } from '../src/routes/registry.js';
+import { apiRoutes, appRoutes, relayRoutes, webhookRoutes } from '../src/routes/registry.js';
+
+const row = ({ route: r }: (typeof apiRoutes)[number]) =>
+  `| \`${r.method.toUpperCase()} ${r.path}\` | \`${r['x-permission']}\` | ${r['x-role'] ?? ''} | ${r['x-audit-type'] ? `\`${r['x-audit-type']}\`` : ''} | ${r.summary ?? ''} |`;
 
 export function renderRoutesDocs(): string {
-  const rows = apiRoutes.map(({ route: r }) => {
-    return `| \`${r.method.toUpperCase()} ${r.path}\` | \`${r['x-permission']}\` | ${r['x-role'] ?? ''} | ${r['x-audit-type'] ? `\`${r['x-audit-type']}\`` : ''} | ${r.summary ?? ''} |`;
-  });
+  const rows = apiRoutes.map(row);
   return [
     '# Routes',
     '',
@@ -21,6 +22,20 @@ export function renderRoutesDocs(): string {
     '| Route | Permission | Role | Audit type | Summary |',
     '|---|---|---|---|---|',
     ...rows,
+    '',
+    '## Console',
+    '',
+    'The console API ([console.md](console.md)); `pnpm edgemail export-api-spec --surface app` describes it.',
+    'Browser sessions only: an API key or platform credential is refused with 403.',
+    '',
+    '- **Permission**: `public` takes no credential (the route proves who is calling); `session` any signed-in session;',
+    '  a `<resource>:<action>` is judged in the session\'s project as on `/api/v1`.',
+    '- **Audit type**: as above, in the user\'s security trail; sign-in records `auth.login.succeeded` and',
+    '  `auth.login.failed` itself, refusals included.',
+    '',
+    '| Route | Permission | Role | Audit type | Summary |',
+    '|---|---|---|---|---|',
+    ...appRoutes.map(row),
     '',
     '## Relay-node channel',
     '',

@@ -7,6 +7,7 @@ import { validationError } from './http/validation.js';
 import { requestContext } from './middleware/context.js';
 import { authenticate, requirePlatformCredential } from './middleware/authenticate.js';
 import { audit } from './middleware/audit.js';
+import { consoleGuard } from './middleware/console-guard.js';
 import { limitBody } from './middleware/body-limit.js';
 import { requireUsableConfig } from './middleware/config-guard.js';
 import { rateLimitHeaders } from './middleware/rate-limit.js';
@@ -37,6 +38,9 @@ export function buildApp() {
   // The API limiter is counted inside authentication, alongside the credential look-up.
   app.use('/api/v1/*', requestContext(), limitBody(), rateLimitHeaders(), authenticate('api'), audit());
   app.use('/api/v1/admin/*', requirePlatformCredential());
+  // The console (docs/console.md): sessions only; each route authenticates itself (define-route.ts),
+  // as sign-in takes no credential.
+  app.use('/app/api/*', requestContext(), limitBody(), rateLimitHeaders(), consoleGuard(), audit());
   // Provider webhooks: each route mounts its own per-address limiter (define-webhook-route.ts).
   app.use('/webhooks/*', requestContext(), limitBody(), rateLimitHeaders());
 

@@ -26,6 +26,12 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>, surface: Surface) {
     security: surface === 'webhooks' ? [] : surface === 'relay' ? [{ relayNodeCredential: [] }] : [{ bearerAuth: [] }, { sessionCookie: [] }],
   });
   doc.paths = Object.fromEntries(Object.entries(doc.paths ?? {}).filter(([path]) => path.startsWith(PREFIX[surface])));
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of METHODS) {
+      const operation = (item as Record<string, { operationId?: string } | undefined>)[method];
+      if (operation) operation.operationId ??= operationId(method, path, PREFIX[surface]);
+    }
+  }
   doc.components = {
     ...doc.components,
     schemas: referencedSchemas(doc.paths, doc.components?.schemas ?? {}),
@@ -36,6 +42,21 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>, surface: Surface) {
     },
   };
   return doc;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+
+/**
+ * A stable operationId from the method and path (client generators name their
+ * functions by it), unique within a surface as method and path are:
+ * `POST /api/v1/api-keys/{id}/revoke` → `postApiKeysByIdRevoke`.
+ */
+export function operationId(method: string, path: string, prefix: string): string {
+  const words = path.slice(prefix.replace(/\/$/, '').length).split('/').filter(Boolean).flatMap((segment) => {
+    const param = /^\{(.+)\}$/.exec(segment);
+    return param ? ['by', ...param[1]!.split(/[_-]/)] : segment.split(/[_.-]/);
+  });
+  return method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
 }
 
 /** The named schemas the paths use, directly or through one another: one surface's never show in another's. */

@@ -6,6 +6,7 @@ import type { Config, Permission, Role } from '@edgemail/shared';
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { authorize, type ProjectlessAccess, type RouteAccess } from '../middleware/authorize.js';
+import { authenticate } from '../middleware/authenticate.js';
 import { declareRouteBodyLimit } from '../middleware/body-limit.js';
 import { auditType } from './audit-type.js';
 import type { AppEnv } from '../env.js';
@@ -51,8 +52,8 @@ type Declared = Omit<RouteConfig, 'middleware'> & {
   role?: Role;
   /** Error statuses beyond 400/401/403 this route can answer. */
   errors?: ErrorStatus[];
-  /** Overrides the audit type derived from method and path. */
-  auditType?: string;
+  /** Overrides the audit type derived from method and path; null: the middleware records nothing (the route records its own events). */
+  auditType?: string | null;
   /** Other permissions that pass the check as well as `permission` does. */
   alsoGrantedBy?: Permission[];
   /** What a sandbox key is judged on instead of `permission` (the send routes: `sandbox:write`). */
@@ -79,8 +80,13 @@ export function defineRoute<const R extends Declared>(declared: R) {
   if ((permission === 'platform:admin') !== config.path.startsWith('/api/v1/admin/')) {
     throw new Error(`${config.method.toUpperCase()} ${config.path}: platform:admin is the permission of exactly the /api/v1/admin/ routes`);
   }
+  // The console surface (`/app/api`) authenticates per route: its `public` routes (sign-in) take no credential.
+  const onConsole = config.path.startsWith('/app/api/');
+  if ((permission === 'public' || permission === 'session') && !onConsole) {
+    throw new Error(`${config.method.toUpperCase()} ${config.path}: ${permission} routes belong to /app/api`);
+  }
   const statuses: ErrorStatus[] = [400, 401, 403, 429, ...(config.request?.body ? [413 as const] : []), ...errors];
-  const type = declaredType ?? auditType(config.method, config.path) ?? undefined;
+  const type = declaredType === null ? undefined : declaredType ?? auditType(config.method, config.path) ?? undefined;
   // The global limiter (`limitBody` on /api/v1/*) runs before routing: it looks the route's own limit up.
   if (bodyLimit) declareRouteBodyLimit(config.method, config.path, bodyLimit.maxOf);
   const route = {
@@ -92,11 +98,13 @@ export function defineRoute<const R extends Declared>(declared: R) {
     ...(sandboxPermission ? { 'x-sandbox-permission': sandboxPermission } : {}),
     middleware: [
       createMiddleware<AppEnv>(async (c, next) => { c.set('auditType', type); await next(); }),
+      ...(onConsole && permission !== 'public' ? [authenticate()] : []),
       authorize(permission, role, { alsoGrantedBy, sandboxPermission }),
     ],
     responses: {
-      ...config.responses,
+      // A route may describe one of the error statuses itself (sign-in's 401 says more than `error`).
       ...Object.fromEntries(statuses.map((s) => [s, errorResponse(s)])),
+      ...config.responses,
       ...(bodyLimit ? { 413: { ...errorResponse(413), description: bodyLimit.description } } : {}),
     },
   };

@@ -11,12 +11,15 @@ import type { AppEnv } from '../env.js';
 /**
  * `platform:admin`: platform credential only (the admin surface);
  * `authenticated`: any valid credential, no project needed;
+ * `session`: a signed-in browser session, no project needed (the console's account routes, `/app/api`);
+ * `public`: no credential at all: the route proves who is calling itself
+ * (sign-in, accepting an invitation, a password reset; `/app/api` only);
  * otherwise the `<resource>:<action>` judged in the request's project.
  */
-export type RouteAccess = Permission | SessionOnlyPermission | 'platform:admin' | 'authenticated';
+export type RouteAccess = Permission | SessionOnlyPermission | 'platform:admin' | 'authenticated' | 'session' | 'public';
 
 /** The accesses that may pass without a project; every other one sets `projectId` or refuses. */
-export type ProjectlessAccess = 'platform:admin' | 'authenticated';
+export type ProjectlessAccess = 'platform:admin' | 'authenticated' | 'session' | 'public';
 
 /** A platform credential has a project only when the header names an existing one. */
 async function platformProject(c: Context<AppEnv>): Promise<string> {
@@ -43,8 +46,12 @@ export interface AccessAlternatives {
  */
 export const authorize = (access: RouteAccess, role?: Role, alternatives: AccessAlternatives = {}) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    if (access === 'platform:admin') return next();
+    if (access === 'platform:admin' || access === 'public') return next();
     const principal = c.get('principal');
+    if (access === 'session') {
+      if (principal.kind !== 'session') throw forbidden('a signed-in console session is required');
+      return next();
+    }
     let projectId: string;
     let held: readonly string[] | 'role-gate-passed';
 

@@ -124,8 +124,20 @@ export const apiRoutes: MountableRoute[] = [
   mountable(listMemberGroups), mountable(createMemberGroup), mountable(updateMemberGroup), mountable(deleteMemberGroup),
 ];
 
-/** Console routes (`/app/api`) arrive with the sign-in issue. */
-export const appRoutes: MountableRoute[] = [];
+// Console routes (`/app/api`): browser sessions only.
+import * as signIn from './app/session/create.js';
+import * as whoAmI from './app/session/get.js';
+import * as signOut from './app/session/delete.js';
+import * as signOutAll from './app/session/sign-out-all.js';
+import * as switchProject from './app/session/switch-project.js';
+import * as startTotp from './app/account/totp-start.js';
+import * as confirmTotp from './app/account/totp-confirm.js';
+import * as disableTotp from './app/account/totp-delete.js';
+
+export const appRoutes: MountableRoute[] = [
+  mountable(signIn), mountable(whoAmI), mountable(signOut), mountable(signOutAll), mountable(switchProject),
+  mountable(startTotp), mountable(confirmTotp), mountable(disableTotp),
+];
 
 // The relay-node channel (docs/relay-protocol.md): its own credential, limiters and body limits.
 import * as enrollRelayNode from './relay/nodes/enroll.js';

@@ -84,10 +84,6 @@ export async function closeAllSessions(db: Db, userId: string): Promise<void> {
     DELETE FROM sessions WHERE user_id IN (SELECT id FROM bumped) AND created_at <= now()`);
 }
 
-/** Switches the project the session works in (the caller checked the membership). */
-export async function setCurrentProject(db: Db, sessionId: string, projectId: string): Promise<void> {
-  await db.update(sessions).set({ currentProjectId: projectId }).where(eq(sessions.id, sessionId));
-}
 
 const TOUCH_INTERVAL_MS = 60_000;
 

@@ -1,0 +1,23 @@
+// An account's security event (`auth.*`) written at once, rejected requests
+// included: a failed sign-in has no principal for the audit middleware, and
+// the trail must say what happened to it (spec "Audit events").
+import { auditEvents } from '@edgemail/schema';
+import type { Db } from '../../db/client.js';
+
+export interface SecurityEvent {
+  type: string;
+  /** The user, when the email named one. */
+  actorId: string | null;
+  /** The email as given (the user's, or the unknown one tried). */
+  actorEmail: string;
+  clientIp: string;
+  method: string;
+  path: string;
+  status: number;
+  /** What failed or how: `password`, `totp`, `recovery_code`, `locked`, … */
+  detail?: string;
+}
+
+export async function writeSecurityEvent(db: Db, e: SecurityEvent): Promise<void> {
+  await db.insert(auditEvents).values({ category: 'security', ...e, actorEmail: e.actorEmail.slice(0, 320), detail: e.detail ?? null });
+}

@@ -1,0 +1,47 @@
+// What the console shows of the signed-in user: the account, the session and
+// every membership. Also switching the session's current project.
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { memberships, projects, sessions, users } from '@edgemail/schema';
+import type { Config } from '@edgemail/shared';
+import type { Db } from '../../db/client.js';
+import { forbidden, notFound } from '../errors.js';
+
+/** The user and session as the sign-in and who-am-i answers present them. */
+export async function presentSignedIn(db: Db, config: Config, sessionId: string) {
+  const [row] = await db.select({
+    id: users.id, email: users.email, name: users.name, emailVerifiedAt: users.emailVerifiedAt,
+    totpEnabledAt: users.totpEnabledAt, defaultProjectId: users.defaultProjectId,
+    sessionId: sessions.id, method: sessions.method, createdAt: sessions.createdAt, expiresAt: sessions.expiresAt,
+    lastSeenAt: sessions.lastSeenAt,
+    currentProjectId: sql<string | null>`coalesce(${sessions.currentProjectId}, ${users.defaultProjectId})`,
+  }).from(sessions).innerJoin(users, eq(users.id, sessions.userId)).where(eq(sessions.id, sessionId));
+  if (!row) throw notFound('session not found');
+  const idleMs = config['console.session_idle_timeout'];
+  return {
+    user: {
+      id: row.id, email: row.email, name: row.name, email_verified: row.emailVerifiedAt !== null,
+      two_factor_enabled: row.totpEnabledAt !== null, default_project_id: row.defaultProjectId,
+    },
+    session: {
+      id: row.sessionId, method: row.method as 'password' | 'passkey' | 'oidc', created_at: row.createdAt.toISOString(),
+      expires_at: row.expiresAt.toISOString(),
+      idle_expires_at: new Date(Math.min(row.lastSeenAt.getTime() + idleMs, row.expiresAt.getTime())).toISOString(),
+      current_project_id: row.currentProjectId,
+    },
+  };
+}
+
+export async function listMemberships(db: Db, userId: string) {
+  const rows = await db.select({ projectId: memberships.projectId, projectName: projects.name, role: memberships.role, groupId: memberships.groupId })
+    .from(memberships).innerJoin(projects, eq(projects.id, memberships.projectId))
+    .where(eq(memberships.userId, userId)).orderBy(asc(projects.name), asc(projects.id));
+  return rows.map((r) => ({ project_id: r.projectId, project_name: r.projectName, role: r.role, group_id: r.groupId }));
+}
+
+/** Switches the session's current project; refused (403) for a project the user is not a member of, existing or not. */
+export async function switchProject(db: Db, sessionId: string, userId: string, projectId: string): Promise<void> {
+  const updated = await db.update(sessions).set({ currentProjectId: projectId })
+    .where(and(eq(sessions.id, sessionId), sql`EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = ${userId} AND m.project_id = ${projectId})`))
+    .returning({ id: sessions.id });
+  if (!updated.length) throw forbidden('not a member of this project');
+}
