@@ -8,6 +8,7 @@ import { reverifyDomains } from './services/domains/reverify.js';
 import { countInboundUsage } from './services/inbound-emails/usage-count.js';
 import { purgeIdempotencyKeys } from './services/idempotency/purge.js';
 import { purgeDeliveryRecords } from './services/delivery-records/purge.js';
+import { renewIssuedCertificates } from './services/certificates/renew.js';
 import type { Bindings } from './env.js';
 
 export { RateLimiter } from './durable-objects/rate-limiter.js';
@@ -27,7 +28,8 @@ export default {
 
   /**
    * Cron triggers (wrangler.toml): every minute the webhook sweep, domain
-   * re-verification and the inbound storage count; hourly audit retention, expired idempotency keys, old outbox rows and
+   * re-verification and the inbound storage count; hourly audit retention, expired idempotency keys, old outbox rows,
+   * renewal of the certificates issued here (services/certificates/renew.ts) and
    * delivery records past `delivery_records_retention_days`.
    */
   async scheduled(controller, env, ctx) {
@@ -55,6 +57,10 @@ export default {
     }));
     ctx.waitUntil(purgeOutbox(db).then((n) => {
       if (n) console.log(`outbox: deleted ${n} handed-over rows older than 7 days`);
+    }));
+    ctx.waitUntil(renewIssuedCertificates(db, config['database.crypto.encryption_key']).then((r) => {
+      if (r.renewed.length) console.log(`certificates: renewed ${r.renewed.join(', ')}`);
+      for (const s of r.skipped) console.warn(`certificates: not renewing "${s.name}": ${s.reason}`);
     }));
     const retentionDays = config['delivery_records_retention_days'];
     ctx.waitUntil(purgeDeliveryRecords(db, retentionDays).then((n) => {

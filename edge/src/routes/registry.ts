@@ -62,6 +62,13 @@ import * as createPoolSmtpServer from './admin/smtp-pool/create.js';
 import * as listPoolSmtpServers from './admin/smtp-pool/list.js';
 import * as deletePoolSmtpServer from './admin/smtp-pool/delete.js';
 import * as testPoolSmtpServer from './admin/smtp-pool/test.js';
+import * as generateAuthority from './admin/certificates/generate-ca.js';
+import * as generateCertificate from './admin/certificates/generate.js';
+import * as uploadCertificate from './admin/certificates/upload.js';
+import * as listCertificates from './admin/certificates/list.js';
+import * as getCertificate from './admin/certificates/get.js';
+import * as certificatePem from './admin/certificates/pem.js';
+import * as deleteCertificate from './admin/certificates/delete.js';
 import * as listListeners from './admin/listeners/list.js';
 import * as getListener from './admin/listeners/get.js';
 import * as assignListenerCertificate from './admin/listeners/assign.js';
@@ -114,6 +121,9 @@ export const apiRoutes: MountableRoute[] = [
   mountable(getAnalytics),
   mountable(createSmtpServer), mountable(listSmtpServers), mountable(deleteSmtpServer), mountable(testSmtpServer),
   mountable(createPoolSmtpServer), mountable(listPoolSmtpServers), mountable(deletePoolSmtpServer), mountable(testPoolSmtpServer),
+  // `generate-ca` and `generate` are POSTs, `{name}` GET and DELETE only: no clash.
+  mountable(generateAuthority), mountable(generateCertificate), mountable(uploadCertificate),
+  mountable(listCertificates), mountable(getCertificate), mountable(certificatePem), mountable(deleteCertificate),
   mountable(listListeners), mountable(getListener), mountable(assignListenerCertificate), mountable(unassignListenerCertificate),
   mountable(createTemplate), mountable(listTemplates), mountable(getTemplate), mountable(updateTemplate), mountable(deleteTemplate),
   mountable(listTemplateVersions), mountable(createTemplateVersion), mountable(updateTemplateVersion), mountable(deleteTemplateVersion),
