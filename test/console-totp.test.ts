@@ -1,0 +1,144 @@
+// TOTP two-factor (docs/console.md): turning it on with a code computed here
+// by the `otpauth` library from the secret the service gave, sign-in asking
+// for the code, a code never accepted twice, single-use recovery codes, and
+// turning it off; each step in the user's security trail.
+import * as OTPAuth from 'otpauth';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { platformToken, startTestStack, type TestStack } from './support/stack.js';
+import { consoleUser, cookieOf, securityEvents, signIn, withSession } from './support/console.js';
+import { eventually } from './support/wait.js';
+
+const PASSWORD = 'correct horse battery staple';
+const STEP_MS = 30_000;
+
+let stack: TestStack;
+let admin: string;
+
+beforeAll(async () => {
+  stack = await startTestStack({ settings: { SERVICE_RATELIMIT_LOGIN_PER_MINUTE: '1000' } });
+  admin = await platformToken(stack);
+});
+afterAll(async () => { await stack?.stop(); });
+
+/** The code of the step `offset` steps from now (the service accepts -1, 0 and +1). */
+const codeAt = (secret: string, offset: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + offset * STEP_MS });
+
+/** Waits out the end of a step, so the codes of one test keep their places in the window. */
+async function earlyInStep(needMs = 8_000) {
+  const into = Date.now() % STEP_MS;
+  if (into > STEP_MS - needMs) await new Promise((r) => setTimeout(r, STEP_MS - into + 100));
+}
+
+/** A signed-in user with two-factor on: the secret, the recovery codes and the session cookie. */
+async function withTwoFactor(name: string) {
+  const tenant = await consoleUser(stack, admin, PASSWORD, name);
+  const cookie = cookieOf((await signIn(stack, { email: tenant.user.email, password: PASSWORD })).headers.get('set-cookie'));
+  const started = await stack.call('POST', '/app/api/account/totp', { headers: withSession(stack, cookie) });
+  expect(started.status).toBe(200);
+  const secret: string = started.body.secret;
+  const confirmed = await stack.call('POST', '/app/api/account/totp/confirm', { body: { code: codeAt(secret, -1) }, headers: withSession(stack, cookie) });
+  expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+  return { ...tenant, cookie, secret, recoveryCodes: confirmed.body.recovery_codes as string[] };
+}
+
+describe('turning two-factor on', () => {
+  test('the otpauth URI names the account; the secret is sealed; a wrong code changes nothing; a right one turns it on with ten recovery codes', async () => {
+    await earlyInStep();
+    const tenant = await consoleUser(stack, admin, PASSWORD, 'enable');
+    const cookie = cookieOf((await signIn(stack, { email: tenant.user.email, password: PASSWORD })).headers.get('set-cookie'));
+    const started = await stack.call('POST', '/app/api/account/totp', { headers: withSession(stack, cookie) });
+    expect(started.status).toBe(200);
+    const uri = OTPAuth.URI.parse(started.body.otpauth_uri) as OTPAuth.TOTP;
+    expect(uri).toBeInstanceOf(OTPAuth.TOTP);
+    expect({ issuer: uri.issuer, label: uri.label, digits: uri.digits, period: uri.period, algorithm: uri.algorithm })
+      .toEqual({ issuer: 'edgemail', label: tenant.user.email, digits: 6, period: 30, algorithm: 'SHA1' });
+    expect(uri.secret.base32).toBe(started.body.secret);
+    const { rows: [row] } = await stack.sql.query('SELECT totp_secret_sealed, totp_enabled_at FROM users WHERE id = $1', [tenant.user.id]);
+    expect(row.totp_secret_sealed).toMatch(/^v1\./);
+    expect(row.totp_secret_sealed).not.toContain(started.body.secret);
+    expect(row.totp_enabled_at).toBeNull();
+
+    const wrong = await stack.call('POST', '/app/api/account/totp/confirm', { body: { code: String((Number(codeAt(started.body.secret, 0)) + 1) % 1e6).padStart(6, '0') }, headers: withSession(stack, cookie) });
+    expect(wrong.status).toBe(400);
+    expect((await stack.sql.query('SELECT totp_enabled_at FROM users WHERE id = $1', [tenant.user.id])).rows[0].totp_enabled_at).toBeNull();
+
+    const confirmed = await stack.call('POST', '/app/api/account/totp/confirm', { body: { code: codeAt(started.body.secret, 0) }, headers: withSession(stack, cookie) });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.recovery_codes).toHaveLength(10);
+    expect(new Set(confirmed.body.recovery_codes).size).toBe(10);
+    const { rows: stored } = await stack.sql.query('SELECT code_hash FROM recovery_codes WHERE user_id = $1', [tenant.user.id]);
+    expect(stored).toHaveLength(10);
+    for (const code of confirmed.body.recovery_codes) expect(stored.map((s) => s.code_hash)).not.toContain(code);
+    expect((await stack.call('GET', '/app/api/session', { headers: withSession(stack, cookie) })).body.user.two_factor_enabled).toBe(true);
+    await eventually(() => securityEvents(stack.sql, tenant.user.email), (e) => e.some((x) => x.type === 'auth.2fa.enabled'));
+    // On already: starting again is refused and keeps the secret.
+    expect((await stack.call('POST', '/app/api/account/totp', { headers: withSession(stack, cookie) })).status).toBe(409);
+  });
+});
+
+describe('signing in with two-factor on', () => {
+  test('no code: 401 two_factor_required; a wrong code: 401 and counted; the right code signs in; the same code again is refused', async () => {
+    await earlyInStep();
+    const { user, secret } = await withTwoFactor('sign-in');
+    const none = await signIn(stack, { email: user.email, password: PASSWORD });
+    expect(none.status).toBe(401);
+    expect(none.body).toMatchObject({ two_factor_required: true });
+    expect(none.headers.get('set-cookie')).toBeNull();
+
+    const bad = await signIn(stack, { email: user.email, password: PASSWORD, totp_code: String((Number(codeAt(secret, 0)) + 1) % 1e6).padStart(6, '0') });
+    expect(bad.status).toBe(401);
+    expect(bad.body).toEqual({ error: 'invalid two-factor code', two_factor_required: true });
+    expect((await stack.sql.query('SELECT failed_password_count FROM users WHERE id = $1', [user.id])).rows[0].failed_password_count).toBe(1);
+    // A wrong password still gets the password leg's answer: the second factor is not revealed.
+    expect((await signIn(stack, { email: user.email, password: 'nope', totp_code: codeAt(secret, 0) })).body).toEqual({ error: 'invalid email or password' });
+
+    const code = codeAt(secret, 0);
+    const good = await signIn(stack, { email: user.email, password: PASSWORD, totp_code: code });
+    expect(good.status).toBe(200);
+    expect(good.headers.get('set-cookie')).toMatch(/^edgemail_session=/);
+    expect((await stack.sql.query('SELECT failed_password_count FROM users WHERE id = $1', [user.id])).rows[0].failed_password_count).toBe(0);
+
+    const replay = await signIn(stack, { email: user.email, password: PASSWORD, totp_code: code });
+    expect(replay.status).toBe(401);
+    expect(replay.body).toEqual({ error: 'invalid two-factor code', two_factor_required: true });
+    // An earlier step's code, though inside the window, is refused too: steps only move forward.
+    expect((await signIn(stack, { email: user.email, password: PASSWORD, totp_code: codeAt(secret, -1) })).status).toBe(401);
+    // The next step's code is fresh.
+    expect((await signIn(stack, { email: user.email, password: PASSWORD, totp_code: codeAt(secret, 1) })).status).toBe(200);
+
+    const details = (await securityEvents(stack.sql, user.email)).filter((e) => e.type.startsWith('auth.login')).map((e) => `${e.type} ${e.detail}`);
+    expect(details).toEqual([
+      'auth.login.succeeded password', // withTwoFactor's sign-in, before it was on
+      'auth.login.failed totp_required', 'auth.login.failed totp', 'auth.login.failed password',
+      'auth.login.succeeded password', 'auth.login.failed totp', 'auth.login.failed totp', 'auth.login.succeeded password',
+    ]);
+  });
+
+  test('a recovery code signs in once; used twice it is refused', async () => {
+    await earlyInStep();
+    const { user, recoveryCodes } = await withTwoFactor('recovery');
+    const first = await signIn(stack, { email: user.email, password: PASSWORD, recovery_code: recoveryCodes[3]!.toUpperCase() });
+    expect(first.status).toBe(200);
+    const again = await signIn(stack, { email: user.email, password: PASSWORD, recovery_code: recoveryCodes[3]! });
+    expect(again.status).toBe(401);
+    expect(again.body).toEqual({ error: 'invalid recovery code', two_factor_required: true });
+    expect((await securityEvents(stack.sql, user.email)).at(-1)).toMatchObject({ type: 'auth.login.failed', detail: 'recovery_code' });
+    expect((await stack.sql.query('SELECT count(*) FROM recovery_codes WHERE user_id = $1 AND used_at IS NOT NULL', [user.id])).rows[0].count).toBe('1');
+  });
+});
+
+describe('turning two-factor off', () => {
+  test('a wrong password is refused (403) and changes nothing; the right one turns it off, recorded as auth.2fa.disabled', async () => {
+    await earlyInStep();
+    const { user, cookie } = await withTwoFactor('disable');
+    const wrong = await stack.call('DELETE', '/app/api/account/totp', { body: { password: 'nope' }, headers: withSession(stack, cookie) });
+    expect(wrong.status).toBe(403);
+    expect((await stack.sql.query('SELECT totp_enabled_at FROM users WHERE id = $1', [user.id])).rows[0].totp_enabled_at).not.toBeNull();
+    const off = await stack.call('DELETE', '/app/api/account/totp', { body: { password: PASSWORD }, headers: withSession(stack, cookie) });
+    expect(off.status).toBe(204);
+    const { rows: [row] } = await stack.sql.query('SELECT totp_secret_sealed, totp_enabled_at, (SELECT count(*) FROM recovery_codes WHERE user_id = $1) AS codes FROM users WHERE id = $1', [user.id]);
+    expect(row).toEqual({ totp_secret_sealed: null, totp_enabled_at: null, codes: '0' });
+    await eventually(() => securityEvents(stack.sql, user.email), (e) => e.some((x) => x.type === 'auth.2fa.disabled'));
+    expect((await signIn(stack, { email: user.email, password: PASSWORD })).status).toBe(200);
+  });
+});
