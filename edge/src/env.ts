@@ -18,6 +18,24 @@ export interface WebhookDispatcherRpc extends Rpc.DurableObjectBranded {
   wake(projectId: string): Promise<void>;
 }
 
+/** One event for a project's console stream, as its publishers hand it over (services/event-stream/events.ts). */
+export interface StreamEventInput {
+  /** Where it comes from, unique per event (`outbox:<id>`, `audit:<id>`, `attempt:<delivery>:<n>`): a repeat is dropped. */
+  source: string;
+  /** The SSE `event:` name: `inbound.received`, `email.status`, `webhook.delivery` or `audit`. */
+  name: string;
+  /** The JSON `data:` line: `{type, at, data}`, metadata only. */
+  payload: string;
+}
+
+/** What the publishers call on a project's EventStream (named here for the same reason as the dispatcher's). */
+export interface EventStreamRpc extends Rpc.DurableObjectBranded {
+  /** Committed outbox rows of the project: read, mapped and appended to the stream. */
+  publishOutbox(projectId: string, outboxIds: number[]): Promise<void>;
+  /** Events whose publisher already holds their metadata (audit events, webhook attempt results). */
+  publish(projectId: string, events: StreamEventInput[]): Promise<void>;
+}
+
 /** What a project API key's ApiKeyGate answers: its window's verdict (null when not counted) and the key's row. */
 export interface ApiKeyAdmission { verdict: WindowVerdict | null; key: ApiKeyRow | null }
 
@@ -33,6 +51,8 @@ export interface Bindings {
   API_KEY_GATE: DurableObjectNamespace<ApiKeyGateRpc>;
   /** One per project (`idFromName(projectId)`): webhook attempts and retry alarms. */
   WEBHOOK_DISPATCHER: DurableObjectNamespace<WebhookDispatcherRpc>;
+  /** One per project (`idFromName(projectId)`): the console's live event stream (SSE) and its resume window. */
+  EVENT_STREAM: DurableObjectNamespace<EventStreamRpc>;
   /** Raw inbound messages and their attachments (keys: services/inbound-emails/storage-keys.ts). */
   MAIL_STORE: R2Bucket;
   /** Set by the local stack only: the bridge serving Neon's protocols locally. */

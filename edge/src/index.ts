@@ -14,6 +14,7 @@ import type { Bindings } from './env.js';
 export { RateLimiter } from './durable-objects/rate-limiter.js';
 export { ApiKeyGate } from './durable-objects/api-key-gate.js';
 export { WebhookDispatcher } from './durable-objects/webhook-dispatcher.js';
+export { EventStream } from './durable-objects/event-stream.js';
 
 const app = buildApp();
 

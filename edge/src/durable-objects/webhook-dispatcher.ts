@@ -13,6 +13,8 @@ import { settingsOf } from '../settings.js';
 import { attemptDelivery, type AttemptOutcome } from '../services/webhooks/attempt.js';
 import { claimDue, fanOut, nextDueAt, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '../services/webhooks/queue.js';
 import { openWebhookSecret } from '../services/webhooks/secret.js';
+import { publishDeliveryResults } from '../services/event-stream/publish.js';
+import { deliveryResult } from '../services/event-stream/events.js';
 import { Coalescer } from './coalescer.js';
 import type { Bindings, WebhookDispatcherRpc } from '../env.js';
 
@@ -41,8 +43,10 @@ export class WebhookDispatcher extends DurableObject<Bindings> implements Webhoo
 
   private readonly records = new Coalescer<AttemptRecord>(async (records) => {
     const { db, config } = this.settings;
-    const next = await recordAttempts(db, this.projectId!, records, { maxAttempts: config['webhook.max_attempts'], retryDelayMs: config['webhook.retry_delay'] });
-    await this.schedule(next);
+    const maxAttempts = config['webhook.max_attempts'];
+    const next = await recordAttempts(db, this.projectId!, records, { maxAttempts, retryDelayMs: config['webhook.retry_delay'] });
+    // Recorded: now the console's stream may show them (it never delays the next attempt's schedule).
+    await Promise.all([this.schedule(next), publishDeliveryResults(this.env, this.projectId!, records.map((r) => deliveryResult(r, maxAttempts)))]);
   });
 
   private get settings() {

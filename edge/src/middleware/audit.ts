@@ -1,11 +1,13 @@
 // Records every successful mutating request: project activity when the
 // request acts in a project, else the acting principal's security trail.
-// Events go to the isolate's queue and are written after the response.
+// Events go to the isolate's queue and are written after the response (then
+// the project ones go to the project's console event stream).
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.js';
 import { actorName, type Principal } from './principal.js';
 import { auditQueue } from '../services/audit/queue.js';
 import { writeAuditEvents } from '../services/audit/write.js';
+import { publishAuditEvents } from '../services/event-stream/publish.js';
 
 const actorId = (p: Principal) => (p.kind === 'session' ? p.userId : p.id);
 
@@ -28,5 +30,8 @@ export const audit = () =>
       path: c.req.path,
       status: c.res.status,
     });
-    c.executionCtx.waitUntil(queue.flush(writeAuditEvents(c.get('db'))));
+    // The stream hand-overs run beside the next batches' writes; the request's waitUntil covers both.
+    const published: Promise<void>[] = [];
+    const write = writeAuditEvents(c.get('db'), (rows) => published.push(publishAuditEvents(c.env, rows)));
+    c.executionCtx.waitUntil(queue.flush(write).then(() => Promise.all(published)));
   });

@@ -138,6 +138,8 @@ export const settings = {
   'console.session_idle_timeout': { ...duration(28_800_000, 'A console session unused this long is void (idle expiry: its last request plus this); `last_seen_at` moves at most once a minute. At least 1m.'), schema: z.number().int().min(60_000) },
   'console.session_max_age': { ...duration(604_800_000, 'A console session is void this long after sign-in however it is used (absolute expiry, fixed when it is opened). At least 1m.'), schema: z.number().int().min(60_000) },
 
+  'console.events_session_check': { ...duration(5_000, 'How often an open console event stream (`GET /app/api/events`) re-checks its session: a stream whose session was signed out, expired or left the project ends within this time plus one database query. One query per project per check, whatever the number of streams. 500ms to 1m.'), schema: z.number().int().min(500).max(60_000) },
+
   'audit_log_retention_days': integer(90, 'Days audit events are kept; 0 keeps them forever.'),
   'audit.queue_size': integer(1000, 'Audit events an isolate holds before writing them; beyond it events are dropped and each drop logged.'),
 } as const;

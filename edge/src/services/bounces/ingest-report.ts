@@ -78,6 +78,7 @@ export async function ingestBounceForward(db: Db, settings: VerpSettings, messag
     feedbackType: report.feedbackType, originalMessageId: report.originalMessageId,
   }]);
   if (!recorded.length) console.info(`bounce report ${meta.spool_id} about email ${named.emailId}: already recorded, or no such email`);
-  for (const [projectId, ids] of events) answer.events.push(...ids.map((outboxId) => ({ projectId, outboxId })));
+  // Rows born handed over go along too (the console stream takes them; the dispatcher finds nothing to do: reports are rare).
+  for (const [projectId, rows] of events) answer.events.push(...[...rows.ids, ...rows.settled].map((outboxId) => ({ projectId, outboxId })));
   return answer;
 }

@@ -8,6 +8,7 @@ import type { Db } from '../../db/client.js';
 import { eventsByProject } from '../emails/events.js';
 import { bounceEventData } from './event-data.js';
 import type { BounceReport, BounceType } from './report.js';
+import type { OutboxRows } from '../webhook-outbox/hand-over.js';
 
 export interface RecordedBounce {
   /** The new `bounces` row. */
@@ -20,7 +21,7 @@ export interface RecordedBounces {
   /** The rows written; a report about an unknown email, or one already recorded, writes none. */
   recorded: RecordedBounce[];
   /** The outbox rows written, by project, for `handOverOutbox`. */
-  events: Map<string, number[]>;
+  events: Map<string, OutboxRows>;
 }
 
 /**
@@ -58,7 +59,7 @@ export async function recordBounces(db: Db, reports: BounceReport[]): Promise<Re
   }));
   const { rows: [row] } = await db.execute<{
     recorded: { id: string; email_id: string; type: BounceType }[] | null;
-    events: { id: number; project_id: string }[] | null;
+    events: { id: number; project_id: string; settled: boolean }[] | null;
   }>(sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as r(
@@ -123,7 +124,7 @@ export async function recordBounces(db: Db, reports: BounceReport[]): Promise<Re
       where b.type in ('hard', 'complaint') and b.source <> 'smtp'
     ),
     events as (
-      -- A row no webhook of the project subscribes to is born handed over: no dispatcher call for it.
+      -- A row no webhook of the project subscribes to is born handed over: no dispatcher call for it (the console stream still gets it).
       insert into ${outbox} (project_id, event, data, handed_over_at)
       select project_id, event, ${bounceEventData({
         id: sql`email_id`, projectId: sql`project_id`, from: sql`"from"`, recipient: sql`recipient`, subject: sql`subject`,
@@ -140,7 +141,7 @@ export async function recordBounces(db: Db, reports: BounceReport[]): Promise<Re
       returning id, project_id, handed_over_at
     )
     select (select json_agg(json_build_object('id', id, 'email_id', email_id, 'type', type)) from inserted) as recorded,
-           (select json_agg(json_build_object('id', id, 'project_id', project_id)) from events where handed_over_at is null) as events`);
+           (select json_agg(json_build_object('id', id, 'project_id', project_id, 'settled', handed_over_at is not null)) from events) as events`);
 
   return {
     recorded: (row?.recorded ?? []).map((r) => ({ id: r.id, emailId: r.email_id, type: r.type })),

@@ -3,6 +3,7 @@
 // "How it works"). `data` is exactly `EmailEventData` (shared/src/webhooks/events.ts).
 import { sql, type SQL } from 'drizzle-orm';
 import type { EmailEventData } from '@edgemail/shared';
+import type { OutboxRows } from '../webhook-outbox/hand-over.js';
 
 /** Every key of `EmailEventData`, so that a change there fails to compile here until the SQL follows. */
 const EVENT_KEYS = ['id', 'project_id', 'sender', 'recipients', 'subject', 'status', 'attempts', 'error_message'] as const satisfies readonly (keyof EmailEventData)[];
@@ -43,9 +44,16 @@ export function emailEventData(c: EventColumns): SQL {
     || case when ${c.status}::text = 'failed' then jsonb_build_object('error_message', ${c.errorMessage}) else '{}'::jsonb end)`;
 }
 
-/** The `[{id, project_id}]` a statement returned, grouped by project for `handOverOutbox`. */
-export function eventsByProject(rows: { id: number | string; project_id: string }[]): Map<string, number[]> {
-  const byProject = new Map<string, number[]>();
-  for (const row of rows) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), Number(row.id)]);
+/**
+ * The `[{id, project_id, settled?}]` a statement returned, grouped by project
+ * for `handOverOutbox`; `settled` marks a row born handed over.
+ */
+export function eventsByProject(rows: { id: number | string; project_id: string; settled?: boolean }[]): Map<string, OutboxRows> {
+  const byProject = new Map<string, OutboxRows>();
+  for (const row of rows) {
+    const entry = byProject.get(row.project_id) ?? { ids: [], settled: [] };
+    (row.settled ? entry.settled : entry.ids).push(Number(row.id));
+    byProject.set(row.project_id, entry);
+  }
   return byProject;
 }

@@ -10,6 +10,7 @@ import type { OutboundResultInput } from '../../contracts/relay-outbound.js';
 import { ageText, retryDelay } from './backoff.js';
 import { emailEventData, eventsByProject } from './events.js';
 import { isHardBounce } from './hard-bounce.js';
+import type { OutboxRows } from '../webhook-outbox/hand-over.js';
 
 export interface RecordedResults {
   /** Email ids whose result counted, in the order reported. */
@@ -17,7 +18,7 @@ export interface RecordedResults {
   /** Email ids whose result did not (the node no longer held that lease), in the order reported. */
   stale: string[];
   /** The outbox rows written, by project, for the hand-over. */
-  events: Map<string, number[]>;
+  events: Map<string, OutboxRows>;
 }
 
 type Settings = Pick<Config, 'outbound.retry_delay' | 'outbound.max_age'>;
@@ -56,7 +57,7 @@ export async function recordResults(db: Db, settings: Settings, nodeId: string, 
     server: r.server, started_at: r.started_at, duration_ms: r.duration_ms, hard_bounce: isHardBounce(r),
     enhanced: formatted(enhancedCode(r.reply)),
   }));
-  const { rows: [row] } = await db.execute<{ accepted: number[] | null; events: { id: number; project_id: string }[] | null }>(sql`
+  const { rows: [row] } = await db.execute<{ accepted: number[] | null; events: { id: number; project_id: string; settled: boolean }[] | null }>(sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as r(
         i int, email_id uuid, attempt int, outcome text, smtp_code int, reply text, server text,
@@ -127,7 +128,7 @@ export async function recordResults(db: Db, settings: Settings, nodeId: string, 
       on conflict (project_id, source, source_ref) where source_ref is not null do nothing
     ),
     events as (
-      -- A row no webhook of the project subscribes to is born handed over: no dispatcher call for it.
+      -- A row no webhook of the project subscribes to is born handed over: no dispatcher call for it (the console stream still gets it).
       insert into ${outbox} (project_id, event, data, handed_over_at)
       select project_id, 'email.' || status::text, ${emailEventData({
         id: sql`email_id`, projectId: sql`project_id`, from: sql`"from"`, recipient: sql`recipient`, subject: sql`subject`,
@@ -140,7 +141,7 @@ export async function recordResults(db: Db, settings: Settings, nodeId: string, 
       returning id, project_id, handed_over_at
     )
     select (select json_agg(i) from decided) as accepted,
-           (select json_agg(json_build_object('id', id, 'project_id', project_id)) from events where handed_over_at is null) as events`);
+           (select json_agg(json_build_object('id', id, 'project_id', project_id, 'settled', handed_over_at is not null)) from events) as events`);
 
   const counted = new Set(row?.accepted ?? []);
   const answer: RecordedResults = { accepted: [], stale: [], events: eventsByProject(row?.events ?? []) };

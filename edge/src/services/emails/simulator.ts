@@ -15,6 +15,7 @@ import type { BounceReport } from '../bounces/report.js';
 import { publicHost } from '../domains/dns-records.js';
 import type { ClaimedRow } from './claim.js';
 import { recordResults } from './results.js';
+import type { OutboxRows } from '../webhook-outbox/hand-over.js';
 
 export const SIMULATOR_ADDRESSES = ['delivered', 'bounce', 'complaint', 'defer'] as const;
 export type SimulatorAddress = (typeof SIMULATOR_ADDRESSES)[number];
@@ -88,7 +89,7 @@ export function splitSimulated(settings: Pick<Config, 'server.public_url'>, rows
  */
 export async function settleSimulated(
   db: Db, settings: Settings, nodeId: string, domain: string, simulated: { row: ClaimedRow; kind: SimulatorAddress | 'unknown' }[],
-): Promise<Map<string, number[]>[]> {
+): Promise<Map<string, OutboxRows>[]> {
   if (!simulated.length) return [];
   const results = await recordResults(db, settings, nodeId, simulated.map(({ row, kind }) => simulatedResult(row, kind)));
   const counted = new Set(results.accepted);

@@ -9,13 +9,14 @@ import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { emailEventData, eventsByProject } from './events.js';
 import type { JobFailure } from './jobs.js';
+import type { OutboxRows } from '../webhook-outbox/hand-over.js';
 
 /**
  * Fails the recipients (still leased to `nodeId`) with their problem as
  * `error_message`, and writes their `email.failed` events; answers the outbox
  * rows by project for the hand-over.
  */
-export async function failClaimed(db: Db, nodeId: string, failures: JobFailure[]): Promise<Map<string, number[]>> {
+export async function failClaimed(db: Db, nodeId: string, failures: JobFailure[]): Promise<Map<string, OutboxRows>> {
   if (!failures.length) return new Map();
   const { rows } = await db.execute<{ id: string; project_id: string }>(sql`
     with input as (

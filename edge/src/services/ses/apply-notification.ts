@@ -11,6 +11,7 @@ import type { SesWebhookResult } from '../../contracts/ses.js';
 import { recordBounces } from '../bounces/record.js';
 import type { BounceReport } from '../bounces/report.js';
 import type { SesReading } from './ses-notification.js';
+import type { OutboxRows } from '../webhook-outbox/hand-over.js';
 
 type Events = Extract<SesReading, { kind: 'events' }>;
 type RecipientResult = NonNullable<SesWebhookResult['recipients']>[number];
@@ -22,7 +23,7 @@ type EmailRow = { id: string; project_id: string; status: string; address: strin
 export interface AppliedNotification {
   recipients: RecipientResult[];
   /** Outbox rows written, by project, for `handOverOutbox`. */
-  events: Map<string, number[]>;
+  events: Map<string, OutboxRows>;
 }
 
 /** `snsMessageId` makes each recipient's report unique: SNS redelivers with the same MessageId. */

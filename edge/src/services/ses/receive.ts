@@ -12,11 +12,12 @@ import { readSesNotification } from './ses-notification.js';
 import { signatureProblem } from './sns-signature.js';
 import { snsUrl } from './sns-urls.js';
 import { signingCertificate } from './signing-certificates.js';
+import type { OutboxRows } from '../webhook-outbox/hand-over.js';
 
 export interface Received {
   result: SesWebhookResult;
   /** Outbox rows written, by project, for `handOverOutbox`. */
-  events: Map<string, number[]>;
+  events: Map<string, OutboxRows>;
 }
 
 type SesConfig = Pick<Config, 'ses.topic_arns' | 'ses.extra_sns_url_prefixes'>;
@@ -30,7 +31,7 @@ export async function receiveSnsMessage(db: Db, config: SesConfig, body: string,
   if (!config['ses.topic_arns'].includes(message.TopicArn)) {
     throw forbidden(`topic ${message.TopicArn} is not in ses.topic_arns`);
   }
-  const none = new Map<string, number[]>();
+  const none = new Map<string, OutboxRows>();
   switch (message.Type) {
     case 'SubscriptionConfirmation': {
       const target = snsUrl(message.SubscribeURL, 'SubscribeURL', config['ses.extra_sns_url_prefixes']);

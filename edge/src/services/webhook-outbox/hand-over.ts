@@ -1,14 +1,33 @@
-// Handing events to the project's WebhookDispatcher. Called after the response
-// (`waitUntil`), so a slow dispatcher never delays the request that wrote the
-// event; a hand-over that never happens is made good by the cron sweep.
+// Handing events to the project's WebhookDispatcher and, side by side, to its
+// console EventStream. Called after the response (`waitUntil`), so neither
+// delays the request that wrote the event; a hand-over that never happens is
+// made good by the cron sweep, which calls this too.
 import type { Bindings } from '../../env.js';
+import { publishOutbox } from '../event-stream/publish.js';
+
+/**
+ * One project's outbox rows from one statement: `ids` for the dispatcher and
+ * the stream; `settled`, rows born handed over (no webhook of the project
+ * subscribes to their event, so no dispatcher call), for the stream alone.
+ */
+export interface OutboxRows { ids: number[]; settled: number[] }
 
 const dispatcherOf = (env: Bindings, projectId: string) =>
   env.WEBHOOK_DISPATCHER.get(env.WEBHOOK_DISPATCHER.idFromName(projectId));
 
-/** Hands committed outbox rows of one project to its dispatcher, which delivers them. */
-export async function handOverOutbox(env: Bindings, projectId: string, outboxIds: number[]): Promise<void> {
-  if (!outboxIds.length) return;
+/**
+ * Hands committed outbox rows of one project to its dispatcher, which delivers
+ * them, and to its event stream (which drops a row it already has).
+ */
+export async function handOverOutbox(env: Bindings, projectId: string, rows: number[] | OutboxRows): Promise<void> {
+  const { ids, settled } = Array.isArray(rows) ? { ids: rows, settled: [] } : rows;
+  await Promise.all([
+    ids.length ? dispatch(env, projectId, ids) : undefined,
+    publishOutbox(env, projectId, [...ids, ...settled].sort((a, b) => a - b)),
+  ]);
+}
+
+async function dispatch(env: Bindings, projectId: string, outboxIds: number[]): Promise<void> {
   try {
     await dispatcherOf(env, projectId).dispatch(projectId, outboxIds);
   } catch (e) {

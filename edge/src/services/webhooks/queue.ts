@@ -11,6 +11,7 @@ import type { AttemptOutcome } from './attempt.js';
 /** A delivery claimed for one attempt, with what the attempt needs. */
 export interface ClaimedDelivery {
   id: string;
+  webhookId: string;
   /** The outbox row it was made from, for a first attempt out of `fanOut`. */
   outboxId: number | null;
   event: string;
@@ -22,10 +23,10 @@ export interface ClaimedDelivery {
   secretSealed: string;
 }
 
-type ClaimedRow = { id: string; outbox_id: string | number | null; event: string; event_at: string | Date; data: unknown; attempts: number; url: string; secret_sealed: string };
+type ClaimedRow = { id: string; webhook_id: string; outbox_id: string | number | null; event: string; event_at: string | Date; data: unknown; attempts: number; url: string; secret_sealed: string };
 
 const claimed = (rows: ClaimedRow[]): ClaimedDelivery[] => rows.map((r) => ({
-  id: r.id, outboxId: r.outbox_id === null ? null : Number(r.outbox_id), event: r.event, eventAt: new Date(r.event_at), data: r.data, attempt: r.attempts, url: r.url, secretSealed: r.secret_sealed,
+  id: r.id, webhookId: r.webhook_id, outboxId: r.outbox_id === null ? null : Number(r.outbox_id), event: r.event, eventAt: new Date(r.event_at), data: r.data, attempt: r.attempts, url: r.url, secretSealed: r.secret_sealed,
 }));
 
 // The sender a filter is matched against: the bare address, lower case (a
@@ -55,7 +56,7 @@ export async function fanOut(db: Db, projectId: string, outboxIds: number[], lea
       on conflict (webhook_id, outbox_id) do nothing
       returning id, webhook_id, outbox_id, event, event_at, data, attempts
     )
-    select i.id, i.outbox_id, i.event, i.event_at, i.data, i.attempts, w.url, w.secret_sealed
+    select i.id, i.webhook_id, i.outbox_id, i.event, i.event_at, i.data, i.attempts, w.url, w.secret_sealed
     from inserted i join ${webhooks} w on w.id = i.webhook_id`);
   return claimed(rows);
 }
@@ -80,7 +81,7 @@ export async function claimDue(db: Db, projectId: string, opts: { maxAttempts: n
         order by next_attempt_at
         limit ${opts.limit}
         for update skip locked)
-      returning d.id, d.outbox_id, d.event, d.event_at, d.data, d.attempts, w.url, w.secret_sealed`),
+      returning d.id, d.webhook_id, d.outbox_id, d.event, d.event_at, d.data, d.attempts, w.url, w.secret_sealed`),
   ]);
   return claimed(rows);
 }
