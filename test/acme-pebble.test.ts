@@ -7,7 +7,8 @@
 // naming mx1.example.net on the first node presents it. Renewal: with
 // not_after moved within 30 days, the second node orders again, and Pebble's
 // validation request reaches the FIRST node's responder, which answers from
-// the edge (the challenge the second node published there).
+// the edge (the challenge the second node published there). A failed
+// validation is kept for operators and holds the host back.
 // Needs the `pebble` and `pebble-challtestsrv` binaries (Debian package
 // `pebble`); skipped with a message naming them when they are missing.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -198,5 +199,20 @@ describe.skipIf(missing.length > 0)('ACME with Pebble', () => {
     expect(after.id).toBe(before.id);
     // And it is not ordered a third time.
     expect(await first.acme!.manager.checkNow()).toEqual({ [HOST]: 'not_due' });
+  });
+
+  it('a failed validation: the CA\'s detail in the node\'s log and in acme_leases.last_error, the host held an hour', async () => {
+    await env.stack.sql.query(`UPDATE certificates SET not_after = now() + interval '20 days' WHERE name = $1`, [NAME]);
+    // Nothing answers on Pebble's httpPort any more: the first node's responder is the one it reaches.
+    await first.acme!.stop();
+    expect(await second.acme!.manager.checkNow()).toEqual({ [HOST]: 'failed' });
+    const failed = logs.filter((l) => l.message === 'acme: order failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.fields).toMatchObject({ host: HOST, failures: 1, error: expect.stringMatching(/^Get "http:\/\/mx1\.example\.net:\d+\/\.well-known\/acme-challenge\/[\w-]+": .*connection refused$/) });
+    const [lease] = (await env.stack.sql.query(`SELECT last_error, expires_at > now() + interval '59 minutes' AS held FROM acme_leases WHERE host = $1`, [HOST])).rows;
+    expect(lease).toEqual({ last_error: failed[0]!.fields!.error, held: true });
+    expect((await env.stack.sql.query('SELECT count(*)::int AS n FROM acme_challenges')).rows).toEqual([{ n: 0 }]);
+    // The failed node waits before it asks again (and the edge holds the host for every node: test/acme-relay.test.ts).
+    expect(await second.acme!.manager.checkNow()).toEqual({ [HOST]: 'backing_off' });
   });
 });
