@@ -134,6 +134,21 @@ describe('edgemail export-api-spec', () => {
     const doc = JSON.parse(readFileSync(out, 'utf8'));
     await validate(doc);
     for (const p of Object.keys(doc.paths ?? {})) expect(p).toMatch(/^\/app\/api(\/|$)/);
+    // A real document: the console's sign-in routes (docs/console.md), each with its operationId.
+    expect(operations(doc).map(label)).toEqual(expect.arrayContaining(['POST /app/api/session', 'GET /app/api/session', 'DELETE /app/api/session']));
+    expect(operations(doc).find((o) => label(o) === 'POST /app/api/session')?.op.operationId).toBe('postSession');
+  });
+
+  it('every operation of every surface has an operationId, unique within its document (client generators name functions by it)', async () => {
+    // Built in-process, as export-api-spec builds them (the command itself is tested above).
+    const [{ buildApp }, { openApiDocument }] = await Promise.all([import('../edge/src/app.js'), import('../edge/src/openapi.js')]);
+    const app = buildApp();
+    for (const doc of [served, ...(['app', 'relay', 'webhooks'] as const).map((s) => openApiDocument(app, s))]) {
+      const ids = operations(doc).map((o) => o.op.operationId);
+      for (const [i, o] of operations(doc).entries()) expect(ids[i], label(o)).toMatch(/^[a-z][A-Za-z0-9]+$/);
+      expect(new Set(ids).size).toBe(ids.length);
+    }
+    expect(operations(served).find((o) => label(o) === 'POST /api/v1/api-keys/{id}/revoke')?.op.operationId).toBe('postApiKeysByIdRevoke');
   });
 
   it('--surface all writes one suffixed file per surface', async () => {
