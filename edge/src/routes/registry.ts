@@ -135,6 +135,7 @@ export const apiRoutes: MountableRoute[] = [
 ];
 
 // Console routes (`/app/api`): browser sessions only.
+import * as followEvents from './app/events/stream.js';
 import * as signIn from './app/session/create.js';
 import * as whoAmI from './app/session/get.js';
 import * as signOut from './app/session/delete.js';
@@ -145,6 +146,7 @@ import * as confirmTotp from './app/account/totp-confirm.js';
 import * as disableTotp from './app/account/totp-delete.js';
 
 export const appRoutes: MountableRoute[] = [
+  mountable(followEvents),
   mountable(signIn), mountable(whoAmI), mountable(signOut), mountable(signOutAll), mountable(switchProject),
   mountable(startTotp), mountable(confirmTotp), mountable(disableTotp),
 ];
