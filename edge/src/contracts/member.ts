@@ -131,7 +131,7 @@ export const AcceptedInvitationSchema = z
   .openapi('AcceptedInvitation');
 
 export const PasswordResetRequestSchema = z
-  .object({ email: z.string().max(320, 'must be at most 320 characters') })
+  .object({ email: InviteeAddress })
   .strict()
   .openapi('PasswordResetRequest');
 

@@ -81,6 +81,12 @@ import * as listMemberGroups from './api/member-groups/list.js';
 import * as createMemberGroup from './api/member-groups/create.js';
 import * as updateMemberGroup from './api/member-groups/update.js';
 import * as deleteMemberGroup from './api/member-groups/delete.js';
+import * as createInvitation from './api/invitations/create.js';
+import * as listInvitations from './api/invitations/list.js';
+import * as revokeInvitation from './api/invitations/revoke.js';
+import * as acceptInvitation from './app/invitations/accept.js';
+import * as requestPasswordReset from './app/password-reset/request.js';
+import * as completePasswordReset from './app/password-reset/complete.js';
 import * as createTemplate from './api/templates/create.js';
 import * as listTemplates from './api/templates/list.js';
 import * as getTemplate from './api/templates/get.js';
@@ -132,10 +138,10 @@ export const apiRoutes: MountableRoute[] = [
   // `leave` is a POST, `{userId}` PATCH and DELETE only: no clash.
   mountable(listMembers), mountable(updateMember), mountable(removeMember), mountable(leaveProject),
   mountable(listMemberGroups), mountable(createMemberGroup), mountable(updateMemberGroup), mountable(deleteMemberGroup),
+  mountable(createInvitation), mountable(listInvitations), mountable(revokeInvitation),
 ];
 
 // Console routes (`/app/api`): browser sessions only.
-import * as followEvents from './app/events/stream.js';
 import * as signIn from './app/session/create.js';
 import * as whoAmI from './app/session/get.js';
 import * as signOut from './app/session/delete.js';
@@ -146,7 +152,7 @@ import * as confirmTotp from './app/account/totp-confirm.js';
 import * as disableTotp from './app/account/totp-delete.js';
 
 export const appRoutes: MountableRoute[] = [
-  mountable(followEvents),
+  mountable(acceptInvitation), mountable(requestPasswordReset), mountable(completePasswordReset),
   mountable(signIn), mountable(whoAmI), mountable(signOut), mountable(signOutAll), mountable(switchProject),
   mountable(startTotp), mountable(confirmTotp), mountable(disableTotp),
 ];

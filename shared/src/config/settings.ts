@@ -137,8 +137,10 @@ export const settings = {
   // Console browser sessions (docs/console.md).
   'console.session_idle_timeout': { ...duration(28_800_000, 'A console session unused this long is void (idle expiry: its last request plus this); `last_seen_at` moves at most once a minute. At least 1m.'), schema: z.number().int().min(60_000) },
   'console.session_max_age': { ...duration(604_800_000, 'A console session is void this long after sign-in however it is used (absolute expiry, fixed when it is opened). At least 1m.'), schema: z.number().int().min(60_000) },
-
-  'console.events_session_check': { ...duration(5_000, 'How often an open console event stream (`GET /app/api/events`) re-checks its session: a stream whose session was signed out, expired or left the project ends within this time plus one database query. One query per project per check, whatever the number of streams. 500ms to 1m.'), schema: z.number().int().min(500).max(60_000) },
+  // People (docs/console.md, "Invitations", "Password reset"): mailed links, single use.
+  'console.invitation_ttl': { ...duration(604_800_000, 'How long the link in an invitation mail can be accepted; once, in that time. 1h to 30d.'), schema: z.number().int().min(3_600_000).max(2_592_000_000) },
+  'console.password_reset_ttl': { ...duration(3_600_000, 'How long the link in a password reset mail can be used; once, in that time. 5m to 24h.'), schema: z.number().int().min(300_000).max(86_400_000) },
+  'console.mail_from': string('', 'The From of the mail the service sends itself (invitations, password resets), as `address` or `Name <address>`. Empty: `edgemail <no-reply@<host of server.public_url>>` (`localhost` when that host is an IP address). The mail is DKIM-signed when that domain is registered and verified in the system-mail project (docs/console.md).', { schema: z.string().regex(/^$|^(?:[^<>@]*<[^\s@<>]+@[^\s@<>]+\.?[^\s@<>]*>|[^\s@<>]+@[^\s@<>]+)$/, 'expected `address` or `Name <address>`') }),
 
   'audit_log_retention_days': integer(90, 'Days audit events are kept; 0 keeps them forever.'),
   'audit.queue_size': integer(1000, 'Audit events an isolate holds before writing them; beyond it events are dropped and each drop logged.'),
