@@ -43,6 +43,15 @@ describe('asking for a link', () => {
     expect(mail.project_id).toBe('00000000-0000-4000-8000-00000000e0a1');
     expect(await mailsTo('nobody@acme.example')).toEqual([]);
     expect((await stack.sql.query('SELECT count(*)::int AS n FROM password_resets')).rows[0].n).toBe(1);
+
+    // Asked again within the minute: the same 202, no second mail. A mail to another account,
+    // asked for afterwards, is the sign that the request before it was handled.
+    expect((await post('/app/api/password-reset', { email: acme.user.email }, ip)).body).toEqual(ANSWER);
+    const { rows: [other] } = await stack.sql.query(`INSERT INTO users (email) VALUES ('other@acme.example') RETURNING id`);
+    await post('/app/api/password-reset', { email: 'other@acme.example' }, ip);
+    await eventually(() => mailsTo('other@acme.example'), (rows) => rows.length === 1);
+    expect(await mailsTo(acme.user.email)).toHaveLength(1);
+    await stack.sql.query('DELETE FROM users WHERE id = $1', [other.id]);
   });
 
   test('a malformed address is 400; the limiter counts each client address', async () => {

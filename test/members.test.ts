@@ -102,6 +102,23 @@ describe('roles', () => {
     expect(await roleOf(people.owner.id)).toMatchObject({ role: 'owner' });
   });
 
+  test('two owners demoting each other at once: one wins, one owner remains', async () => {
+    const second = await seedUser('second-owner@acme.example', 'owner');
+    const secondCookie = await sessionCookie(stack, second);
+    const [a, b] = await Promise.all([
+      as('owner', 'PATCH', `/api/v1/members/${second}`, { role: 'member' }),
+      stack.call('PATCH', `/api/v1/members/${people.owner.id}`, { headers: { cookie: secondCookie, origin: stack.url, 'X-Service-Project-Id': acme.project.id }, body: { role: 'member' } }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const { rows } = await stack.sql.query(`SELECT user_id FROM memberships WHERE project_id = $1 AND role = 'owner'`, [acme.project.id]);
+    expect(rows).toHaveLength(1);
+    // Back as it was for the tests after this one.
+    if (rows[0].user_id !== people.owner.id) {
+      await stack.sql.query(`UPDATE memberships SET role = 'owner' WHERE project_id = $1 AND user_id = $2`, [acme.project.id, people.owner.id]);
+    }
+    await stack.sql.query('DELETE FROM memberships WHERE project_id = $1 AND user_id = $2', [acme.project.id, second]);
+  });
+
   test('unknown members are 404; an empty change is 400', async () => {
     expect((await as('admin', 'PATCH', `/api/v1/members/${crypto.randomUUID()}`, { role: 'admin' })).status).toBe(404);
     expect((await as('admin', 'DELETE', `/api/v1/members/${crypto.randomUUID()}`)).status).toBe(404);
