@@ -7,6 +7,7 @@ import { runWebhooksBench } from './webhooks.js';
 import { runSendBench } from './send.js';
 import { runSubmissionBench } from './submission.js';
 import { runTemplatesBench } from './templates.js';
+import { runTlsBench } from './tls.js';
 
 const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Promise<void> }> = {
   api: {
@@ -32,6 +33,10 @@ const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Pro
   templates: {
     summary: 'renders/s of a realistic template (preview route, and the engine alone), and a template send\'s latency over a plain send of the same content  [--duration 10] [--connections 8] [--rounds 2] [--renders 20000]',
     run: runTemplatesBench,
+  },
+  tls: {
+    summary: 'STARTTLS handshakes/s with per-handshake certificate resolution (SNI, assigned) vs one static certificate, same node and run; the certificate poll\'s 304 vs 200  [--seconds 5] [--rounds 3] [--connections 16]',
+    run: runTlsBench,
   },
   send: {
     summary: 'send API vs health throughput; delivery msg/s with 1 and 2 relay nodes vs Postfix, to smtp-sink  [--duration 10] [--connections 32] [--rounds 2] [--messages 2000] [--concurrency 20]',

@@ -8,11 +8,16 @@ import { eq, sql } from 'drizzle-orm';
 import { certificates } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import { seal, unseal } from '../../crypto/seal.js';
-import type { CertificateMeta } from './inspect.js';
 
 /** The additional data the private key is sealed with: a value sealed for another column will not open here. */
 export const PRIVATE_KEY_CONTEXT = 'certificates.private_key';
 const SELF_SIGNED_NAME = 'self-signed';
+
+/** The metadata columns, as inspectPair reads them (kept structural: this file is also loaded outside the Worker). */
+export interface StoredMeta {
+  subject: string; issuerSubject: string; hosts: string[]; algorithm: string; keySize: number;
+  serialNumber: string; fingerprintSha256: string; notBefore: Date;
+}
 
 export interface ListenerCertificate {
   certificate: string;
@@ -50,7 +55,7 @@ export const RENEWAL_WINDOW_DAYS = 30;
  * such offer moves the stored end out of the window, so later ones lose.
  */
 export async function offerSelfSigned(
-  db: Db, encryptionKey: string, offer: { certificate: string; privateKey: string; notAfter: Date; meta?: CertificateMeta },
+  db: Db, encryptionKey: string, offer: { certificate: string; privateKey: string; notAfter: Date; meta?: StoredMeta },
 ): Promise<ListenerCertificate> {
   const sealed = await seal(offer.privateKey, encryptionKey, PRIVATE_KEY_CONTEXT);
   const m = offer.meta;
