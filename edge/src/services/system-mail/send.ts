@@ -18,6 +18,7 @@ import { domains, emails, outboundMessages, projects } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { newDomainKey } from '../domains/keys.js';
+import { formatMailbox, parseOneMailbox } from '../../contracts/email-address.js';
 
 export const SYSTEM_MAIL_PROJECT_ID = '00000000-0000-4000-8000-00000000e0a1';
 export const SYSTEM_MAIL_PROJECT_NAME = 'edgemail system mail';
@@ -53,8 +54,13 @@ export interface SystemMail {
 export function systemMailFrom(config: Pick<Config, 'console.mail_from' | 'server.public_url'>): { header: string; domain: string } {
   const configured = config['console.mail_from'];
   if (configured) {
-    const address = /<([^>]+)>/.exec(configured)?.[1] ?? configured;
-    return { header: configured, domain: address.slice(address.lastIndexOf('@') + 1).toLowerCase() };
+    // Written again from its parts, as a send's From is (a name with a comma gets quoted).
+    // The setting's own check allows `Name <address>` with any name: what the parser refuses is split at `<`.
+    const mailbox = parseOneMailbox(configured);
+    const angle = /^([^<]*)<([^>]+)>$/.exec(configured.trim());
+    const [name, address] = !('problem' in mailbox) ? [mailbox.name, mailbox.addrSpec]
+      : angle ? [angle[1]!.trim().replace(/^"|"$/g, ''), angle[2]!.trim()] : ['', configured.trim()];
+    return { header: formatMailbox(name, address), domain: address.slice(address.lastIndexOf('@') + 1).toLowerCase() };
   }
   const host = new URL(config['server.public_url']).hostname.replace(/^\[|\]$/g, '');
   const domain = /^[\d.]+$/.test(host) || host.includes(':') ? 'localhost' : host.toLowerCase();
