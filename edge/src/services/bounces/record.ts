@@ -8,7 +8,7 @@ import type { Db } from '../../db/client.js';
 import { eventsByProject } from '../emails/events.js';
 import { bounceEventData } from './event-data.js';
 import type { BounceReport, BounceType } from './report.js';
-import type { OutboxRows } from '../webhook-outbox/hand-over.js';
+import type { OutboxRows } from '../emails/events.js';
 
 export interface RecordedBounce {
   /** The new `bounces` row. */

@@ -3,7 +3,6 @@
 // "How it works"). `data` is exactly `EmailEventData` (shared/src/webhooks/events.ts).
 import { sql, type SQL } from 'drizzle-orm';
 import type { EmailEventData } from '@edgemail/shared';
-import type { OutboxRows } from '../webhook-outbox/hand-over.js';
 
 /** Every key of `EmailEventData`, so that a change there fails to compile here until the SQL follows. */
 const EVENT_KEYS = ['id', 'project_id', 'sender', 'recipients', 'subject', 'status', 'attempts', 'error_message'] as const satisfies readonly (keyof EmailEventData)[];
@@ -43,6 +42,14 @@ export function emailEventData(c: EventColumns): SQL {
       'status', ${c.status}::text, 'attempts', ${c.attempts})
     || case when ${c.status}::text = 'failed' then jsonb_build_object('error_message', ${c.errorMessage}) else '{}'::jsonb end)`;
 }
+
+/**
+ * One project's outbox rows from one statement, for `handOverOutbox`: `ids`
+ * for the dispatcher and the console's event stream; `settled`, rows born
+ * handed over (no webhook of the project subscribes to their event, so no
+ * dispatcher call), for the stream alone.
+ */
+export interface OutboxRows { ids: number[]; settled: number[] }
 
 /**
  * The `[{id, project_id, settled?}]` a statement returned, grouped by project

@@ -10,7 +10,7 @@ import type { OutboundResultInput } from '../../contracts/relay-outbound.js';
 import { ageText, retryDelay } from './backoff.js';
 import { emailEventData, eventsByProject } from './events.js';
 import { isHardBounce } from './hard-bounce.js';
-import type { OutboxRows } from '../webhook-outbox/hand-over.js';
+import type { OutboxRows } from './events.js';
 
 export interface RecordedResults {
   /** Email ids whose result counted, in the order reported. */

@@ -15,7 +15,7 @@ import type { BounceReport } from '../bounces/report.js';
 import { publicHost } from '../domains/dns-records.js';
 import type { ClaimedRow } from './claim.js';
 import { recordResults } from './results.js';
-import type { OutboxRows } from '../webhook-outbox/hand-over.js';
+import type { OutboxRows } from './events.js';
 
 export const SIMULATOR_ADDRESSES = ['delivered', 'bounce', 'complaint', 'defer'] as const;
 export type SimulatorAddress = (typeof SIMULATOR_ADDRESSES)[number];

@@ -9,7 +9,7 @@ import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { emailEventData, eventsByProject } from './events.js';
 import type { JobFailure } from './jobs.js';
-import type { OutboxRows } from '../webhook-outbox/hand-over.js';
+import type { OutboxRows } from './events.js';
 
 /**
  * Fails the recipients (still leased to `nodeId`) with their problem as

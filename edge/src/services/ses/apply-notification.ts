@@ -11,7 +11,7 @@ import type { SesWebhookResult } from '../../contracts/ses.js';
 import { recordBounces } from '../bounces/record.js';
 import type { BounceReport } from '../bounces/report.js';
 import type { SesReading } from './ses-notification.js';
-import type { OutboxRows } from '../webhook-outbox/hand-over.js';
+import type { OutboxRows } from '../emails/events.js';
 
 type Events = Extract<SesReading, { kind: 'events' }>;
 type RecipientResult = NonNullable<SesWebhookResult['recipients']>[number];

@@ -12,7 +12,7 @@ import { readSesNotification } from './ses-notification.js';
 import { signatureProblem } from './sns-signature.js';
 import { snsUrl } from './sns-urls.js';
 import { signingCertificate } from './signing-certificates.js';
-import type { OutboxRows } from '../webhook-outbox/hand-over.js';
+import type { OutboxRows } from '../emails/events.js';
 
 export interface Received {
   result: SesWebhookResult;

@@ -4,13 +4,7 @@
 // made good by the cron sweep, which calls this too.
 import type { Bindings } from '../../env.js';
 import { publishOutbox } from '../event-stream/publish.js';
-
-/**
- * One project's outbox rows from one statement: `ids` for the dispatcher and
- * the stream; `settled`, rows born handed over (no webhook of the project
- * subscribes to their event, so no dispatcher call), for the stream alone.
- */
-export interface OutboxRows { ids: number[]; settled: number[] }
+import type { OutboxRows } from '../emails/events.js';
 
 const dispatcherOf = (env: Bindings, projectId: string) =>
   env.WEBHOOK_DISPATCHER.get(env.WEBHOOK_DISPATCHER.idFromName(projectId));
