@@ -225,6 +225,28 @@ describe('isolation and credentials', () => {
     await env.stack.sql.query('DELETE FROM webhooks');
   });
 
+  test('the stream follows the session\'s current project (PUT /app/api/session/project), else the user\'s default', async () => {
+    await env.stack.sql.query(`INSERT INTO memberships (project_id, user_id, role) VALUES ($1, $2, 'admin')`, [env.other.project.id, env.tenant.user.id]);
+    const switched = await sessionCookie(env.stack, env.tenant.user.id);
+    const put = await env.stack.call('PUT', '/app/api/session/project', { headers: { cookie: switched, origin: env.stack.url }, body: { project_id: env.other.project.id } });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const inGlobex = await follow(switched);
+    const inAcme = await follow(owner);
+
+    const hook = (project: string, path: string) => env.stack.call('POST', '/api/v1/webhooks', {
+      token: env.admin, headers: { 'X-Service-Project-Id': project }, body: { url: `${receiver.url}/${path}`, events: ['inbound.received'] },
+    });
+    expect((await hook(env.other.project.id, 'globex-2')).status).toBe(201);
+    expect((await hook(env.tenant.project.id, 'acme-2')).status).toBe(201);
+    const [globexEvent] = await inGlobex.waitFor(1, named('audit'));
+    const [acmeEvent] = await inAcme.waitFor(1, named('audit'));
+    expect(payload(globexEvent!).data.project_id).toBe(env.other.project.id);
+    expect(payload(acmeEvent!).data.project_id).toBe(env.tenant.project.id);
+    expect(inGlobex.events.some((e) => e.data.includes(env.tenant.project.id))).toBe(false);
+    await env.stack.sql.query('DELETE FROM webhooks');
+    await env.stack.sql.query('DELETE FROM memberships WHERE project_id = $1 AND user_id = $2', [env.other.project.id, env.tenant.user.id]);
+  });
+
   test('an API key or platform credential is refused, with or without a session cookie; no credential is 401', async () => {
     const key = await env.stack.call('GET', '/app/api/events', { token: env.keys.manager });
     expect(key.status).toBe(403);
