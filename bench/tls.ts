@@ -19,7 +19,8 @@ import { loadTarget, toRun } from './support/load.js';
 import { finishRun, startRun } from './support/results.js';
 import { benchSettings, bootstrap, cleanups, withStack } from './support/stack.js';
 import type { TlsListenerChildMessage, TlsListenerChildStart } from './support/tls-listener-child.js';
-import type { RunResult } from './support/types.js';
+import { countTransactions } from './support/transactions.js';
+import type { RunResult, TransactionCount } from './support/types.js';
 
 const DEFAULTS = { seconds: 5, rounds: 3, connections: 16, warmup: 2, 'http-seconds': 5, 'http-connections': 8 };
 /** Resolving keeps at least this share of the static listener's handshakes per second. */
@@ -54,7 +55,7 @@ function handshake(port: number): Promise<void> {
 }
 
 /** `connections` clients, each handshaking back to back for `seconds`; handshakes per second. */
-async function handshakeRound(port: number, seconds: number, connections: number): Promise<{ perSecond: number; errors: number }> {
+async function handshakeRound(port: number, seconds: number, connections: number): Promise<{ perSecond: number; handshakes: number; errors: number }> {
   const end = Date.now() + seconds * 1000;
   let done = 0;
   let errors = 0;
@@ -69,10 +70,12 @@ async function handshakeRound(port: number, seconds: number, connections: number
       }
     }
   }));
-  return { perSecond: done / ((Date.now() - started) / 1000), errors };
+  return { perSecond: done / ((Date.now() - started) / 1000), handshakes: done, errors };
 }
 
-function startListeners(start: TlsListenerChildStart): Promise<{ ports: { resolving: number; static: number }; presents: unknown; stop: () => Promise<void> }> {
+interface Listeners { ports: { resolving: number; static: number }; presents: unknown; cpu(): Promise<number>; stop: () => Promise<void> }
+
+function startListeners(start: TlsListenerChildStart): Promise<Listeners> {
   const child = fork(new URL('./support/tls-listener-child.ts', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
@@ -84,10 +87,20 @@ function startListeners(start: TlsListenerChildStart): Promise<{ ports: { resolv
     }
   };
   cleanups.add(stop);
+  /** The listener process's CPU time so far (user + system), µs. */
+  const cpu = () => new Promise<number>((resolve) => {
+    const answer = (m: TlsListenerChildMessage) => {
+      if (!('cpu' in m)) return;
+      child.off('message', answer);
+      resolve(m.cpu.user + m.cpu.system);
+    };
+    child.on('message', answer);
+    child.send('cpu');
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (m: TlsListenerChildMessage) => {
       if ('error' in m) reject(new Error(`the listener process did not start: ${m.error}`));
-      else resolve({ ports: { resolving: m.resolving, static: m.static }, presents: m.presents, stop: async () => { await stop(); cleanups.delete(stop); } });
+      else if ('resolving' in m) resolve({ ports: { resolving: m.resolving, static: m.static }, presents: m.presents, cpu, stop: async () => { await stop(); cleanups.delete(stop); } });
     });
     void exited.then(() => reject(new Error('the listener process exited')));
     child.send(start);
@@ -125,6 +138,8 @@ export async function runTlsBench(argv: string[]): Promise<void> {
     const listeners = await startListeners({ edgeUrl: stack.url, token: enrolled.token, settings: { SERVICE_SERVER_PUBLIC_URL: stack.url } });
     console.error(`  the node's inbound listener presents ${JSON.stringify(listeners.presents)}`);
     const rounds: Record<'resolving' | 'static', number[]> = { resolving: [], static: [] };
+    // The listener process's CPU µs per handshake: the figure a busy machine disturbs least.
+    const cpuPer: Record<'resolving' | 'static', number[]> = { resolving: [], static: [] };
     let errors = 0;
     try {
       for (const side of ['resolving', 'static'] as const) {
@@ -135,10 +150,13 @@ export async function runTlsBench(argv: string[]): Promise<void> {
         // Alternating which side goes first, so a drift in the machine's load favours neither.
         const order = round % 2 ? (['resolving', 'static'] as const) : (['static', 'resolving'] as const);
         for (const side of order) {
+          const cpuBefore = await listeners.cpu();
           const r = await handshakeRound(listeners.ports[side], flags.seconds, flags.connections);
+          const cpuUs = (await listeners.cpu()) - cpuBefore;
           errors += r.errors;
           rounds[side].push(r.perSecond);
-          console.error(`  round ${round} ${side}: ${r.perSecond.toFixed(0)} handshakes/s${r.errors ? `, ${r.errors} errors` : ''}`);
+          cpuPer[side].push(cpuUs / r.handshakes);
+          console.error(`  round ${round} ${side}: ${r.perSecond.toFixed(0)} handshakes/s, ${(cpuUs / r.handshakes).toFixed(0)} µs listener CPU each${r.errors ? `, ${r.errors} errors` : ''}`);
         }
       }
     } finally {
@@ -146,10 +164,12 @@ export async function runTlsBench(argv: string[]): Promise<void> {
     }
 
     // The poll: 304 (unchanged) against 200 (the bundle), same node credential.
-    const generation = Number((await (await fetch(`${stack.url}/relay/v1/certificates`, { headers: { authorization: `Bearer ${enrolled.token}` } })).json() as { generation: number }).generation);
+    const bundleText = await (await fetch(`${stack.url}/relay/v1/certificates`, { headers: { authorization: `Bearer ${enrolled.token}` } })).text();
+    const bundleBytes = Buffer.byteLength(bundleText);
+    const generation = Number((JSON.parse(bundleText) as { generation: number }).generation);
     const auth = { authorization: `Bearer ${enrolled.token}` };
     const targets = [
-      { name: '304 unchanged', path: '/relay/v1/certificates', headers: { ...auth, 'if-none-match': `"${generation}"` } },
+      { name: '304 unchanged', path: '/relay/v1/certificates', headers: { ...auth, 'if-none-match': `"${generation}"` }, expectStatus: 304 },
       { name: '200 bundle', path: '/relay/v1/certificates', headers: auth },
     ];
     const http: Record<string, RunResult[]> = { '304 unchanged': [], '200 bundle': [] };
@@ -165,6 +185,12 @@ export async function runTlsBench(argv: string[]): Promise<void> {
       }
     }
 
+    const counted: Record<string, TransactionCount> = {};
+    for (const t of targets) {
+      console.error(`  counting database transactions: 100 sequential ${t.name} requests`);
+      counted[t.name] = await countTransactions(stack, t, 100);
+    }
+
     const resolving = mean(rounds.resolving);
     const fixed = mean(rounds.static);
     const ratio = resolving / fixed;
@@ -176,14 +202,18 @@ export async function runTlsBench(argv: string[]): Promise<void> {
     console.log('listener                         handshakes/s  per round');
     console.log(`resolving (SNI, assigned)        ${resolving.toFixed(0).padStart(12)}  ${rounds.resolving.map((x) => x.toFixed(0)).join(', ')}`);
     console.log(`static (one context, no lookup)  ${fixed.toFixed(0).padStart(12)}  ${rounds.static.map((x) => x.toFixed(0)).join(', ')}`);
+    const cpuResolving = mean(cpuPer.resolving);
+    const cpuStatic = mean(cpuPer.static);
     console.log(`resolving / static: ${ratio.toFixed(3)}${errors ? ` (${errors} handshake errors)` : ''}`);
+    console.log(`listener CPU per handshake: resolving ${cpuResolving.toFixed(0)} µs, static ${cpuStatic.toFixed(0)} µs (static / resolving ${(cpuStatic / cpuResolving).toFixed(3)}: the throughput ratio a CPU-bound listener would reach)`);
     console.log(`goal: per-handshake resolution keeps >= ${GOAL_RATIO} of the static handshake rate: ${pass ? 'PASS' : 'BELOW'}`);
     console.log('');
     console.log(`GET /relay/v1/certificates  304: ${notModified.requestsPerSecond.toFixed(0)} req/s, p50 ${notModified.p50Ms.toFixed(1)} ms   200: ${bundle.requestsPerSecond.toFixed(0)} req/s, p50 ${bundle.p50Ms.toFixed(1)} ms   (304/200 throughput ${(notModified.requestsPerSecond / bundle.requestsPerSecond).toFixed(2)})`);
+    console.log(`  database transactions per request: 304 ${counted['304 unchanged']!.perRequest.toFixed(2)}, 200 ${counted['200 bundle']!.perRequest.toFixed(2)} (pg_stat_database over 100 sequential requests each; the node credential's check is in both); bytes: 304 0, 200 ${bundleBytes}`);
     finishRun('tls', clock, {
       options: flags,
-      handshakes: { resolving, static: fixed, rounds, errors, ratio, goal: GOAL_RATIO, pass },
-      poll: { notModified, bundle, runs: http },
+      handshakes: { resolving, static: fixed, rounds, errors, ratio, goal: GOAL_RATIO, pass, cpuMicrosPerHandshake: { resolving: cpuResolving, static: cpuStatic, rounds: cpuPer } },
+      poll: { notModified, bundle, runs: http, transactionsPerRequest: { notModified: counted['304 unchanged']!.perRequest, bundle: counted['200 bundle']!.perRequest }, bundleBytes },
     });
   });
 }

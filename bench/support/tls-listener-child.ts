@@ -5,7 +5,8 @@
 // takes the node's per-handshake choice (SNICallback: the spec's order),
 // `static` has one context and no callback (resolution bypassed). Both in one
 // process, so a round against either runs on the same CPU, heap and
-// certificate. Reports the two ports over IPC; `stop` ends it.
+// certificate. Reports the two ports over IPC; `cpu` answers its CPU time so
+// far; `stop` ends it.
 import { loadConfig } from '@edgemail/shared';
 import type { SecureContext } from 'node:tls';
 
@@ -23,7 +24,7 @@ export interface TlsListenerChildStart {
   settings: Record<string, string>;
 }
 
-export type TlsListenerChildMessage = { resolving: number; static: number; presents: unknown } | { error: string };
+export type TlsListenerChildMessage = { resolving: number; static: number; presents: unknown } | { error: string } | { cpu: NodeJS.CpuUsage };
 
 const send = (m: TlsListenerChildMessage) => { if (process.connected) process.send!(m); };
 const said = new Set<string>();
@@ -62,6 +63,8 @@ process.once('message', (start: TlsListenerChildStart) => {
     const fixed = await open({ secureContext: presented.secureContext });
     send({ resolving: resolving.server.address().port, static: fixed.server.address().port, presents: tls.presented('inbound') });
     process.on('message', (m) => {
+      // This process's CPU time so far: per handshake, it does not depend on how busy the machine is.
+      if (m === 'cpu') send({ cpu: process.cpuUsage() });
       if (m !== 'stop') return;
       tls.stop();
       let open = 2;

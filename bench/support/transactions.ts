@@ -47,7 +47,7 @@ export async function countTransactions(stack: Stack, target: Target, n: number,
         const i = ++sent;
         const res = await fetch(`${target.baseUrl ?? stack.url}${target.path}`, { method: target.method, body: target.body, headers: target.headers });
         await res.arrayBuffer();
-        const expected = target.method === 'POST' ? 201 : 200;
+        const expected = target.expectStatus ?? (target.method === 'POST' ? 201 : 200);
         if (res.status !== expected) throw new Error(`${target.name}: request ${i} of ${n} answered ${res.status}`);
       }
     }));

@@ -32,6 +32,8 @@ export interface Target {
   baseUrl?: string;
   /** Fail the benchmark unless every response is 200. */
   requireAll200?: boolean;
+  /** The status every response must have when counting transactions; 200 (201 for POST) unless given. */
+  expectStatus?: number;
 }
 
 export interface RunResult {
