@@ -1,7 +1,7 @@
 // The Worker: the HTTP app, the Durable Objects and the scheduled jobs.
 import { buildApp } from './app.js';
 import { connect } from './db/client.js';
-import { settingsOf } from './settings.js';
+import { effectiveSettings } from './services/settings/overrides.js';
 import { purgeAuditEvents } from './services/audit/purge.js';
 import { purgeOutbox, sweepWebhooks } from './services/webhook-outbox/sweep.js';
 import { reverifyDomains } from './services/domains/reverify.js';
@@ -34,7 +34,8 @@ export default {
    * delivery records past `delivery_records_retention_days`.
    */
   async scheduled(controller, env, ctx) {
-    const { config } = settingsOf(env);
+    // With the installation overrides: the retention periods can be changed at run time.
+    const { config } = await effectiveSettings(env);
     const db = connect(config['database.url'], env.LOCAL_NEON_BRIDGE);
     if (controller.cron !== CRON.auditRetention) {
       ctx.waitUntil(sweepWebhooks(db, env).then((r) => {

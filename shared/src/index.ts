@@ -26,3 +26,4 @@ export * from './relay-protocol/acme.js';
 export * from './relay-protocol/outbound.js';
 export * from './relay-protocol/submission.js';
 export * from './relay-protocol/read-answer.js';
+export * from './config/runtime-settings.js';

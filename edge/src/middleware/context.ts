@@ -1,14 +1,15 @@
-// Per-request context: settings (parsed once per isolate, settings.ts), the
-// database handle and the client address.
+// Per-request context: settings (the environment's, parsed once per isolate,
+// with the installation overrides over them: services/settings/overrides.ts),
+// the database handle and the client address.
 import { createMiddleware } from 'hono/factory';
 import { peerAddress, resolveClientAddress } from '@edgemail/shared';
 import { connect } from '../db/client.js';
-import { settingsOf } from '../settings.js';
+import { effectiveSettings } from '../services/settings/overrides.js';
 import type { AppEnv } from '../env.js';
 
 export const requestContext = () =>
   createMiddleware<AppEnv>(async (c, next) => {
-    const { config, isTrustedProxy } = settingsOf(c.env);
+    const { config, isTrustedProxy } = await effectiveSettings(c.env);
     c.set('config', config);
     c.set('db', connect(config['database.url'], c.env.LOCAL_NEON_BRIDGE));
     c.set('clientIp', resolveClientAddress({

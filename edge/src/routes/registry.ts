@@ -73,6 +73,10 @@ import * as listListeners from './admin/listeners/list.js';
 import * as getListener from './admin/listeners/get.js';
 import * as assignListenerCertificate from './admin/listeners/assign.js';
 import * as unassignListenerCertificate from './admin/listeners/unassign.js';
+import * as getSettings from './admin/settings/get.js';
+import * as updateSettings from './admin/settings/update.js';
+import * as getSsoPolicy from './api/project/sso-get.js';
+import * as putSsoPolicy from './api/project/sso-put.js';
 import * as listMembers from './api/members/list.js';
 import * as updateMember from './api/members/update.js';
 import * as removeMember from './api/members/delete.js';
@@ -139,6 +143,7 @@ export const apiRoutes: MountableRoute[] = [
   mountable(listMembers), mountable(updateMember), mountable(removeMember), mountable(leaveProject),
   mountable(listMemberGroups), mountable(createMemberGroup), mountable(updateMemberGroup), mountable(deleteMemberGroup),
   mountable(createInvitation), mountable(listInvitations), mountable(revokeInvitation),
+  mountable(getSettings), mountable(updateSettings), mountable(getSsoPolicy), mountable(putSsoPolicy),
 ];
 
 // Console routes (`/app/api`): browser sessions only.
