@@ -211,6 +211,12 @@ describe('a live node', () => {
     expect(await presentedOverNode(withAcme.submissionPort!, 'mx1.example.net')).toBe(selfSigned);
     await eventually(() => presentedOverNode(withoutAcme.port, 'mx1.example.net'), (f) => f === mx1, 30_000);
     if (hasOpenssl) expect(await presentedOverOpenssl(withAcme.port, 'mx1.example.net')).toBe(mx1);
+    // Nodes older than the bundle ask GET /relay/v1/certificate: the assignment first there too.
+    const old = await env.stack.call('GET', '/relay/v1/certificate?listener=inbound&name=mx1.example.net', { token: nodeToken });
+    expect(old).toMatchObject({ status: 200, body: { source: 'assigned' } });
+    expect(fingerprint(old.body.certificate)).toBe(mx1);
+    const submissionOld = await env.stack.call('GET', '/relay/v1/certificate?listener=submission', { token: nodeToken });
+    expect(submissionOld.body.source).toBe('self_signed');
 
     // The heartbeat says what each listener presents.
     const nodes = await eventually(
