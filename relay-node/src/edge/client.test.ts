@@ -192,3 +192,18 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(null)).toBeNull();
   });
 });
+
+describe('GET /relay/v1/certificates', () => {
+  it('sends If-None-Match with the generation held and answers null on 304; the bundle on 200 (none sent at start)', async () => {
+    const bundle = { generation: 7, listeners: { inbound: null, submission: null }, acme: {}, self_signed: null, certificates: {} };
+    const { url, calls } = await standIn([
+      json(200, bundle, { etag: '"7"' }),
+      (_req, res) => { res.writeHead(304, { etag: '"7"' }); res.end(); },
+    ]);
+    const client = createEdgeClient({ url, token: 'myr_test' });
+    expect(await client.certificates(null)).toEqual(bundle);
+    expect(calls[0]!.headers['if-none-match']).toBeUndefined();
+    expect(await client.certificates(7)).toBeNull();
+    expect(calls[1]!.headers['if-none-match']).toBe('"7"');
+  });
+});
