@@ -84,7 +84,7 @@ export async function issueLeaf(input: {
   issuer: x509.X509Certificate;
   issuerKey: CryptoKey;
   /** How the issuer's key signs (its hash for RSA, ECDSA). */
-  signingAlgorithm: SubtleCryptoSignAlgorithm;
+  signingAlgorithm: { name: string; hash?: string };
   now?: Date;
 }) {
   const keys = await generateKeyPair(input.algorithm);

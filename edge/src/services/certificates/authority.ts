@@ -6,7 +6,7 @@ import type { Db } from '../../db/client.js';
 import { unseal } from '../../crypto/seal.js';
 import { x509 } from '../../crypto/x509.js';
 import { conflict, invalid } from '../errors.js';
-import { keyKind } from './inspect.js';
+import { keyKind, type SignParams } from './inspect.js';
 import { PRIVATE_KEY_CONTEXT } from './self-signed.js';
 
 export interface Authority {
@@ -15,7 +15,7 @@ export interface Authority {
   certificate: x509.X509Certificate;
   key: CryptoKey;
   /** How its key signs, for the generator. */
-  signingAlgorithm: SubtleCryptoSignAlgorithm;
+  signingAlgorithm: SignParams;
   notAfter: Date;
 }
 

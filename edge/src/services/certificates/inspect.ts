@@ -59,14 +59,18 @@ const CURVES: Record<string, { name: 'P-256' | 'P-384'; bits: number }> = {
 };
 const KEY_LABELS = ['PRIVATE KEY', 'RSA PRIVATE KEY', 'EC PRIVATE KEY'];
 
+/** WebCrypto algorithm parameters, named here so the file reads the same under workerd's and the DOM's types. */
+export interface ImportParams { name: string; hash?: string; namedCurve?: string }
+export interface SignParams { name: string; hash?: string }
+
 /** How WebCrypto imports, signs and verifies with a key of the certificate's kind. */
 interface KeyKind {
   algorithm: CertificateAlgorithm;
   keySize: number;
   oid: string;
   curveOid?: string;
-  importParams: SubtleCryptoImportKeyAlgorithm;
-  signParams: SubtleCryptoSignAlgorithm;
+  importParams: ImportParams;
+  signParams: SignParams;
 }
 
 class Refusal extends Error {}
@@ -88,7 +92,7 @@ export async function keyKind(spkiDer: ArrayBuffer): Promise<KeyKind> {
     const importParams = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
     const key = await crypto.subtle.importKey('spki', spkiDer, importParams, true, ['verify'])
       .catch(() => { throw new Refusal('has an unreadable RSA public key'); });
-    const bits = (key.algorithm as unknown as CryptoKeyRsaKeyAlgorithm).modulusLength;
+    const bits = (key.algorithm as unknown as { modulusLength: number }).modulusLength;
     if (bits < MIN_RSA_BITS) throw new Refusal(`has an RSA key of ${bits} bits: at least ${MIN_RSA_BITS} are required`);
     return { algorithm: 'rsa', keySize: bits, oid, importParams, signParams: { name: 'RSASSA-PKCS1-v1_5' } };
   }
@@ -137,7 +141,7 @@ export async function describeCertificate(certificate: x509.X509Certificate): Pr
 
 function parseCertificate(block: PemBlock): x509.X509Certificate {
   try {
-    const certificate = new x509.X509Certificate(block.der);
+    const certificate = new x509.X509Certificate(new Uint8Array(block.der));
     // Touch what the library reads lazily, so a broken field fails here.
     void certificate.subject; void certificate.issuer; void certificate.notAfter; void certificate.extensions;
     return certificate;
