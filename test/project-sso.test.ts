@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { platformToken, startTestStack, type SeededProject, type TestStack } from './support/stack.js';
 import { consoleUser, cookieOf, setPassword, signIn, withSession } from './support/console.js';
+import { eventually } from './support/wait.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -54,8 +55,9 @@ describe('the SSO policy', () => {
     expect(await put(true, { cookie: cookies.owner })).toMatchObject({ status: 200, body: { required: true } });
     expect(await stored()).toBe(true);
     expect((await get(cookies.member)).body).toEqual({ required: true });
-    const { rows } = await stack.sql.query(`SELECT type, category FROM audit_events WHERE project_id = $1 AND type = 'sso_policy.updated'`, [tenant.project.id]);
-    expect(rows).toEqual([{ type: 'sso_policy.updated', category: 'project' }]);
+    // Project activity, written after the answer.
+    const events = () => stack.sql.query(`SELECT type, category, actor_id FROM audit_events WHERE project_id = $1 AND type = 'sso_policy.updated'`, [tenant.project.id]);
+    expect((await eventually(events, (r) => r.rows.length > 0)).rows).toEqual([{ type: 'sso_policy.updated', category: 'project', actor_id: tenant.user.id }]);
     expect(await put(false, { cookie: cookies.owner })).toMatchObject({ status: 200, body: { required: false } });
     expect(await stored()).toBe(false);
   });

@@ -58,17 +58,17 @@ export async function updateSettings(db: Db, changes: Record<string, unknown>, a
   const detail = [set.length ? `set: ${set.map((s) => s.name).join(', ')}` : '', removed.length ? `removed: ${removed.join(', ')}` : '']
     .filter(Boolean).join('; ');
   const now = new Date();
-  const writes = [
-    db.insert(auditEvents).values({
-      category: 'security', type: 'settings.updated', projectId: null, actorId: actor.id, actorEmail: actor.name.slice(0, 320),
-      clientIp: actor.clientIp, method: actor.method, path: actor.path, status: 200, detail,
-    }),
-    ...(removed.length ? [db.delete(installationSettings).where(inArray(installationSettings.name, removed))] : []),
-    ...(set.length ? [db.insert(installationSettings)
+  const event = db.insert(auditEvents).values({
+    category: 'security', type: 'settings.updated', projectId: null, actorId: actor.id, actorEmail: actor.name.slice(0, 320),
+    clientIp: actor.clientIp, method: actor.method, path: actor.path, status: 200, detail,
+  });
+  const removal = removed.length ? [db.delete(installationSettings).where(inArray(installationSettings.name, removed))] : [];
+  const upsert = set.length
+    ? [db.insert(installationSettings)
       .values(set.map((s) => ({ ...s, updatedBy: actor.id, updatedAt: now })))
-      .onConflictDoUpdate({ target: installationSettings.name, set: { value: sql`excluded.value`, updatedBy: actor.id, updatedAt: now } })] : []),
-  ] as const;
-  await db.batch(writes as unknown as Parameters<Db['batch']>[0]);
+      .onConflictDoUpdate({ target: installationSettings.name, set: { value: sql`excluded.value`, updatedBy: actor.id, updatedAt: now } })]
+    : [];
+  await db.batch([event, ...removal, ...upsert]);
   forgetOverrides();
   return { set: set.map((s) => s.name), removed };
 }
