@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { selfSignedPair } from '../../../test/support/certificate.js';
-import { certificatePublicKeyInfo, certificateValidity, DerError, inspectCertificatePair, pemBlocks } from './pem.js';
+import { certificatePublicKeyInfo, certificateValidity, DerError, pemBlocks } from './pem.js';
 
 // Made with `openssl req -x509 -newkey ec … -days 36500`: its notAfter (2126) is a GeneralizedTime.
 const OPENSSL_CERT = `-----BEGIN CERTIFICATE-----
@@ -50,27 +50,5 @@ describe('certificateValidity', () => {
     ['a length past the end', Uint8Array.from([0x30, 0x84, 0xff, 0xff, 0xff, 0xff])],
   ])('refuses %s', (_, bytes) => {
     expect(() => certificateValidity(bytes)).toThrow(DerError);
-  });
-});
-
-describe('inspectCertificatePair', () => {
-  const pair = selfSignedPair({ hosts: ['mx.test'] });
-
-  test('a certificate (or chain) and one private key pass, with the leaf\'s validity', () => {
-    const r = inspectCertificatePair(pair.certificate + OPENSSL_CERT, pair.privateKey);
-    expect(r).toEqual({ ok: true, notBefore: pair.notBefore, notAfter: pair.notAfter });
-  });
-
-  test.each([
-    ['no PEM at all', 'hello', pair.privateKey, ['certificate']],
-    ['the key in the certificate field', pair.privateKey, pair.privateKey, ['certificate']],
-    ['the certificate in the key field', pair.certificate, pair.certificate, ['private_key']],
-    ['an encrypted key', pair.certificate, pair.privateKey.replace(/PRIVATE KEY/g, 'ENCRYPTED PRIVATE KEY'), ['private_key']],
-    ['a garbled certificate', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n', pair.privateKey, ['certificate']],
-    ['two keys', pair.certificate, pair.privateKey + pair.privateKey, ['private_key']],
-  ])('names the field of %s', (_, cert, key, fields) => {
-    const r = inspectCertificatePair(cert, key);
-    expect(r.ok).toBe(false);
-    expect(Object.keys((r as { fields: object }).fields)).toEqual(fields);
   });
 });

@@ -1,6 +1,6 @@
-// Just enough PEM and X.509 reading for the edge to accept a certificate pair and check an SNS signature:
-// split PEM blocks, and read the validity and public key from a certificate's DER (a few dozen
-// lines of DER walking; a full X.509 library would be most of the bundle).
+// Just enough PEM and DER reading for the hot paths that need no full X.509 library: split PEM
+// blocks, and read the validity and public key from a certificate's DER (the SNS signature check).
+// Certificates an operator or a node hands us are read with @peculiar/x509 (x509.ts, inspect.ts).
 import { fromBase64 } from '@edgemail/shared';
 
 export interface PemBlock { label: string; der: Uint8Array }
@@ -109,34 +109,4 @@ function tbsField(der: Uint8Array, index: number): Tlv {
   const field = fields[fields[0]?.tag === EXPLICIT_0 ? index + 1 : index];
   if (!field) throw new DerError('not a certificate');
   return field;
-}
-
-const PRIVATE_KEY_LABELS = new Set(['PRIVATE KEY', 'EC PRIVATE KEY', 'RSA PRIVATE KEY']);
-
-/**
- * Checks an offered certificate pair minimally: `certificate` holds one or
- * more CERTIFICATE blocks (the first is the leaf, whose validity is read) and
- * nothing else; `private_key` holds exactly one unencrypted private key block.
- * Returns the problems by field, or the leaf's validity.
- */
-export function inspectCertificatePair(certificate: string, privateKey: string):
-  | { ok: true; notBefore: Date; notAfter: Date }
-  | { ok: false; fields: Record<string, string> } {
-  const fields: Record<string, string> = {};
-  const certBlocks = pemBlocks(certificate);
-  let validity: { notBefore: Date; notAfter: Date } | undefined;
-  if (!certBlocks.length || certBlocks.some((b) => b.label !== 'CERTIFICATE')) {
-    fields.certificate = 'must be PEM CERTIFICATE blocks';
-  } else {
-    try {
-      validity = certificateValidity(certBlocks[0]!.der);
-    } catch {
-      fields.certificate = 'is not a readable X.509 certificate';
-    }
-  }
-  const keyBlocks = pemBlocks(privateKey);
-  if (keyBlocks.length !== 1 || !PRIVATE_KEY_LABELS.has(keyBlocks[0]!.label)) {
-    fields.private_key = 'must be one unencrypted PEM PRIVATE KEY block';
-  }
-  return validity && !Object.keys(fields).length ? { ok: true, ...validity } : { ok: false, fields };
 }

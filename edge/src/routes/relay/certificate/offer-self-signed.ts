@@ -2,7 +2,6 @@ import type { RouteHandler } from '@hono/zod-openapi';
 import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
 import { badRequest } from '../../../http/errors.js';
 import { assertInstallationWide } from '../../../middleware/relay-node.js';
-import { inspectCertificatePair } from '../../../crypto/pem.js';
 import { ListenerCertificateSchema, SelfSignedOfferSchema } from '../../../contracts/relay.js';
 import { offerSelfSigned } from '../../../services/certificates/self-signed.js';
 import { inspectPair } from '../../../services/certificates/inspect.js';
@@ -30,26 +29,22 @@ export const route = defineRelayRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   assertInstallationWide(c);
   const offer = c.req.valid('json');
-  const inspected = inspectCertificatePair(offer.certificate, offer.private_key);
-  if (!inspected.ok) {
-    const [field, problem] = Object.entries(inspected.fields)[0]!;
-    throw badRequest(`invalid request body: ${field}: ${problem}`, inspected.fields);
-  }
-  const now = Date.now();
-  if (inspected.notAfter.getTime() <= now) throw badRequest('invalid request body: certificate: has expired', { certificate: 'has expired' });
-  if (inspected.notAfter.getTime() - now > MAX_LIFETIME_MS) {
-    throw badRequest('invalid request body: certificate: must expire within 398 days', { certificate: 'must expire within 398 days' });
-  }
-  // The metadata columns (hosts, fingerprint, …), read as an uploaded pair's are; this also
-  // refuses a key that does not match (a pair every node would fail to present).
+  // Read as an uploaded pair is (metadata columns, a key that does not match refused: a pair
+  // every node would fail to present); the leaf comes first, anything after it is its chain.
   const [leaf, ...chain] = offer.certificate.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
   const read = await inspectPair({ certificate: leaf ?? offer.certificate, privateKey: offer.private_key, chain: chain.join('\n') });
   if (!read.ok) {
     const [field, problem] = Object.entries(read.fields)[0]!;
     throw badRequest(`invalid request body: ${field}: ${problem}`, read.fields);
   }
+  const notAfter = read.meta.notAfter;
+  const now = Date.now();
+  if (notAfter.getTime() <= now) throw badRequest('invalid request body: certificate: has expired', { certificate: 'has expired' });
+  if (notAfter.getTime() - now > MAX_LIFETIME_MS) {
+    throw badRequest('invalid request body: certificate: must expire within 398 days', { certificate: 'must expire within 398 days' });
+  }
   const pair = await offerSelfSigned(c.get('db'), c.get('config')['database.crypto.encryption_key'], {
-    certificate: offer.certificate, privateKey: offer.private_key, notAfter: inspected.notAfter, meta: read.meta,
+    certificate: offer.certificate, privateKey: offer.private_key, notAfter, meta: read.meta,
   });
   return c.json(pair, 200);
 };
