@@ -3,7 +3,9 @@
 // run time and seeing the change on the API within the documented bound,
 // refusals that store nothing, removing an override, the security-trail event,
 // and the platform credential as the only way in.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runtimeSettings } from '@edgemail/shared';
 import { platformToken, seedProject, sessionCookie, startTestStack, type TestStack } from './support/stack.js';
 import { awayFromWindowEdge } from './support/wait.js';
 
@@ -146,4 +148,9 @@ describe('changing', () => {
       ['removed: ratelimit.api_per_minute', 'admin api key ops-2'],
     ]);
   }, 60_000);
+});
+
+test('docs/settings.md names every setting changeable at run time', () => {
+  const docs = readFileSync(new URL('../docs/settings.md', import.meta.url), 'utf8');
+  for (const name of runtimeSettings) expect(docs, name).toContain(`\`${name}\``);
 });
