@@ -142,6 +142,8 @@ export const settings = {
   'console.password_reset_ttl': { ...duration(3_600_000, 'How long the link in a password reset mail can be used; once, in that time. 5m to 24h.'), schema: z.number().int().min(300_000).max(86_400_000) },
   'console.mail_from': string('', 'The From of the mail the service sends itself (invitations, password resets), as `address` or `Name <address>`. Empty: `edgemail <no-reply@<host of server.public_url>>` (`localhost` when that host is an IP address). The mail is DKIM-signed when that domain is registered and verified in the system-mail project (docs/console.md).', { schema: z.string().regex(/^$|^(?:[^<>@]*<[^\s@<>]+@[^\s@<>]+\.?[^\s@<>]*>|[^\s@<>]+@[^\s@<>]+)$/, 'expected `address` or `Name <address>`') }),
 
+  'console.events_session_check': { ...duration(5_000, 'How often an open console event stream (`GET /app/api/events`) re-checks its session: a stream whose session was signed out, expired or left the project ends within this time plus one database query. One query per project per check, whatever the number of streams. 500ms to 1m.'), schema: z.number().int().min(500).max(60_000) },
+
   'audit_log_retention_days': integer(90, 'Days audit events are kept; 0 keeps them forever.'),
   'audit.queue_size': integer(1000, 'Audit events an isolate holds before writing them; beyond it events are dropped and each drop logged.'),
 } as const;
