@@ -155,11 +155,21 @@ import * as switchProject from './app/session/switch-project.js';
 import * as startTotp from './app/account/totp-start.js';
 import * as confirmTotp from './app/account/totp-confirm.js';
 import * as disableTotp from './app/account/totp-delete.js';
+import * as passkeySignInOptions from './app/session/passkey/options.js';
+import * as passkeySignIn from './app/session/passkey/sign-in.js';
+import * as passkeyRegistrationOptions from './app/account/passkeys/registration-options.js';
+import * as addPasskey from './app/account/passkeys/create.js';
+import * as listPasskeys from './app/account/passkeys/list.js';
+import * as renamePasskey from './app/account/passkeys/rename.js';
+import * as deletePasskey from './app/account/passkeys/delete.js';
 
 export const appRoutes: MountableRoute[] = [
   mountable(acceptInvitation), mountable(requestPasswordReset), mountable(completePasswordReset),
   mountable(signIn), mountable(whoAmI), mountable(signOut), mountable(signOutAll), mountable(switchProject),
   mountable(startTotp), mountable(confirmTotp), mountable(disableTotp),
+  // `registration-options` is a POST, `{id}` PATCH and DELETE only: no clash.
+  mountable(passkeySignInOptions), mountable(passkeySignIn),
+  mountable(passkeyRegistrationOptions), mountable(addPasskey), mountable(listPasskeys), mountable(renamePasskey), mountable(deletePasskey),
 ];
 
 // The relay-node channel (docs/relay-protocol.md): its own credential, limiters and body limits.
