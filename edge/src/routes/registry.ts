@@ -147,6 +147,7 @@ export const apiRoutes: MountableRoute[] = [
 ];
 
 // Console routes (`/app/api`): browser sessions only.
+import * as followEvents from './app/events/stream.js';
 import * as signIn from './app/session/create.js';
 import * as whoAmI from './app/session/get.js';
 import * as signOut from './app/session/delete.js';
@@ -165,6 +166,7 @@ import * as deletePasskey from './app/account/passkeys/delete.js';
 
 export const appRoutes: MountableRoute[] = [
   mountable(acceptInvitation), mountable(requestPasswordReset), mountable(completePasswordReset),
+  mountable(followEvents),
   mountable(signIn), mountable(whoAmI), mountable(signOut), mountable(signOutAll), mountable(switchProject),
   mountable(startTotp), mountable(confirmTotp), mountable(disableTotp),
   // `registration-options` is a POST, `{id}` PATCH and DELETE only: no clash.
