@@ -7,8 +7,6 @@
 // /relay/v1/certificates` answered 304 (If-None-Match: the generation held)
 // vs 200 (the bundle), requests/s and p50 under autocannon.
 import { fork } from 'node:child_process';
-import { connect as connectTcp } from 'node:net';
-import { connect as connectTls } from 'node:tls';
 import { sql } from 'drizzle-orm';
 import { ENCRYPTION_KEY_ENV } from '../edge/local/encryption-key.js';
 import { withDatabase } from '../edge/local/with-database.js';
@@ -21,6 +19,7 @@ import { benchSettings, bootstrap, cleanups, withStack } from './support/stack.j
 import type { TlsListenerChildMessage, TlsListenerChildStart } from './support/tls-listener-child.js';
 import { countTransactions } from './support/transactions.js';
 import type { RunResult, TransactionCount } from './support/types.js';
+import { startTls } from '../test/support/starttls.js';
 
 const DEFAULTS = { seconds: 5, rounds: 3, connections: 16, warmup: 2, 'http-seconds': 5, 'http-connections': 8 };
 /** Resolving keeps at least this share of the static listener's handshakes per second. */
@@ -30,28 +29,8 @@ const SNI = 'mx1.example.net';
 const SETTINGS = { SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: '1000000000' };
 
 /** EHLO, STARTTLS, a full handshake with SNI; resolves when it completed. */
-function handshake(port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = connectTcp(port, '127.0.0.1');
-    let buffer = '';
-    const steps = ['EHLO bench.test\r\n', 'STARTTLS\r\n'];
-    socket.on('error', reject);
-    socket.on('data', (chunk) => {
-      buffer += chunk.toString('latin1');
-      if (!/(^|\n)\d{3} [^\n]*\r\n$/.test(buffer)) return;
-      const reply = buffer;
-      buffer = '';
-      const next = steps.shift();
-      if (next) return void socket.write(next);
-      if (!reply.startsWith('220 ')) return reject(new Error(`STARTTLS refused: ${reply.trim()}`));
-      socket.removeAllListeners('data');
-      const secure = connectTls({ socket, servername: SNI, rejectUnauthorized: false }, () => {
-        secure.destroy();
-        resolve();
-      });
-      secure.on('error', reject);
-    });
-  });
+async function handshake(port: number): Promise<void> {
+  (await startTls(port, SNI)).destroy();
 }
 
 /** `connections` clients, each handshaking back to back for `seconds`; handshakes per second. */

@@ -10,10 +10,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect as connectTcp } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as connectTls } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enrollNode, type RelayNode } from '../relay-node/src/index.js';
 import { startDnsServer, type TestDnsServer } from '../relay-node/test-support/dns-server.js';
@@ -25,6 +23,7 @@ import { enroll, makeInstallationWide } from './support/relay.js';
 import { startTestNode } from './support/relay-node.js';
 import { useTenantStack } from './support/tenant-stack.js';
 import { eventually } from './support/wait.js';
+import { presentedFingerprint } from './support/starttls.js';
 
 const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
 const ACME_HOST = 'mx2.example.net';
@@ -67,31 +66,6 @@ afterAll(async () => {
   await dns?.close();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-
-/** EHLO, STARTTLS, then a handshake sending `servername` (none: no SNI); the fingerprint of what the server presented. */
-function presentedOverNode(port: number, servername?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connectTcp(port, '127.0.0.1');
-    let buffer = '';
-    const steps = ['EHLO probe.test\r\n', 'STARTTLS\r\n'];
-    socket.on('error', reject);
-    socket.on('data', (chunk) => {
-      buffer += chunk.toString('latin1');
-      if (!/(^|\n)\d{3} [^\n]*\r\n$/.test(buffer)) return;
-      const reply = buffer;
-      buffer = '';
-      const next = steps.shift();
-      if (next) return void socket.write(next);
-      if (!reply.startsWith('220 ')) return reject(new Error(`STARTTLS refused: ${reply}`));
-      socket.removeAllListeners('data');
-      const secure = connectTls({ socket, rejectUnauthorized: false, ...(servername ? { servername } : {}) }, () => {
-        resolve(secure.getPeerX509Certificate()!.fingerprint256);
-        secure.end();
-      });
-      secure.on('error', reject);
-    });
-  });
-}
 
 /** The same through `openssl s_client -starttls smtp -servername`, as an operator checks it. */
 function presentedOverOpenssl(port: number, servername: string): Promise<string> {
@@ -191,9 +165,9 @@ describe('PUT /relay/v1/certificate/self-signed', () => {
 describe('a live node', () => {
   it('presents the shared self-signed pair on both listeners, with or without SNI', async () => {
     const selfSigned = await selfSignedFingerprint();
-    expect(await presentedOverNode(withAcme.port)).toBe(selfSigned);
-    expect(await presentedOverNode(withAcme.port, 'mx1.example.net')).toBe(selfSigned);
-    expect(await presentedOverNode(withAcme.submissionPort!, 'mx1.example.net')).toBe(selfSigned);
+    expect(await presentedFingerprint(withAcme.port)).toBe(selfSigned);
+    expect(await presentedFingerprint(withAcme.port, 'mx1.example.net')).toBe(selfSigned);
+    expect(await presentedFingerprint(withAcme.submissionPort!, 'mx1.example.net')).toBe(selfSigned);
   });
 
   it.skipIf(!hasOpenssl)('openssl s_client -starttls smtp -servername shows the self-signed pair', async () => {
@@ -205,11 +179,11 @@ describe('a live node', () => {
     const mx1 = await insertCertificate('mx1', 'issued', ['mx1.example.net']);
     await env.stack.sql.query(`INSERT INTO listener_certificates (listener, certificate_id) SELECT 'inbound', id FROM certificates WHERE name = 'mx1'`);
     // Within the spec's 30 s; the node polls every POLL_MS here.
-    await eventually(() => presentedOverNode(withAcme.port, 'mx1.example.net'), (f) => f === mx1, 30_000);
-    expect(await presentedOverNode(withAcme.port)).toBe(mx1); // no SNI: (1)
-    expect(await presentedOverNode(withAcme.port, ACME_HOST)).toBe(mx1); // (1) before ACME
-    expect(await presentedOverNode(withAcme.submissionPort!, 'mx1.example.net')).toBe(selfSigned);
-    await eventually(() => presentedOverNode(withoutAcme.port, 'mx1.example.net'), (f) => f === mx1, 30_000);
+    await eventually(() => presentedFingerprint(withAcme.port, 'mx1.example.net'), (f) => f === mx1, 30_000);
+    expect(await presentedFingerprint(withAcme.port)).toBe(mx1); // no SNI: (1)
+    expect(await presentedFingerprint(withAcme.port, ACME_HOST)).toBe(mx1); // (1) before ACME
+    expect(await presentedFingerprint(withAcme.submissionPort!, 'mx1.example.net')).toBe(selfSigned);
+    await eventually(() => presentedFingerprint(withoutAcme.port, 'mx1.example.net'), (f) => f === mx1, 30_000);
     if (hasOpenssl) expect(await presentedOverOpenssl(withAcme.port, 'mx1.example.net')).toBe(mx1);
     // Nodes older than the bundle ask GET /relay/v1/certificate: the assignment first there too.
     const old = await env.stack.call('GET', '/relay/v1/certificate?listener=inbound&name=mx1.example.net', { token: nodeToken });
@@ -229,21 +203,21 @@ describe('a live node', () => {
     expect(listeners.find((l: any) => l.name === 'submission').certificate).toMatchObject({ source: 'self_signed', certificate: 'self-signed' });
 
     await env.stack.sql.query(`DELETE FROM listener_certificates WHERE listener = 'inbound'`);
-    await eventually(() => presentedOverNode(withAcme.port, 'mx1.example.net'), (f) => f === selfSigned, 30_000);
-    expect(await presentedOverNode(withAcme.port)).toBe(selfSigned);
+    await eventually(() => presentedFingerprint(withAcme.port, 'mx1.example.net'), (f) => f === selfSigned, 30_000);
+    expect(await presentedFingerprint(withAcme.port)).toBe(selfSigned);
   });
 
   it('an ACME certificate (acme:<host>) answers that SNI name only, and only on a node whose acme settings name it', async () => {
     const selfSigned = await selfSignedFingerprint();
     const acme = await insertCertificate(`acme:${ACME_HOST}`, 'acme', [ACME_HOST]);
-    await eventually(() => presentedOverNode(withAcme.port, ACME_HOST), (f) => f === acme, 30_000);
-    expect(await presentedOverNode(withAcme.submissionPort!, ACME_HOST)).toBe(acme);
-    expect(await presentedOverNode(withAcme.port, 'other.example.net')).toBe(selfSigned);
-    expect(await presentedOverNode(withAcme.port)).toBe(selfSigned); // no SNI: no ACME
+    await eventually(() => presentedFingerprint(withAcme.port, ACME_HOST), (f) => f === acme, 30_000);
+    expect(await presentedFingerprint(withAcme.submissionPort!, ACME_HOST)).toBe(acme);
+    expect(await presentedFingerprint(withAcme.port, 'other.example.net')).toBe(selfSigned);
+    expect(await presentedFingerprint(withAcme.port)).toBe(selfSigned); // no SNI: no ACME
     if (hasOpenssl) expect(await presentedOverOpenssl(withAcme.port, ACME_HOST)).toBe(acme);
     // The node without acme.enabled holds the same bundle (its heartbeat names the generation) and still presents the self-signed pair.
     const now = await generation();
     await eventually(nodeRecords, (list) => list.some((n) => n.name === 'mx-plain' && n.tls.generation >= now), 10_000);
-    expect(await presentedOverNode(withoutAcme.port, ACME_HOST)).toBe(selfSigned);
+    expect(await presentedFingerprint(withoutAcme.port, ACME_HOST)).toBe(selfSigned);
   });
 });

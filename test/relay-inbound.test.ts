@@ -7,10 +7,8 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { connect as connectTcp } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as connectTls } from 'node:tls';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { repoRoot, startEdgeWorker, type EdgeWorker } from '../edge/local/edge-worker.js';
@@ -24,6 +22,7 @@ import { inboundBySubject as recordsBySubject, startTestNode } from './support/r
 import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
 import { eventually } from './support/wait.js';
 import { registerProvenDomain } from './support/domain-ownership.js';
+import { presentedFingerprint } from './support/starttls.js';
 
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
 const SETTINGS = { SERVICE_DATABASE_CRYPTO_ENCRYPTION_KEY: ENCRYPTION_KEY };
@@ -74,31 +73,6 @@ const inboundBySubject = () => recordsBySubject(stack, key);
 async function storedSpoolIds(): Promise<string[]> {
   const { rows } = await stack.sql.query('SELECT spool_id FROM inbound_emails ORDER BY spool_id');
   return rows.map((r) => r.spool_id as string);
-}
-
-/** The certificate the listener presents after STARTTLS, read off a bare TLS handshake. */
-function presentedCertificate(port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connectTcp(port, '127.0.0.1');
-    let buffer = '';
-    const steps = ['EHLO probe.test\r\n', 'STARTTLS\r\n'];
-    socket.on('error', reject);
-    socket.on('data', (chunk) => {
-      buffer += chunk.toString('latin1');
-      if (!/(^|\n)\d{3} [^\n]*\r\n$/.test(buffer)) return;
-      const reply = buffer;
-      buffer = '';
-      const next = steps.shift();
-      if (next) return void socket.write(next);
-      expect(reply).toMatch(/^220 /);
-      socket.removeAllListeners('data');
-      const secure = connectTls({ socket, rejectUnauthorized: false }, () => {
-        resolve(secure.getPeerX509Certificate()!.fingerprint256);
-        secure.end();
-      });
-      secure.on('error', reject);
-    });
-  });
 }
 
 describe('a relay node against the real edge', () => {
@@ -169,7 +143,7 @@ describe('a relay node against the real edge', () => {
     expect(rows).toHaveLength(1);
     const stored = new X509Certificate(rows[0].certificate_pem as string);
     expect(stored.subjectAltName).toBe('IP Address:127.0.0.1, DNS:localhost');
-    expect(await presentedCertificate(node!.port)).toBe(stored.fingerprint256);
+    expect(await presentedFingerprint(node!.port)).toBe(stored.fingerprint256);
 
     const nodes = await eventually(
       async () => (await stack.call('GET', '/api/v1/relay/nodes', projectHeaders)).body.relay_nodes as any[],
