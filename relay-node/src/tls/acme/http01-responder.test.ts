@@ -2,6 +2,7 @@
 // Its own tokens from memory, others from the edge (a stand-in function
 // counting the lookups), and the guard that keeps a flood of made-up tokens
 // from reaching the edge's chatter limit.
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectingLog, type LogLine } from '../../../test-support/inbound-harness.js';
 import { createChallengeLookup } from './challenge-lookup.js';
@@ -13,7 +14,7 @@ const inAMinute = () => new Date(Date.now() + 60_000).toISOString();
 let responder: Http01Responder | undefined;
 afterEach(async () => { await responder?.stop(); responder = undefined; });
 
-async function start(edge: Map<string, string>, opts: { perMinute?: number; failing?: boolean; now?: () => number } = {}) {
+async function start(edge: Map<string, string>, opts: { perMinute?: number; failing?: boolean; now?: () => number; maxConnections?: number } = {}) {
   const asked: string[] = [];
   const logs: LogLine[] = [];
   const log = collectingLog(logs);
@@ -28,13 +29,13 @@ async function start(edge: Map<string, string>, opts: { perMinute?: number; fail
       return keyAuthorization === undefined ? null : { key_authorization: keyAuthorization, expires_at: inAMinute() };
     },
   });
-  responder = createHttp01Responder({ port: 0, host: '127.0.0.1', lookup, log });
+  responder = createHttp01Responder({ port: 0, host: '127.0.0.1', lookup, log, maxConnections: opts.maxConnections });
   const port = await responder.start();
   const get = async (path: string, method = 'GET') => {
     const res = await fetch(`http://127.0.0.1:${port}${path}`, { method });
     return { status: res.status, text: await res.text(), type: res.headers.get('content-type') };
   };
-  return { asked, logs, get };
+  return { asked, logs, get, port };
 }
 
 describe('http-01 responder', () => {
@@ -85,5 +86,23 @@ describe('http-01 responder', () => {
     expect((await get(path)).status).toBe(503);
     expect((await get(path)).status).toBe(503);
     expect(asked).toEqual([OTHER, OTHER]);
+  });
+
+  it('holds at most maxConnections sockets: idle ones beyond the cap are closed at once, and it answers again when they go', async () => {
+    const { get, port } = await start(new Map(), { maxConnections: 3 });
+    responder!.publish(TOKEN, `${TOKEN}.thumb`);
+    const open = (): Promise<{ closed: Promise<void> } & { destroy: () => void }> => new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => resolve({ closed, destroy: () => socket.destroy() }));
+      const closed = new Promise<void>((done) => socket.on('close', () => done()));
+      socket.on('error', () => {});
+      socket.on('timeout', reject);
+    });
+    const idle = [await open(), await open(), await open()];
+    const extra = await open();
+    await extra.closed; // closed by the server without a byte sent
+    for (const socket of idle) socket.destroy();
+    await Promise.all(idle.map((s) => s.closed));
+    await new Promise((r) => setTimeout(r, 50)); // the server counts the closes
+    expect((await get(`/.well-known/acme-challenge/${TOKEN}`)).status).toBe(200);
   });
 });

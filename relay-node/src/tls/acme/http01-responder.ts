@@ -16,7 +16,14 @@ export interface Http01ResponderOptions {
   /** Tokens this node did not publish itself. */
   lookup: ChallengeLookup;
   log: Log;
+  /** Connections held open at once; more are closed at accept. Default MAX_CONNECTIONS. */
+  maxConnections?: number;
 }
+
+// Port 80 is open to anyone: without a cap, idle sockets (each held until
+// headersTimeout) could pile up to the node's file-descriptor limit, which the
+// SMTP listeners share. A CA's validation needs a handful.
+export const MAX_CONNECTIONS = 256;
 
 export interface Http01Responder {
   /** The bound port (after start). */
@@ -68,6 +75,7 @@ export function createHttp01Responder(options: Http01ResponderOptions): Http01Re
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 15_000;
+  server.maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
 
   return {
     get port() { return bound; },
