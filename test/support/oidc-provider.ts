@@ -124,7 +124,13 @@ export async function startOidcProvider(opts: { clients: OidcClient[]; accounts:
       ctx.body = out;
     },
   };
-  const provider = new Provider(issuer, configuration);
+  let provider: Provider;
+  try {
+    provider = new Provider(issuer, configuration);
+  } catch (err) {
+    server.close();
+    throw err;
+  }
 
   // Rewrites the token endpoint's answer while a tamper function is set: the body is still
   // the object the endpoint built, serialised after this middleware returns.
