@@ -33,7 +33,7 @@ export interface OpenedSession {
 }
 
 /** `Secure` is left off only for plain http on a loopback host (`pnpm dev`), where browsers would drop it. */
-function secureCookie(config: Config): boolean {
+export function isSecureCookieSite(config: Config): boolean {
   const url = new URL(config['server.public_url']);
   if (url.protocol === 'https:') return true;
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -44,7 +44,7 @@ function secureCookie(config: Config): boolean {
 
 function cookie(config: Config, value: string, maxAgeSeconds: number): string {
   const attributes = [`${SESSION_COOKIE}=${value}`, 'Path=/', `Max-Age=${maxAgeSeconds}`, 'HttpOnly', 'SameSite=Strict'];
-  if (secureCookie(config)) attributes.push('Secure');
+  if (isSecureCookieSite(config)) attributes.push('Secure');
   return attributes.join('; ');
 }
 

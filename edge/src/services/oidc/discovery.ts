@@ -13,7 +13,7 @@ export const PROVIDER_TIMEOUT_MS = 5_000;
 const cache = new Map<string, { server: oauth.AuthorizationServer; until: number }>();
 
 /** Options for every request to this issuer: a timeout, and http only on loopback. */
-export function requestOptions(issuer: string): oauth.HttpRequestOptions<'GET' | 'POST'> {
+export function requestOptions(issuer: string): { signal: AbortSignal; [oauth.allowInsecureRequests]: boolean } {
   return { signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS), [oauth.allowInsecureRequests]: isLoopbackHttp(issuer) };
 }
 
