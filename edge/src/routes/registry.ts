@@ -75,6 +75,11 @@ import * as assignListenerCertificate from './admin/listeners/assign.js';
 import * as unassignListenerCertificate from './admin/listeners/unassign.js';
 import * as getSettings from './admin/settings/get.js';
 import * as updateSettings from './admin/settings/update.js';
+import * as listIdentityProviders from './admin/identity-providers/list.js';
+import * as createIdentityProvider from './admin/identity-providers/create.js';
+import * as getIdentityProvider from './admin/identity-providers/get.js';
+import * as updateIdentityProvider from './admin/identity-providers/update.js';
+import * as deleteIdentityProvider from './admin/identity-providers/delete.js';
 import * as getSsoPolicy from './api/project/sso-get.js';
 import * as putSsoPolicy from './api/project/sso-put.js';
 import * as listMembers from './api/members/list.js';
@@ -144,6 +149,7 @@ export const apiRoutes: MountableRoute[] = [
   mountable(listMemberGroups), mountable(createMemberGroup), mountable(updateMemberGroup), mountable(deleteMemberGroup),
   mountable(createInvitation), mountable(listInvitations), mountable(revokeInvitation),
   mountable(getSettings), mountable(updateSettings), mountable(getSsoPolicy), mountable(putSsoPolicy),
+  mountable(listIdentityProviders), mountable(createIdentityProvider), mountable(getIdentityProvider), mountable(updateIdentityProvider), mountable(deleteIdentityProvider),
 ];
 
 // Console routes (`/app/api`): browser sessions only.

@@ -1,0 +1,11 @@
+// Deleting a provider removes its user identities (the foreign key cascades);
+// the users, their memberships and their open sessions stay (docs/sso.md).
+import { eq } from 'drizzle-orm';
+import { identityProviders } from '@edgemail/schema';
+import type { Db } from '../../db/client.js';
+import { providerNotFound } from './find.js';
+
+export async function deleteIdentityProvider(db: Db, id: string): Promise<void> {
+  const deleted = await db.delete(identityProviders).where(eq(identityProviders.id, id)).returning({ id: identityProviders.id });
+  if (deleted.length === 0) throw providerNotFound();
+}
