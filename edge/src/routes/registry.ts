@@ -164,6 +164,9 @@ import * as confirmTotp from './app/account/totp-confirm.js';
 import * as disableTotp from './app/account/totp-delete.js';
 import * as passkeySignInOptions from './app/session/passkey/options.js';
 import * as passkeySignIn from './app/session/passkey/sign-in.js';
+import * as oidcProviders from './app/session/oidc/providers.js';
+import * as oidcStart from './app/session/oidc/start.js';
+import * as oidcCallback from './app/session/oidc/callback.js';
 import * as passkeyRegistrationOptions from './app/account/passkeys/registration-options.js';
 import * as addPasskey from './app/account/passkeys/create.js';
 import * as listPasskeys from './app/account/passkeys/list.js';
@@ -177,6 +180,8 @@ export const appRoutes: MountableRoute[] = [
   mountable(startTotp), mountable(confirmTotp), mountable(disableTotp),
   // `registration-options` is a POST, `{id}` PATCH and DELETE only: no clash.
   mountable(passkeySignInOptions), mountable(passkeySignIn),
+  // `providers` and `callback` are literal segments, `{provider_id}/start` has two: no clash.
+  mountable(oidcProviders), mountable(oidcCallback), mountable(oidcStart),
   mountable(passkeyRegistrationOptions), mountable(addPasskey), mountable(listPasskeys), mountable(renamePasskey), mountable(deletePasskey),
 ];
 

@@ -1,0 +1,64 @@
+import type { RouteHandler } from '@hono/zod-openapi';
+import { defineRoute } from '../../../../http/define-route.js';
+import { OidcCallbackQuery, OidcRefusalSchema } from '../../../../contracts/console-oidc.js';
+import { finishSignIn } from '../../../../services/oidc/finish-sign-in.js';
+import { bindingOf, clearedBindingCookie } from '../../../../services/oidc/binding-cookie.js';
+import { openSession } from '../../../../services/console/sessions.js';
+import { writeSecurityEvent } from '../../../../services/audit/security-event.js';
+import { addressBucketOf, checkLimit, enforceLimit } from '../../../../middleware/rate-limit.js';
+import type { AppEnv } from '../../../../env.js';
+
+export const route = defineRoute({
+  method: 'get',
+  path: '/app/api/session/oidc/callback',
+  permission: 'public',
+  auditType: null, // recorded here: `auth.oidc.login`, `auth.oidc.denied`, `auth.login.failed`
+  summary: 'Finish signing in through an identity provider',
+  description: [
+    'The redirect URI the identity provider sends the browser back to (register it at the provider: it is shown as `redirect_uri` on the provider in',
+    '`/api/v1/admin/identity-providers`). Spends the `state` (once, 10 minutes, only in the browser holding the `edgemail_oidc` cookie), exchanges the code',
+    'with the PKCE verifier and the client secret, checks the ID token (issuer, audience, authorized party, expiry, issued-at, nonce, and its signature by',
+    'the provider\'s JWKS) and requires a verified email whose domain the provider allows. Then 303 to the `return_to` of the start with the',
+    '`edgemail_session` cookie: a session with `method: oidc`. A first sign-in creates the user (email verified, member of the provider\'s default project',
+    'with its default role) or links the user with the same email (docs/sso.md "Accounts").',
+    'Refusals (JSON, nothing signed in): 401 `single sign-on failed: <reason>` for a wrong, expired, reused or foreign state, an error from the provider,',
+    'a failed code exchange, an ID token failing a check, no email or an unverified one (`auth.login.failed`, detail `oidc:<reason>`);',
+    '403 `<domain> may not sign in through <provider>` for an email outside the allowlist (`auth.oidc.denied`);',
+    '429 beyond `ratelimit.oidc_per_minute` callbacks per client address.',
+  ].join(' '),
+  tags: ['Console session'],
+  request: { query: OidcCallbackQuery },
+  errors: [429],
+  responses: {
+    303: { description: 'Signed in: to the `return_to` path, with the session cookie set', headers: { Location: { schema: { type: 'string' }, description: 'A path on this site' } } },
+    401: { description: 'Single sign-on failed (the reason named)', content: { 'application/json': { schema: OidcRefusalSchema } } },
+    403: { description: 'The identity\'s email domain is not allowed by the provider', content: { 'application/json': { schema: OidcRefusalSchema } } },
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  enforceLimit(await checkLimit(c, 'oidc', addressBucketOf(c)));
+  const db = c.get('db');
+  const config = c.get('config');
+  const outcome = await finishSignIn(db, config, new URL(c.req.url), bindingOf(c));
+  c.header('Set-Cookie', clearedBindingCookie(config));
+  c.header('Cache-Control', 'no-store');
+  const event = (type: string, status: number, detail: string, user?: { id: string | null; email: string }) => writeSecurityEvent(db, {
+    type, actorId: user?.id ?? null, actorEmail: user?.email ?? '', clientIp: c.get('clientIp'),
+    method: c.req.method, path: c.req.path, status, detail,
+  });
+  if (!outcome.ok && outcome.kind === 'failed') {
+    await event('auth.login.failed', 401, `oidc:${outcome.reason}${outcome.provider ? ` provider=${outcome.provider.id}` : ''}`);
+    return c.json({ error: `single sign-on failed: ${outcome.message}` }, 401);
+  }
+  if (!outcome.ok) {
+    await event('auth.oidc.denied', 403, `provider=${outcome.provider.id} domain=${outcome.domain}`, { id: null, email: outcome.email });
+    return c.json({ error: `${outcome.domain} may not sign in through ${outcome.provider.name}` }, 403);
+  }
+  const session = await openSession(db, {
+    userId: outcome.user.id, method: 'oidc', clientIp: c.get('clientIp'), userAgent: c.req.header('user-agent') ?? null, config,
+  });
+  await event('auth.oidc.login', 200, `provider=${outcome.provider.id}${outcome.user.created ? ' created' : ''}`, outcome.user);
+  c.header('Set-Cookie', session.setCookie, { append: true });
+  return c.redirect(outcome.returnTo, 303);
+};
