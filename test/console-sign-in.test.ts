@@ -46,7 +46,7 @@ describe('signing in', () => {
     const me = await whoAmI(cookie);
     expect(me.status).toBe(200);
     expect(me.body.user.id).toBe(user.id);
-    expect(me.body.memberships).toEqual([{ project_id: project.id, project_name: 'happy', role: 'owner', group_id: null }]);
+    expect(me.body.memberships).toEqual([{ project_id: project.id, project_name: 'happy', role: 'owner', group_id: null, sso_required: false }]);
 
     expect((await eventually(() => securityEvents(stack.sql, user.email), (e) => e.length === 1))[0])
       .toMatchObject({ type: 'auth.login.succeeded', detail: 'password', status: 200, actor_id: user.id });

@@ -1,13 +1,17 @@
 // A project's SSO policy (docs/console.md, "SSO policy"): every member reads
-// it; only the owner, signed in through the real sign-in route, changes it.
-// Admin and member sessions, every API key (even `*`) and the platform
-// credential are refused, and a refusal changes nothing.
+// it; only the owner, signed in through single sign-on, requires it. Admin and
+// member sessions, every API key (even `*`) and the platform credential are
+// refused, and a refusal changes nothing. Once required, sessions not opened
+// through single sign-on cannot act in the project, however they name it;
+// keys are not affected, and an open event stream of such a session ends.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { platformToken, startTestStack, type SeededProject, type TestStack } from './support/stack.js';
+import { platformToken, seedProject, sessionCookie, startTestStack, type SeededProject, type TestStack } from './support/stack.js';
 import { consoleUser, cookieOf, setPassword, signIn, withSession } from './support/console.js';
 import { eventually } from './support/wait.js';
+import { openSse } from './support/sse.js';
 
 const PASSWORD = 'correct horse battery staple';
+const SSO_REQUIRED = 'this project requires single sign-on: sign in through your identity provider to use it';
 
 let stack: TestStack;
 let admin: string;
@@ -30,7 +34,7 @@ async function memberSession(role: 'admin' | 'member'): Promise<string> {
 }
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack({ settings: { SERVICE_CONSOLE_EVENTS_SESSION_CHECK: '500ms' } });
   admin = await platformToken(stack);
   tenant = await consoleUser(stack, admin, PASSWORD, 'sso');
   cookies.owner = await signedIn(tenant.user.email);
@@ -51,14 +55,24 @@ describe('the SSO policy', () => {
     for (const cookie of Object.values(cookies)) expect(await get(cookie)).toMatchObject({ status: 200, body: { required: false } });
   });
 
-  test('the owner\'s session changes it, and back', async () => {
-    expect(await put(true, { cookie: cookies.owner })).toMatchObject({ status: 200, body: { required: true } });
+  test('the owner\'s password session cannot require it: 409, nothing changed (it would lock itself out)', async () => {
+    const r = await put(true, { cookie: cookies.owner });
+    expect(r.status).toBe(409);
+    expect(r.body.error).toMatch(/^sign in through single sign-on before requiring it/);
+    expect(await stored()).toBe(false);
+  });
+
+  test('the owner\'s single sign-on session changes it, and back', async () => {
+    const ownerSso = await sessionCookie(stack, tenant.user.id, 'oidc');
+    expect(await put(true, { cookie: ownerSso })).toMatchObject({ status: 200, body: { required: true } });
     expect(await stored()).toBe(true);
-    expect((await get(cookies.member)).body).toEqual({ required: true });
+    expect((await get(ownerSso)).body).toEqual({ required: true });
+    // Now in force: a member's password session cannot even read it.
+    expect(await get(cookies.member)).toMatchObject({ status: 403, body: { error: SSO_REQUIRED } });
     // Project activity, written after the answer.
     const events = () => stack.sql.query(`SELECT type, category, actor_id FROM audit_events WHERE project_id = $1 AND type = 'sso_policy.updated'`, [tenant.project.id]);
     expect((await eventually(events, (r) => r.rows.length > 0)).rows).toEqual([{ type: 'sso_policy.updated', category: 'project', actor_id: tenant.user.id }]);
-    expect(await put(false, { cookie: cookies.owner })).toMatchObject({ status: 200, body: { required: false } });
+    expect(await put(false, { cookie: ownerSso })).toMatchObject({ status: 200, body: { required: false } });
     expect(await stored()).toBe(false);
   });
 
@@ -92,5 +106,89 @@ describe('the SSO policy', () => {
     const r = await stack.call('PUT', '/api/v1/project/sso', { body: { required: true }, headers: { cookie: cookies.owner, origin: 'https://evil.example' } });
     expect(r.status).toBe(403);
     expect(await stored()).toBe(false);
+  });
+});
+
+describe('enforcement: a project that requires single sign-on', () => {
+  let other: SeededProject;
+  let ownerSso: string;
+  const setRequired = (required: boolean) => stack.sql.query('UPDATE projects SET sso_required = $2 WHERE id = $1', [tenant.project.id, required]);
+  const domains = (cookie: string, header?: string) =>
+    stack.call('GET', '/api/v1/domains', { headers: withSession(stack, cookie, header ? { 'X-Service-Project-Id': header } : {}) });
+
+  beforeAll(async () => {
+    // The owner is also a member of a project without the policy.
+    other = await seedProject(stack, admin, 'no-sso');
+    await stack.sql.query(`INSERT INTO memberships (project_id, user_id, role) VALUES ($1, $2, 'member')`, [other.project.id, tenant.user.id]);
+    ownerSso = await sessionCookie(stack, tenant.user.id, 'oidc');
+    expect(await put(true, { cookie: ownerSso })).toMatchObject({ status: 200, body: { required: true } });
+  });
+  afterAll(async () => { await setRequired(false); });
+
+  test('password and passkey sessions are refused, by header, current project or default project', async () => {
+    const passkey = await sessionCookie(stack, tenant.user.id, 'passkey');
+    for (const cookie of [cookies.owner, cookies.member, passkey]) {
+      for (const header of [tenant.project.id, undefined]) {
+        const r = await domains(cookie, header);
+        expect(r.status, `${header}`).toBe(403);
+        expect(r.body).toEqual({ error: SSO_REQUIRED });
+      }
+    }
+    // Writes too, and nothing changed.
+    const r = await stack.call('POST', '/api/v1/domains', { body: { name: 'blocked.example' }, headers: withSession(stack, cookies.owner) });
+    expect(r).toMatchObject({ status: 403, body: { error: SSO_REQUIRED } });
+    expect((await stack.sql.query('SELECT 1 FROM domains WHERE name = $1', ['blocked.example'])).rows).toHaveLength(0);
+  });
+
+  test('a single sign-on session is allowed; the password session still works in a project without the policy', async () => {
+    expect((await domains(ownerSso)).status).toBe(200);
+    expect((await domains(await sessionCookie(stack, tenant.user.id, 'oidc'), tenant.project.id)).status).toBe(200);
+    expect((await domains(cookies.owner, other.project.id)).status).toBe(200);
+    // A route that needs no project answers, unless the blocked project is asked for by name.
+    expect((await stack.call('GET', '/api/v1/permissions', { headers: withSession(stack, cookies.owner) })).status).toBe(200);
+  });
+
+  test('the console: who-am-i answers and shows the policy; switching into the project is refused', async () => {
+    const me = await stack.call('GET', '/app/api/session', { headers: withSession(stack, cookies.owner) });
+    expect(me.status).toBe(200);
+    const byProject = Object.fromEntries(me.body.memberships.map((m: { project_id: string; sso_required: boolean }) => [m.project_id, m.sso_required]));
+    expect(byProject).toEqual({ [tenant.project.id]: true, [other.project.id]: false });
+
+    const into = (cookie: string, project: string) => stack.call('PUT', '/app/api/session/project', { body: { project_id: project }, headers: withSession(stack, cookie) });
+    expect((await into(cookies.owner, other.project.id)).status).toBe(200);
+    expect(await into(cookies.owner, tenant.project.id)).toMatchObject({ status: 403, body: { error: SSO_REQUIRED } });
+    const { rows } = await stack.sql.query('SELECT current_project_id FROM sessions WHERE method = $1 AND user_id = $2 AND current_project_id IS NOT NULL', ['password', tenant.user.id]);
+    expect(rows.map((r) => r.current_project_id)).toEqual([other.project.id]);
+    // A project the user is not in stays "not a member".
+    expect((await into(cookies.member, other.project.id)).body).toEqual({ error: 'not a member of this project' });
+    expect((await into(ownerSso, tenant.project.id)).status).toBe(200);
+  });
+
+  test('the event stream: refused to a password session; an open one ends when the project comes to require SSO', async () => {
+    const follow = (cookie: string) => openSse(`${stack.url}/app/api/events`, { cookie, 'X-Service-Project-Id': tenant.project.id });
+    const refused = await follow(cookies.member);
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body!).error).toBe(SSO_REQUIRED);
+
+    await setRequired(false);
+    const password = await follow(cookies.member);
+    const sso = await follow(ownerSso);
+    expect([password.status, sso.status]).toEqual([200, 200]);
+    await setRequired(true);
+    await password.ended;
+    expect(password.events.at(-1)?.event).toBe('end');
+    expect(sso.events.some((e) => e.event === 'end')).toBe(false);
+    sso.close();
+  });
+
+  test('API keys are not affected', async () => {
+    const { token } = await tenant.key(['domains:read']);
+    expect((await stack.call('GET', '/api/v1/domains', { token })).status).toBe(200);
+  });
+
+  test('turned off from a single sign-on session, password sessions are back', async () => {
+    expect(await put(false, { cookie: ownerSso })).toMatchObject({ status: 200, body: { required: false } });
+    expect((await domains(cookies.owner, tenant.project.id)).status).toBe(200);
+    expect(await put(true, { cookie: ownerSso })).toMatchObject({ status: 200 });
   });
 });

@@ -143,10 +143,10 @@ export async function seedProject(stack: TestStack, admin: string, name = 'acme'
   return { user, project, key };
 }
 
-/** A browser session for a user, created directly (the sign-in ceremonies come later). */
-export async function sessionCookie(stack: TestStack, userId: string): Promise<string> {
+/** A browser session for a user, created directly, as if signed in by `method` (the ceremonies have tests of their own). */
+export async function sessionCookie(stack: TestStack, userId: string, method: 'password' | 'passkey' | 'oidc' = 'password'): Promise<string> {
   const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
   const hash = (await import('node:crypto')).createHash('sha256').update(token).digest('hex');
-  await stack.sql.query(`INSERT INTO sessions (user_id, token_hash, expires_at) VALUES ($1, $2, now() + interval '1 day')`, [userId, hash]);
+  await stack.sql.query(`INSERT INTO sessions (user_id, token_hash, expires_at, method) VALUES ($1, $2, now() + interval '1 day', $3)`, [userId, hash, method]);
   return `edgemail_session=${token}`;
 }

@@ -5,6 +5,7 @@ import { createMiddleware } from 'hono/factory';
 import { isSessionOnlyPermission, judge, roleRank, rolePermissions, type Permission, type Role, type SessionOnlyPermission } from '@edgemail/shared';
 import { badRequest, forbidden, notFound } from '../http/errors.js';
 import { projectExists } from '../services/projects/exists.js';
+import { SSO_REQUIRED, ssoBlocks } from '../services/console/sso-rule.js';
 import { PROJECT_HEADER, projectHeader } from './project-header.js';
 import type { AppEnv } from '../env.js';
 
@@ -70,6 +71,11 @@ export const authorize = (access: RouteAccess, role?: Role, alternatives: Access
         break;
       case 'session': {
         const m = principal.membership;
+        if (m && ssoBlocks(principal.method, m.ssoRequired)) {
+          // The project-free route needs no project: only a project asked for by name is refused.
+          if (access === 'authenticated' && !projectHeader(c)) return next();
+          throw forbidden(SSO_REQUIRED);
+        }
         if (!m) {
           if (projectHeader(c)) throw forbidden('not a member of this project');
           if (access === 'authenticated') return next(); // signed in, no project needed

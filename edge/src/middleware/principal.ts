@@ -9,8 +9,10 @@ export type Principal =
       id: string;
       userId: string;
       email: string;
-      /** The membership in the resolved project; null when not a member. */
-      membership: { projectId: string; role: Role; groupPermissions: readonly string[] | null } | null;
+      /** How the session was opened: `password`, `passkey` or `oidc`. */
+      method: string;
+      /** The membership in the resolved project, with that project's SSO policy; null when not a member. */
+      membership: { projectId: string; role: Role; groupPermissions: readonly string[] | null; ssoRequired: boolean } | null;
     };
 
 /** How audit records and logs name the principal. */

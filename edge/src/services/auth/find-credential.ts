@@ -3,7 +3,7 @@
 // timing tells nothing of it. These run on every request, so their queries are
 // prepared.
 import { and, eq, gt, sql } from 'drizzle-orm';
-import { apiKeys, memberGroups, memberships, platformCredentials, sessions, users } from '@edgemail/schema';
+import { apiKeys, memberGroups, memberships, platformCredentials, projects, sessions, users } from '@edgemail/schema';
 import { constantTimeEqual, sha256Hex, type Role } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
@@ -62,6 +62,10 @@ export interface SessionRow {
   projectId: string | null;
   role: Role | null;
   groupPermissions: string[] | null;
+  /** How the session was opened: `password`, `passkey` or `oidc`. */
+  method: string;
+  /** The resolved project's SSO policy (false when not a member). */
+  ssoRequired: boolean;
   /** For the idle expiry's touch (services/console/sessions.ts), at most once a minute. */
   lastSeenAt: Date;
 }
@@ -85,12 +89,15 @@ const sessionByTokenHash = prepared((db) => db
     // A member of a group holds the group's list; a group of another project (which
     // the schema forbids too) grants nothing rather than falling back to the role.
     groupPermissions: sql<string[] | null>`case when ${memberships.groupId} is null then null else coalesce(${memberGroups.permissions}, '{}'::text[]) end`,
+    method: sessions.method,
+    ssoRequired: sql<boolean>`coalesce(${projects.ssoRequired}, false)`,
     lastSeenAt: sessions.lastSeenAt,
   })
   .from(sessions)
   .innerJoin(users, eq(users.id, sessions.userId))
   .leftJoin(memberships, and(eq(memberships.userId, users.id), sql`${memberships.projectId} = ${sessionProject}`))
   .leftJoin(memberGroups, and(eq(memberGroups.id, memberships.groupId), eq(memberGroups.projectId, memberships.projectId)))
+  .leftJoin(projects, eq(projects.id, memberships.projectId))
   .where(and(eq(sessions.tokenHash, sql.placeholder('tokenHash')), sessionLive))
   .prepare('session_by_token_hash'));
 

@@ -5,6 +5,7 @@ import { memberships, projects, sessions, users } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { forbidden, notFound } from '../errors.js';
+import { SSO_REQUIRED } from './sso-rule.js';
 
 /** The user and session as the sign-in and who-am-i answers present them. */
 export async function presentSignedIn(db: Db, config: Config, sessionId: string) {
@@ -32,16 +33,24 @@ export async function presentSignedIn(db: Db, config: Config, sessionId: string)
 }
 
 export async function listMemberships(db: Db, userId: string) {
-  const rows = await db.select({ projectId: memberships.projectId, projectName: projects.name, role: memberships.role, groupId: memberships.groupId })
+  const rows = await db.select({ projectId: memberships.projectId, projectName: projects.name, role: memberships.role, groupId: memberships.groupId, ssoRequired: projects.ssoRequired })
     .from(memberships).innerJoin(projects, eq(projects.id, memberships.projectId))
     .where(eq(memberships.userId, userId)).orderBy(asc(projects.name), asc(projects.id));
-  return rows.map((r) => ({ project_id: r.projectId, project_name: r.projectName, role: r.role, group_id: r.groupId }));
+  return rows.map((r) => ({ project_id: r.projectId, project_name: r.projectName, role: r.role, group_id: r.groupId, sso_required: r.ssoRequired }));
 }
 
 /** Switches the session's current project; refused (403) for a project the user is not a member of, existing or not. */
 export async function switchProject(db: Db, sessionId: string, userId: string, projectId: string): Promise<void> {
   const updated = await db.update(sessions).set({ currentProjectId: projectId })
-    .where(and(eq(sessions.id, sessionId), sql`EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = ${userId} AND m.project_id = ${projectId})`))
+    .where(and(
+      eq(sessions.id, sessionId),
+      sql`EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = ${userId} AND m.project_id = ${projectId})`,
+      sql`NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = ${projectId} AND p.sso_required AND ${sessions.method} <> 'oidc')`,
+    ))
     .returning({ id: sessions.id });
-  if (!updated.length) throw forbidden('not a member of this project');
+  if (updated.length) return;
+  // Refused: say whether for the membership or for the project's SSO policy.
+  const [member] = await db.select({ id: memberships.id }).from(memberships)
+    .where(and(eq(memberships.userId, userId), eq(memberships.projectId, projectId)));
+  throw forbidden(member ? SSO_REQUIRED : 'not a member of this project');
 }

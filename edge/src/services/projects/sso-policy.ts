@@ -1,6 +1,6 @@
 // A project's SSO policy (`projects.sso_required`): whether its members must
-// sign in through single sign-on. Stored here; enforced at sign-in once OIDC
-// sign-in exists (docs/console.md, "SSO policy").
+// sign in through single sign-on. Stored here; enforced where sessions are
+// judged (services/console/sso-rule.ts; docs/console.md, "SSO policy").
 import { eq } from 'drizzle-orm';
 import { projects } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';

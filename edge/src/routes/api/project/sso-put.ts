@@ -1,8 +1,10 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
-import { forbidden } from '../../../http/errors.js';
+import { ApiError, forbidden } from '../../../http/errors.js';
 import { SsoPolicySchema, UpdateSsoPolicySchema } from '../../../contracts/settings.js';
 import { setSsoPolicy } from '../../../services/projects/sso-policy.js';
+
+const SSO_FIRST = 'sign in through single sign-on before requiring it: this session was not, and requiring single sign-on would lock it out of the project at once';
 
 export const route = defineRoute({
   method: 'put',
@@ -10,16 +12,20 @@ export const route = defineRoute({
   permission: 'sso:write',
   role: 'owner',
   summary: 'Change the project\'s SSO policy',
-  description: 'Requires (or stops requiring) single sign-on for the project\'s members (docs/console.md, "SSO policy"). Only the project\'s owner, signed in, may: a session of an admin or a member is refused with 403, as is every API key, even one holding `*` (`sso:write` is never granted to a key), and a platform credential (the owner decides, not the operator).',
+  description: 'Requires (or stops requiring) single sign-on for the project\'s members (docs/console.md, "SSO policy"): once required, only sessions opened through an identity provider may act in the project. Only the project\'s owner, signed in, may: a session of an admin or a member is refused with 403, as is every API key, even one holding `*` (`sso:write` is never granted to a key), and a platform credential (the owner decides, not the operator). Requiring it from a session not opened through single sign-on is refused with 409 (it would lock that owner out of the project at once).',
   tags: ['Project'],
   auditType: 'sso_policy.updated',
   request: { body: { required: true, content: { 'application/json': { schema: UpdateSsoPolicySchema } } } },
+  errors: [409],
   responses: { 200: { description: 'The policy as stored', content: { 'application/json': { schema: SsoPolicySchema } } } },
 });
 
 export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
   // Keys are refused by the permission check (sso:write is session-only); the
   // platform credential passes it as owner-equivalent, but this one is the owner's alone.
-  if (c.get('principal').kind !== 'session') throw forbidden('only the project owner, signed in, may change the SSO policy; no API key or platform credential can');
-  return c.json(await setSsoPolicy(c.get('db'), c.get('projectId'), c.req.valid('json').required), 200);
+  const principal = c.get('principal');
+  if (principal.kind !== 'session') throw forbidden('only the project owner, signed in, may change the SSO policy; no API key or platform credential can');
+  const { required } = c.req.valid('json');
+  if (required && principal.method !== 'oidc') throw new ApiError(409, SSO_FIRST);
+  return c.json(await setSsoPolicy(c.get('db'), c.get('projectId'), required), 200);
 };
