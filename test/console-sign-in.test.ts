@@ -204,4 +204,33 @@ describe('projects and /api/v1', () => {
     const header = await stack.call('GET', '/api/v1/api-keys', { headers: withSession(stack, home.cookie, { 'X-Service-Project-Id': home.project.id }) });
     expect(header.body.api_keys.map((k: { id: string }) => k.id)).not.toContain(awayKey.api_key.id);
   });
+
+  test('choosing the default project: refused for a foreign one; a new session starts there, a session that chose one keeps it', async () => {
+    const home = await signedIn('default-home');
+    const away = await consoleUser(stack, admin, PASSWORD, 'default-away');
+    const stranger = await consoleUser(stack, admin, PASSWORD, 'default-stranger');
+    await stack.sql.query(`INSERT INTO memberships (project_id, user_id, role) VALUES ($1, $2, 'member')`, [away.project.id, home.user.id]);
+    const choose = (projectId: string, cookie = home.cookie) =>
+      stack.call('PUT', '/app/api/account/default-project', { body: { project_id: projectId }, headers: withSession(stack, cookie) });
+    const defaultOf = async () => (await stack.sql.query('SELECT default_project_id FROM users WHERE id = $1', [home.user.id])).rows[0].default_project_id;
+
+    for (const projectId of [stranger.project.id, crypto.randomUUID()]) {
+      expect(await choose(projectId)).toMatchObject({ status: 403, body: { error: 'not a member of this project' } });
+    }
+    expect(await defaultOf()).toBe(home.project.id);
+
+    // A session that chose its project keeps it; the session itself had none chosen, so it follows.
+    const chosen = await signIn(stack, { email: home.user.email, password: PASSWORD });
+    const chosenCookie = cookieOf(chosen.headers.get('set-cookie'));
+    await stack.call('PUT', '/app/api/session/project', { body: { project_id: home.project.id }, headers: withSession(stack, chosenCookie) });
+    const r = await choose(away.project.id);
+    expect(r.status).toBe(200);
+    expect(r.body.user.default_project_id).toBe(away.project.id);
+    expect(r.body.session.current_project_id).toBe(away.project.id);
+    expect(await defaultOf()).toBe(away.project.id);
+    const kept = await stack.call('GET', '/app/api/session', { headers: withSession(stack, chosenCookie) });
+    expect(kept.body.session.current_project_id).toBe(home.project.id);
+    const fresh = await signIn(stack, { email: home.user.email, password: PASSWORD });
+    expect(fresh.body.session.current_project_id).toBe(away.project.id);
+  });
 });

@@ -159,6 +159,7 @@ import * as whoAmI from './app/session/get.js';
 import * as signOut from './app/session/delete.js';
 import * as signOutAll from './app/session/sign-out-all.js';
 import * as switchProject from './app/session/switch-project.js';
+import * as chooseDefaultProject from './app/account/default-project.js';
 import * as startTotp from './app/account/totp-start.js';
 import * as confirmTotp from './app/account/totp-confirm.js';
 import * as disableTotp from './app/account/totp-delete.js';
@@ -176,7 +177,7 @@ import * as deletePasskey from './app/account/passkeys/delete.js';
 export const appRoutes: MountableRoute[] = [
   mountable(acceptInvitation), mountable(requestPasswordReset), mountable(completePasswordReset),
   mountable(followEvents),
-  mountable(signIn), mountable(whoAmI), mountable(signOut), mountable(signOutAll), mountable(switchProject),
+  mountable(signIn), mountable(whoAmI), mountable(signOut), mountable(signOutAll), mountable(switchProject), mountable(chooseDefaultProject),
   mountable(startTotp), mountable(confirmTotp), mountable(disableTotp),
   // `registration-options` is a POST, `{id}` PATCH and DELETE only: no clash.
   mountable(passkeySignInOptions), mountable(passkeySignIn),

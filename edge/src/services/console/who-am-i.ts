@@ -54,3 +54,11 @@ export async function switchProject(db: Db, sessionId: string, userId: string, p
     .where(and(eq(memberships.userId, userId), eq(memberships.projectId, projectId)));
   throw forbidden(member ? SSO_REQUIRED : 'not a member of this project');
 }
+
+/** The project the user's sessions fall back to (and a new session starts in); only a project they are a member of. */
+export async function setDefaultProject(db: Db, userId: string, projectId: string): Promise<void> {
+  const updated = await db.update(users).set({ defaultProjectId: projectId })
+    .where(and(eq(users.id, userId), sql`EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = ${userId} AND m.project_id = ${projectId})`))
+    .returning({ id: users.id });
+  if (!updated.length) throw forbidden('not a member of this project');
+}

@@ -11,7 +11,7 @@ export const route = defineRoute({
   permission: 'session',
   auditType: 'session.project_switched',
   summary: 'Switch the current project',
-  description: 'The project the session works in from now on (on /api/v1 too, when a request names none in `X-Service-Project-Id`). 403 `not a member of this project` for any project the user is not a member of, whether it exists or not.',
+  description: 'The project the session works in from now on (on /api/v1 too, when a request names none in `X-Service-Project-Id`). 403 `not a member of this project` for any project the user is not a member of, whether it exists or not; 403 `this project requires single sign-on: sign in through your identity provider to use it` for a project that requires single sign-on when this session was not opened through it.',
   tags: ['Console session'],
   request: { body: { content: { 'application/json': { schema: SwitchProjectBody } }, required: true } },
   responses: {
