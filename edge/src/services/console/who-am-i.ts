@@ -32,6 +32,12 @@ export async function presentSignedIn(db: Db, config: Config, sessionId: string)
   };
 }
 
+/** The who-am-i answer (`GET /app/api/session`, and the routes that change what it shows). */
+export async function whoAmI(db: Db, config: Config, session: { id: string; userId: string }) {
+  const [signedIn, memberships] = await Promise.all([presentSignedIn(db, config, session.id), listMemberships(db, session.userId)]);
+  return { ...signedIn, memberships };
+}
+
 export async function listMemberships(db: Db, userId: string) {
   const rows = await db.select({ projectId: memberships.projectId, projectName: projects.name, role: memberships.role, groupId: memberships.groupId, ssoRequired: projects.ssoRequired })
     .from(memberships).innerJoin(projects, eq(projects.id, memberships.projectId))

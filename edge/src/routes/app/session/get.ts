@@ -1,7 +1,7 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
 import { WhoAmISchema } from '../../../contracts/console-session.js';
-import { listMemberships, presentSignedIn } from '../../../services/console/who-am-i.js';
+import { whoAmI } from '../../../services/console/who-am-i.js';
 import { sessionOf } from './session-of.js';
 import type { AppEnv } from '../../../env.js';
 
@@ -20,6 +20,5 @@ export const route = defineRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const session = sessionOf(c);
   const db = c.get('db');
-  const [signedIn, memberships] = await Promise.all([presentSignedIn(db, c.get('config'), session.id), listMemberships(db, session.userId)]);
-  return c.json({ ...signedIn, memberships }, 200);
+  return c.json(await whoAmI(db, c.get('config'), session), 200);
 };

@@ -1,7 +1,7 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
 import { SwitchProjectBody, WhoAmISchema } from '../../../contracts/console-session.js';
-import { listMemberships, presentSignedIn, switchProject } from '../../../services/console/who-am-i.js';
+import { switchProject, whoAmI } from '../../../services/console/who-am-i.js';
 import { sessionOf } from './session-of.js';
 import type { AppEnv } from '../../../env.js';
 
@@ -23,6 +23,5 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const session = sessionOf(c);
   const db = c.get('db');
   await switchProject(db, session.id, session.userId, c.req.valid('json').project_id);
-  const [signedIn, memberships] = await Promise.all([presentSignedIn(db, c.get('config'), session.id), listMemberships(db, session.userId)]);
-  return c.json({ ...signedIn, memberships }, 200);
+  return c.json(await whoAmI(db, c.get('config'), session), 200);
 };
