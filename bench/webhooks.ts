@@ -5,11 +5,11 @@
 // to the WebhookDispatcher). Latency is from the event's commit (the envelope's
 // `timestamp`, the outbox row's `created_at`) to the receiver reading the request.
 import { fork, type ChildProcess } from 'node:child_process';
-import pg from 'pg';
 import type { Stack } from '../edge/local/stack.js';
 import { numberFlags } from './args.js';
 import { finishRun, startRun } from './support/results.js';
 import { bootstrap, cleanups, withStack } from './support/stack.js';
+import { seedInboundEmail } from './support/event-load.js';
 import type { WebhookLoadReport, WebhookLoadStart, WebhookLoadFigures } from './support/webhook-load-child.js';
 
 const DEFAULTS = { rate: 100, seconds: 10, 'wide-rate': 10, 'wide-webhooks': 50 };
@@ -36,7 +36,7 @@ export async function runWebhooksBench(argv: string[]): Promise<void> {
   const results = await withStack(SETTINGS, async (stack) => {
     const tenant = await bootstrap(stack);
     const key = await createKey(stack, tenant.platformToken, tenant.projectId);
-    const inboundId = await seedInboundEmail(stack.databaseUrl, tenant.projectId);
+    const inboundId = await seedInboundEmail(stack.databaseUrl, tenant.projectId, 'bench-webhooks');
     const out: ScenarioResult[] = [];
     for (const scenario of scenarios) out.push(await runScenario(stack, key, inboundId, scenario));
     return out;
@@ -107,21 +107,6 @@ async function createKey(stack: Stack, platformToken: string, projectId: string)
   return ((await res.json()) as { token: string }).token;
 }
 
-/** One stored inbound email whose retry route writes the events (stored directly: the bench is about delivery). */
-async function seedInboundEmail(databaseUrl: string, projectId: string): Promise<string> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows: [row] } = await client.query(
-      `INSERT INTO inbound_emails (project_id, spool_id, sender, recipients, subject, auth, size, status, received_at)
-       VALUES ($1, 'bench-webhooks', 'ann@example.org', '{support@bench.test}', 'Bench', $2, 100, 'received', now()) RETURNING id`,
-      [projectId, JSON.stringify({ spf: 'pass', dkim: 'pass', dmarc: 'pass', aligned: true, client_ip: '203.0.113.9' })],
-    );
-    return row.id as string;
-  } finally {
-    await client.end();
-  }
-}
 
 async function api<T = unknown>(stack: Stack, method: string, path: string, token: string, body?: unknown): Promise<T> {
   const res = await fetch(`${stack.url}${path}`, {

@@ -9,6 +9,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openSse, type SseEvent } from '../../test/support/sse.js';
+import { writeOpenLoop } from '../support/event-load.js';
 
 export interface StreamLoadStart {
   workerUrl: string;
@@ -86,20 +87,7 @@ async function run(start: StreamLoadStart): Promise<StreamLoadFigures> {
     webhookArrivals.length = 0;
 
     const events = Math.round(start.rate * start.seconds);
-    const writes: number[] = [];
-    const pending: Promise<void>[] = [];
-    const began = performance.now();
-    const firstAt = Date.now();
-    for (let i = 0; i < events; i++) {
-      const wait = began + (i * 1000) / start.rate - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      pending.push((async () => {
-        const t0 = performance.now();
-        await writeEvent(start);
-        writes.push(performance.now() - t0);
-      })());
-    }
-    await Promise.all(pending);
+    const { writes, firstAt } = await writeOpenLoop(events, start.rate, () => writeEvent(start));
     await until(() => inbound().length - start.warmupEvents >= events && webhookArrivals.length >= events, 60_000);
     await new Promise((r) => setTimeout(r, 20));
 

@@ -7,7 +7,6 @@
 // (the webhooks goal, p99 under 500 ms, is this half's goal too), and the
 // event-writing request's own response time.
 import { fork, type ChildProcess } from 'node:child_process';
-import pg from 'pg';
 import { eq } from 'drizzle-orm';
 import { users } from '@edgemail/schema';
 import type { Stack } from '../../edge/local/stack.js';
@@ -15,6 +14,7 @@ import { withDatabase } from '../../edge/local/with-database.js';
 import { createPlatformCredential } from '../../edge/src/services/platform-credentials/create.js';
 import { hashPassword } from '../../edge/src/services/console/password.js';
 import { cleanups } from '../support/stack.js';
+import { seedInboundEmail } from '../support/event-load.js';
 import type { StreamLoadFigures, StreamLoadReport, StreamLoadStart } from './stream-child.js';
 
 export const streamDefaults = { 'stream-rate': 100, 'stream-seconds': 10 };
@@ -33,7 +33,7 @@ export async function runStreamBench(stack: Stack, flags: StreamFlags) {
   console.log(`\nconsole event stream: ${rate} events/s for ${seconds}s, one browser following, the same events to one webhook`);
   const tenant = await setUp(stack);
   const cookie = await signIn(stack, tenant.email);
-  const inboundId = await seedInboundEmail(stack.databaseUrl, tenant.projectId);
+  const inboundId = await seedInboundEmail(stack.databaseUrl, tenant.projectId, 'bench-stream');
 
   const client = fork(new URL('./stream-child.ts', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => client.once('exit', () => resolve()));
@@ -90,21 +90,6 @@ async function signIn(stack: Stack, email: string): Promise<string> {
   return cookie.split(';')[0]!;
 }
 
-/** One stored inbound email whose retry route writes each event (stored directly: the bench is about the stream). */
-async function seedInboundEmail(databaseUrl: string, projectId: string): Promise<string> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows: [row] } = await client.query(
-      `INSERT INTO inbound_emails (project_id, spool_id, sender, recipients, subject, auth, size, status, received_at)
-       VALUES ($1, 'bench-stream', 'ann@example.org', '{support@bench.test}', 'Bench', $2, 100, 'received', now()) RETURNING id`,
-      [projectId, JSON.stringify({ spf: 'pass', dkim: 'pass', dmarc: 'pass', aligned: true, client_ip: '203.0.113.9' })],
-    );
-    return row.id as string;
-  } finally {
-    await client.end();
-  }
-}
 
 function nextMessage<T>(child: ChildProcess): Promise<T> {
   return new Promise((resolve, reject) => {

@@ -5,6 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeOpenLoop } from './event-load.js';
 
 export interface WebhookLoadStart {
   workerUrl: string;
@@ -75,21 +76,8 @@ async function run(start: WebhookLoadStart): Promise<WebhookLoadFigures> {
 
   const events = Math.round(start.rate * start.seconds);
   const expected = events * start.webhooks;
-  const writes: number[] = [];
-  const pending: Promise<void>[] = [];
-  const began = performance.now();
-  const firstAt = Date.now();
   // Open loop: each event is written at its own time, whether or not earlier ones have answered.
-  for (let i = 0; i < events; i++) {
-    const wait = began + (i * 1000) / start.rate - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    pending.push((async () => {
-      const t0 = performance.now();
-      await writeEvent(start);
-      writes.push(performance.now() - t0);
-    })());
-  }
-  await Promise.all(pending);
+  const { writes, firstAt } = await writeOpenLoop(events, start.rate, () => writeEvent(start));
   await waitFor(expected, 60_000);
   const latencies = arrivals.map((a) => a.latencyMs).sort((a, b) => a - b);
   const lastAt = Math.max(...arrivals.map((a) => a.at));
