@@ -2,7 +2,7 @@ import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
 import { PasswordResetCompleteSchema } from '../../../contracts/member.js';
 import { completePasswordReset } from '../../../services/password-resets/complete.js';
-import { writeSecurityEvent } from '../../../services/audit/security-event.js';
+import { recordSecurityEvent } from '../../../http/security-event.js';
 import { addressBucketOf, checkLimit, enforceLimit } from '../../../middleware/rate-limit.js';
 import type { AppEnv } from '../../../env.js';
 
@@ -28,9 +28,6 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   enforceLimit(await checkLimit(c, 'login', addressBucketOf(c)));
   const db = c.get('db');
   const { userId, email } = await completePasswordReset(db, c.req.valid('json'));
-  await writeSecurityEvent(db, {
-    type: 'auth.password_reset.completed', actorId: userId, actorEmail: email, clientIp: c.get('clientIp'),
-    method: c.req.method, path: c.req.path, status: 204,
-  });
+  await recordSecurityEvent(c, 'auth.password_reset.completed', { id: userId, email }, 204);
   return c.body(null, 204);
 };

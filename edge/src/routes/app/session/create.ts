@@ -5,7 +5,7 @@ import { SignedInSchema, SignInBody } from '../../../contracts/console-session.j
 import { signInWithPassword, type FailedLeg } from '../../../services/console/sign-in.js';
 import { openSession } from '../../../services/console/sessions.js';
 import { presentSignedIn } from '../../../services/console/who-am-i.js';
-import { writeSecurityEvent } from '../../../services/audit/security-event.js';
+import { recordSecurityEvent } from '../../../http/security-event.js';
 import { addressBucketOf, checkLimit, enforceLimit } from '../../../middleware/rate-limit.js';
 import { loggableError } from '../../../db/errors.js';
 import type { AppEnv } from '../../../env.js';
@@ -48,10 +48,7 @@ export const route = defineRoute({
 });
 
 function record(c: Context<AppEnv>, type: string, user: { id: string; email: string } | null, email: string, status: number, detail: string) {
-  return writeSecurityEvent(c.get('db'), {
-    type, actorId: user?.id ?? null, actorEmail: user?.email ?? email.toLowerCase(), clientIp: c.get('clientIp'),
-    method: c.req.method, path: c.req.path, status, detail,
-  });
+  return recordSecurityEvent(c, type, user ?? { id: null, email: email.toLowerCase() }, status, detail);
 }
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {

@@ -4,7 +4,7 @@ import { OidcCallbackQuery, OidcRefusalSchema } from '../../../../contracts/cons
 import { finishSignIn } from '../../../../services/oidc/finish-sign-in.js';
 import { bindingOf, clearedBindingCookie } from '../../../../services/oidc/binding-cookie.js';
 import { openSession } from '../../../../services/console/sessions.js';
-import { writeSecurityEvent } from '../../../../services/audit/security-event.js';
+import { recordSecurityEvent } from '../../../../http/security-event.js';
 import { addressBucketOf, checkLimit, enforceLimit } from '../../../../middleware/rate-limit.js';
 import type { AppEnv } from '../../../../env.js';
 
@@ -43,10 +43,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const outcome = await finishSignIn(db, config, new URL(c.req.url), bindingOf(c));
   c.header('Set-Cookie', clearedBindingCookie(config));
   c.header('Cache-Control', 'no-store');
-  const event = (type: string, status: number, detail: string, user?: { id: string | null; email: string }) => writeSecurityEvent(db, {
-    type, actorId: user?.id ?? null, actorEmail: user?.email ?? '', clientIp: c.get('clientIp'),
-    method: c.req.method, path: c.req.path, status, detail,
-  });
+  const event = (type: string, status: number, detail: string, user?: { id: string | null; email: string }) => recordSecurityEvent(c, type, user ?? null, status, detail);
   if (!outcome.ok && outcome.kind === 'failed') {
     await event('auth.login.failed', 401, `oidc:${outcome.reason}${outcome.provider ? ` provider=${outcome.provider.id}` : ''}`);
     return c.json({ error: `single sign-on failed: ${outcome.message}` }, 401);

@@ -5,7 +5,7 @@ import { PasskeySignInBody } from '../../../../contracts/console-passkeys.js';
 import { signInWithPasskey } from '../../../../services/console/passkeys/sign-in.js';
 import { openSession } from '../../../../services/console/sessions.js';
 import { presentSignedIn } from '../../../../services/console/who-am-i.js';
-import { writeSecurityEvent } from '../../../../services/audit/security-event.js';
+import { recordSecurityEvent } from '../../../../http/security-event.js';
 import { addressBucketOf, checkLimit, enforceLimit } from '../../../../middleware/rate-limit.js';
 import type { AppEnv } from '../../../../env.js';
 
@@ -39,10 +39,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const db = c.get('db');
   const config = c.get('config');
   const outcome = await signInWithPasskey(db, config, response);
-  const event = (type: string, status: number, detail: string) => writeSecurityEvent(db, {
-    type, actorId: outcome.user?.id ?? null, actorEmail: outcome.user?.email ?? '', clientIp: c.get('clientIp'),
-    method: c.req.method, path: c.req.path, status, detail,
-  });
+  const event = (type: string, status: number, detail: string) => recordSecurityEvent(c, type, outcome.user, status, detail);
   if (!outcome.ok) {
     await event('auth.login.failed', 401, `passkey:${outcome.reason}`);
     return c.json({ error: REFUSED }, 401);
