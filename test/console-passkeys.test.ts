@@ -111,6 +111,51 @@ describe('registering and managing passkeys', () => {
     expect(await passkeyRows(ada.user.id)).toMatchObject([{ id: passkey.id, name: 'Ada key' }]);
   });
 
+  test('a session signed in over 15 minutes ago cannot start adding one (403: sign in again); a fresh sign-in can', async () => {
+    const ada = await signedInUser('stale');
+    await stack.sql.query(`UPDATE sessions SET created_at = now() - interval '16 minutes' WHERE user_id = $1`, [ada.user.id]);
+    const challenges = async () => Number((await stack.sql.query(`SELECT count(*) FROM auth_challenges WHERE purpose = 'webauthn.registration' AND user_id = $1`, [ada.user.id])).rows[0].count);
+    const refused = await call('POST', '/app/api/account/passkeys/registration-options', { cookie: ada.cookie });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ error: 'sign in again to add a passkey: this session signed in more than 15 minutes ago' });
+    expect(await challenges()).toBe(0);
+    // The old session still works for everything else.
+    expect((await call('GET', '/app/api/account/passkeys', { cookie: ada.cookie })).status).toBe(200);
+    const fresh = await signIn(stack, { email: ada.user.email, password: PASSWORD }, freshAddress());
+    await addPasskey(cookieOf(fresh.headers.get('set-cookie')), ada.authenticator, 'After signing in again');
+    expect(await passkeyRows(ada.user.id)).toMatchObject([{ name: 'After signing in again' }]);
+  });
+
+  test('at most 20 passkeys a user: the options and the answer are 409 past it, also when ten answers race for the last place', async () => {
+    const ada = await signedInUser('many');
+    const seed = (n: number) => stack.sql.query(
+      `INSERT INTO passkeys (user_id, name, credential_id, public_key) SELECT $1::uuid, 'seeded ' || i, 'seeded-' || $1::text || '-' || i, 'x' FROM generate_series(1, $2::int) i`, [ada.user.id, n]);
+    await seed(19);
+    const options = async () => {
+      const r = await call('POST', '/app/api/account/passkeys/registration-options', { cookie: ada.cookie });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return r.body;
+    };
+    // Ten challenges taken at 19, answered at once: one takes the 20th place.
+    const challenges = [];
+    for (let i = 0; i < 10; i++) challenges.push(await options());
+    const responses = await Promise.all(challenges.map((c) => new SoftwareAuthenticator(PUBLIC_URL).register(c)));
+    const answers = await Promise.all(responses.map((response, i) =>
+      call('POST', '/app/api/account/passkeys', { cookie: ada.cookie, body: { name: `racer ${i}`, response } })));
+    expect(answers.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(409)]);
+    for (const loser of answers.filter((r) => r.status === 409)) {
+      expect(loser.body).toEqual({ error: 'a user can have at most 20 passkeys: delete one first' });
+    }
+    expect(await passkeyRows(ada.user.id)).toHaveLength(20);
+
+    const full = await call('POST', '/app/api/account/passkeys/registration-options', { cookie: ada.cookie });
+    expect(full.status).toBe(409);
+    expect(full.body).toEqual({ error: 'a user can have at most 20 passkeys: delete one first' });
+    const added = answers.find((r) => r.status === 201)!.body.passkey;
+    expect((await call('DELETE', `/app/api/account/passkeys/${added.id}`, { cookie: ada.cookie })).status).toBe(204);
+    expect((await call('POST', '/app/api/account/passkeys/registration-options', { cookie: ada.cookie })).status).toBe(200);
+  });
+
   test('refused registrations store nothing: another user\'s or a reused challenge, a wrong origin or rpId, no user verification', async () => {
     const ada = await signedInUser('reg-refused');
     const bob = await signedInUser('reg-thief');

@@ -76,6 +76,18 @@ describe('turning two-factor on', () => {
   });
 });
 
+describe('a session signed in over 15 minutes ago', () => {
+  test('cannot start turning two-factor on (403: sign in again); nothing is stored', async () => {
+    const tenant = await consoleUser(stack, admin, PASSWORD, 'stale');
+    const cookie = cookieOf((await signIn(stack, { email: tenant.user.email, password: PASSWORD })).headers.get('set-cookie'));
+    await stack.sql.query(`UPDATE sessions SET created_at = now() - interval '16 minutes' WHERE user_id = $1`, [tenant.user.id]);
+    const refused = await stack.call('POST', '/app/api/account/totp', { headers: withSession(stack, cookie) });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ error: 'sign in again to turn on two-factor authentication: this session signed in more than 15 minutes ago' });
+    expect((await stack.sql.query('SELECT totp_secret_sealed FROM users WHERE id = $1', [tenant.user.id])).rows[0].totp_secret_sealed).toBeNull();
+  });
+});
+
 describe('signing in with two-factor on', () => {
   test('no code: 401 two_factor_required; a wrong code: 401 and counted; the right code signs in; the same code again is refused', async () => {
     await earlyInStep();

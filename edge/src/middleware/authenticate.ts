@@ -133,7 +133,7 @@ async function resolvePrincipal(c: Context<AppEnv>, credential: Presented): Prom
       return {
         touch: () => touchSession(db, session.id, session.lastSeenAt),
         principal: {
-          kind: 'session', id: session.id, userId: session.userId, email: session.email, method: session.method,
+          kind: 'session', id: session.id, userId: session.userId, email: session.email, method: session.method, signedInAt: session.signedInAt,
           membership: session.projectId && session.role
             ? { projectId: session.projectId, role: session.role, groupPermissions: session.groupPermissions, ssoRequired: session.ssoRequired }
             : null,

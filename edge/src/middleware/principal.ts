@@ -11,6 +11,8 @@ export type Principal =
       email: string;
       /** How the session was opened: `password`, `passkey` or `oidc`. */
       method: string;
+      /** When the session was opened (its sign-in). */
+      signedInAt: Date;
       /** The membership in the resolved project, with that project's SSO policy; null when not a member. */
       membership: { projectId: string; role: Role; groupPermissions: readonly string[] | null; ssoRequired: boolean } | null;
     };

@@ -64,6 +64,8 @@ export interface SessionRow {
   groupPermissions: string[] | null;
   /** How the session was opened: `password`, `passkey` or `oidc`. */
   method: string;
+  /** When it was opened: the sign-in that a recent-sign-in check (services/console/recent-sign-in.ts) reads. */
+  signedInAt: Date;
   /** The resolved project's SSO policy (false when not a member). */
   ssoRequired: boolean;
   /** For the idle expiry's touch (services/console/sessions.ts), at most once a minute. */
@@ -90,6 +92,7 @@ const sessionByTokenHash = prepared((db) => db
     // the schema forbids too) grants nothing rather than falling back to the role.
     groupPermissions: sql<string[] | null>`case when ${memberships.groupId} is null then null else coalesce(${memberGroups.permissions}, '{}'::text[]) end`,
     method: sessions.method,
+    signedInAt: sessions.createdAt,
     ssoRequired: sql<boolean>`coalesce(${projects.ssoRequired}, false)`,
     lastSeenAt: sessions.lastSeenAt,
   })

@@ -2,13 +2,14 @@
 // options with a fresh challenge, then the authenticator's answer verified by
 // @simplewebauthn/server (challenge, origin, rpID, user presence and
 // verification, the attested public key) before the credential is stored.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { decodeClientDataJSON, isoBase64URL } from '@simplewebauthn/server/helpers';
 import { passkeys, users } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../../db/client.js';
 import { isUniqueViolation } from '../../../db/errors.js';
+import { userLock } from '../../../db/project-lock.js';
 import { conflict, invalid, notFound } from '../../errors.js';
 import { CHALLENGE_TTL_MS, consumeChallenge, issueChallenge } from './challenges.js';
 import { relyingParty } from './relying-party.js';
@@ -16,6 +17,11 @@ import { presentPasskey, type Passkey } from './manage.js';
 
 /** ES256, EdDSA and RS256: what authenticators make, all verified with WebCrypto. */
 export const SUPPORTED_ALGORITHMS = [-7, -8, -257];
+
+/** Passkeys one user may have: enough for every device and a spare, few enough to list. */
+export const MAX_PASSKEYS_PER_USER = 20;
+
+const tooMany = () => conflict(`a user can have at most ${MAX_PASSKEYS_PER_USER} passkeys: delete one first`);
 
 /** The WebAuthn user handle: the user's id, so a discoverable passkey names its account. */
 export const userHandleOf = (userId: string) => new Uint8Array(new TextEncoder().encode(userId));
@@ -25,6 +31,7 @@ export async function registrationOptions(db: Db, config: Config, userId: string
   const [user] = await db.select({ id: users.id, email: users.email, name: users.name }).from(users).where(eq(users.id, userId));
   if (!user) throw notFound('user not found');
   const existing = await db.select({ id: passkeys.credentialId, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, user.id));
+  if (existing.length >= MAX_PASSKEYS_PER_USER) throw tooMany();
   return generateRegistrationOptions({
     rpName, rpID,
     userName: user.email,
@@ -67,19 +74,25 @@ export async function registerPasskey(db: Db, config: Config, userId: string, na
   }
   if (!verified.verified) throw invalid('passkey registration refused: the attestation does not verify', { response: 'the attestation does not verify' });
   const info = verified.registrationInfo;
+  let inserted;
   try {
-    const [row] = await db.insert(passkeys).values({
-      userId, name,
-      credentialId: info.credential.id,
-      publicKey: isoBase64URL.fromBuffer(info.credential.publicKey),
-      counter: info.credential.counter,
-      transports: response.response.transports ?? [],
-      aaguid: info.aaguid,
-      backedUp: info.credentialBackedUp,
-    }).returning();
-    return presentPasskey(row!);
+    [, inserted] = await db.batch([
+      db.execute(userLock('passkeys', userId)),
+      // Counted after the lock (READ COMMITTED: a new snapshot per statement), so two racing answers cannot both take the last place.
+      db.execute<{ id: string }>(sql`
+        insert into ${passkeys} (user_id, name, credential_id, public_key, counter, transports, aaguid, backed_up)
+        select ${userId}, ${name}, ${info.credential.id}, ${isoBase64URL.fromBuffer(info.credential.publicKey)}, ${info.credential.counter},
+          array(select jsonb_array_elements_text(${JSON.stringify(response.response.transports ?? [])}::jsonb)), ${info.aaguid}, ${info.credentialBackedUp}
+        where (select count(*) from ${passkeys} where user_id = ${userId}) < ${MAX_PASSKEYS_PER_USER}
+        returning id`),
+    ]);
   } catch (e) {
     if (isUniqueViolation(e)) throw conflict('this passkey is registered already');
     throw e;
   }
+  const id = inserted.rows[0]?.id;
+  if (!id) throw tooMany();
+  const [row] = await db.select().from(passkeys).where(eq(passkeys.id, id));
+  if (!row) throw notFound('passkey not found'); // deleted in between
+  return presentPasskey(row);
 }
