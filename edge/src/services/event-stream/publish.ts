@@ -1,8 +1,10 @@
 // Handing committed events to the project's EventStream Durable Object, which
 // numbers them, keeps them for resuming and pushes them to open streams.
 // Called after the response (`waitUntil`) or by a Durable Object, never
-// before the event is committed; a failure is logged and never thrown, so the
-// stream can never fail or delay what it reports.
+// before the event is committed. A transient failure of the object is tried
+// again (the object drops an event it has, by its source); a lasting one is
+// logged and never thrown, so the stream can never fail what it reports.
+import { retryTransient } from '../../net/retry-transient.js';
 import type { Bindings, StreamEventInput } from '../../env.js';
 import { auditEvent, deliveryEvent, type DeliveryResult } from './events.js';
 
@@ -16,7 +18,7 @@ const failed = (what: string, e: unknown) =>
 export async function publishOutbox(env: Bindings, projectId: string, outboxIds: number[]): Promise<void> {
   if (!outboxIds.length) return;
   try {
-    await eventStreamOf(env, projectId).publishOutbox(projectId, outboxIds);
+    await retryTransient(() => eventStreamOf(env, projectId).publishOutbox(projectId, outboxIds));
   } catch (e) {
     failed(`outbox ${outboxIds.join(',')} of project ${projectId}`, e);
   }
@@ -25,7 +27,7 @@ export async function publishOutbox(env: Bindings, projectId: string, outboxIds:
 export async function publishEvents(env: Bindings, projectId: string, events: StreamEventInput[]): Promise<void> {
   if (!events.length) return;
   try {
-    await eventStreamOf(env, projectId).publish(projectId, events);
+    await retryTransient(() => eventStreamOf(env, projectId).publish(projectId, events));
   } catch (e) {
     failed(`${events.length} events of project ${projectId}`, e);
   }
