@@ -12,6 +12,8 @@ const codeOf = (e: unknown): string | undefined => {
 };
 
 export const isUniqueViolation = (e: unknown) => codeOf(e) === '23505';
+/** A foreign key refused the statement: a row it names went away (or never was). */
+export const isForeignKeyViolation = (e: unknown) => codeOf(e) === '23503';
 
 const isPgError = (e: unknown): e is Error & PgErrorFields => {
   const code = e instanceof Error ? (e as PgErrorFields).code : undefined;

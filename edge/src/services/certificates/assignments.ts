@@ -8,15 +8,11 @@ import { and, asc, eq } from 'drizzle-orm';
 import { certificates, listenerCertificates, relayNodes, tlsState } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { AnyDb } from '../../db/any-db.js';
+import { isForeignKeyViolation } from '../../db/errors.js';
 import type { ListenerNodeReport, ListenerRecord, Presents } from '../../contracts/listener.js';
 import { iso } from '../../contracts/common.js';
 import { conflict, notFound } from '../errors.js';
 import { isTlsListener, listenerTlsEnabled, TLS_LISTENERS, type TlsListener } from './listeners.js';
-
-const isForeignKeyViolation = (e: unknown) => {
-  const err = e as { code?: unknown; cause?: { code?: unknown } } | null;
-  return (err?.code ?? err?.cause?.code) === '23503';
-};
 
 function checkedListener(name: string): TlsListener {
   if (!isTlsListener(name)) throw notFound(`listener not found: "${name}" (the listeners are ${TLS_LISTENERS.join(' and ')})`);

@@ -21,6 +21,9 @@ export async function checkIssuer(issuer: string): Promise<void> {
   if (named !== issuer) throw refuse('issuer', `discovery of ${issuer} names the issuer ${named}: write it exactly as the provider does`);
 }
 
+/** The refusal of a default project that does not exist (also when it is deleted while the write runs). */
+export const noDefaultProject = (projectId: string) => refuse('default_project_id', `no project ${projectId}`);
+
 export async function checkDefaultProject(db: Db, projectId: string | null): Promise<void> {
-  if (projectId !== null && !(await projectExists(db, projectId))) throw refuse('default_project_id', `no project ${projectId}`);
+  if (projectId !== null && !(await projectExists(db, projectId))) throw noDefaultProject(projectId);
 }

@@ -1,10 +1,10 @@
 import { identityProviders } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import type { CreateIdentityProviderInput } from '../../contracts/identity-provider.js';
 import { conflict } from '../errors.js';
-import { checkDefaultProject, checkIssuer } from './check.js';
+import { checkDefaultProject, checkIssuer, noDefaultProject } from './check.js';
 import { sealClientSecret } from './client-secret.js';
 import { presentIdentityProvider } from './present.js';
 
@@ -28,6 +28,7 @@ export async function createIdentityProvider(db: Db, config: Config, input: Crea
     return presentIdentityProvider(config, row!);
   } catch (e) {
     if (isUniqueViolation(e)) throw nameTaken(input.name);
+    if (isForeignKeyViolation(e) && input.default_project_id !== null) throw noDefaultProject(input.default_project_id);
     throw e;
   }
 }

@@ -2,9 +2,9 @@ import { eq, sql } from 'drizzle-orm';
 import { identityProviders } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import type { UpdateIdentityProviderInput } from '../../contracts/identity-provider.js';
-import { checkDefaultProject, checkIssuer } from './check.js';
+import { checkDefaultProject, checkIssuer, noDefaultProject } from './check.js';
 import { sealClientSecret } from './client-secret.js';
 import { nameTaken } from './create.js';
 import { providerNotFound } from './find.js';
@@ -35,6 +35,7 @@ export async function updateIdentityProvider(db: Db, config: Config, id: string,
     return presentIdentityProvider(config, row);
   } catch (e) {
     if (isUniqueViolation(e)) throw nameTaken(input.name!);
+    if (isForeignKeyViolation(e) && input.default_project_id) throw noDefaultProject(input.default_project_id);
     throw e;
   }
 }

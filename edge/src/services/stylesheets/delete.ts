@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { isForeignKeyViolation } from '../templates/frozen.js';
+import { isForeignKeyViolation } from '../../db/errors.js';
 import { findStylesheet } from './find.js';
 import { firstUser, stylesheetInUse } from './users.js';
 

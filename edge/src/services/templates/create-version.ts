@@ -4,7 +4,8 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { conflict } from '../errors.js';
 import type { CreateVersionInput } from '../../contracts/template.js';
 import { findTemplate, versionRecord } from './find.js';
-import { isForeignKeyViolation, stylesheetRefused } from './frozen.js';
+import { isForeignKeyViolation } from '../../db/errors.js';
+import { stylesheetRefused } from './frozen.js';
 
 export const versionCollision = () => conflict('version number collision, retry');
 

@@ -6,9 +6,3 @@ export const versionFrozen = (version: number) =>
 
 export const stylesheetRefused = () =>
   invalid('invalid request body: stylesheet_id: no such stylesheet in this project', { stylesheet_id: 'no such stylesheet in this project' });
-
-/** A foreign key refused the statement: the named stylesheet went away while it ran. */
-export const isForeignKeyViolation = (e: unknown) => {
-  const err = e as { code?: unknown; cause?: { code?: unknown } } | null;
-  return (err?.code ?? err?.cause?.code) === '23503';
-};

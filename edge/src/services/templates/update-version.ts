@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import type { UpdateVersionInput } from '../../contracts/template.js';
 import { findVersion, versionNotFound, versionRecord } from './find.js';
-import { isForeignKeyViolation, stylesheetRefused, versionFrozen } from './frozen.js';
+import { isForeignKeyViolation } from '../../db/errors.js';
+import { stylesheetRefused, versionFrozen } from './frozen.js';
 
 /**
  * Changes a draft's `stylesheet_id` or `sample_data` (a field left out stays).
