@@ -235,7 +235,9 @@ describe('a relay node against the real edge', () => {
       logs.length = 0;
       node = await startNode();
       await eventually(async () => spooled().length, (n) => n === 0, 20_000);
-      expect(logs.find((l) => l.message === 'inbound message forwarded')?.fields).toMatchObject({ id: firstId, duplicate: true });
+      // The line follows the removal from the spool: wait for it rather than race it.
+      const forwarded = await eventually(async () => logs.find((l) => l.message === 'inbound message forwarded'), (l) => l !== undefined);
+      expect(forwarded!.fields).toMatchObject({ id: firstId, duplicate: true });
       expect(await storedSpoolIds()).toEqual(after);
       rmSync(copy, { recursive: true });
     });
