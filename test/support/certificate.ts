@@ -34,6 +34,17 @@ export function time(d: Date): Buffer {
 
 export const name = (cn: string) => seq(set(seq(oid('2.5.4.3'), der(0x0c, Buffer.from(cn)))));
 
+/**
+ * 16 random bytes as a positive, minimally encoded DER INTEGER: a first byte
+ * of 0x00 would make Go's crypto/x509 (Pebble) refuse the certificate as a
+ * malformed serial number, once in 256 certificates.
+ */
+export function certificateSerial(): Buffer {
+  const serial = randomBytes(16);
+  serial[0] = (serial[0]! & 0x7f) | 0x01;
+  return serial;
+}
+
 export interface CertificatePair { certificate: string; privateKey: string; notBefore: Date; notAfter: Date }
 
 /**
@@ -44,8 +55,7 @@ export function selfSignedPair(opts: { hosts: string[]; days?: number; notBefore
   const notBefore = new Date(Math.floor((opts.notBefore ?? new Date(Date.now() - 60_000)).getTime() / 1000) * 1000);
   const notAfter = new Date(notBefore.getTime() + (opts.days ?? 90) * 86_400_000);
   const ecdsaWithSha256 = seq(oid('1.2.840.10045.4.3.2'));
-  const serial = randomBytes(16);
-  serial[0]! &= 0x7f;
+  const serial = certificateSerial();
   const san = seq(...opts.hosts.map((h) => der(0x82, Buffer.from(h))));
   const tbs = seq(
     der(0xa0, der(0x02, Buffer.from([2]))),

@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject } from 'node:crypto';
-import { der, name, oid, seq, time } from './certificate.js';
+import { certificateSerial, der, name, oid, seq, time } from './certificate.js';
 
 const sha256WithRsa = () => seq(oid('1.2.840.113549.1.1.11'), der(0x05));
 
@@ -20,8 +20,7 @@ export interface SigningKey {
 
 /** An RSA certificate for `privateKey`'s public half, issued by the CA key (self-signed when it is the same key). */
 function issue(subject: string, issuer: string, key: { publicKey: KeyObject }, caKey: KeyObject, notBefore: Date, notAfter: Date): string {
-  const serial = randomBytes(16);
-  serial[0]! &= 0x7f;
+  const serial = certificateSerial();
   const tbs = seq(
     der(0xa0, der(0x02, Buffer.from([2]))),
     der(0x02, serial),
