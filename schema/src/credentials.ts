@@ -2,6 +2,7 @@
 // Tokens are never stored: only hex(sha256(token)).
 import { sql } from 'drizzle-orm';
 import { boolean, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { identityProviders } from './people.js';
 import { projects, users } from './tenancy.js';
 
 export const apiKeys = pgTable('api_keys', {
@@ -46,6 +47,9 @@ export const sessions = pgTable('sessions', {
   lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
   // How it was opened: `password`, `passkey` or `oidc`.
   method: text('method').notNull().default('password'),
+  // The identity provider of an `oidc` session: deleting the provider ends the
+  // session (cascade); disabling it ends it at the next request.
+  identityProviderId: uuid('identity_provider_id').references(() => identityProviders.id, { onDelete: 'cascade' }),
   // The project the console works in; null: the user's default project.
   currentProjectId: uuid('current_project_id').references(() => projects.id, { onDelete: 'set null' }),
   clientIp: text('client_ip'),

@@ -14,7 +14,11 @@ export const outbox = pgTable('outbox', {
   data: jsonb('data').$type<Record<string, unknown>>().notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   handedOverAt: timestamp('handed_over_at', { withTimezone: true }),
+  // Set once the project's EventStream object holds the event; the cron sweep
+  // hands over rows whose stream hand-over failed every retry.
+  streamedAt: timestamp('streamed_at', { withTimezone: true }),
 }, (t) => [
   // The sweep's question: rows never handed over.
   index('outbox_pending_idx').on(t.createdAt).where(sql`${t.handedOverAt} is null`),
+  index('outbox_unstreamed_idx').on(t.createdAt).where(sql`${t.streamedAt} is null`),
 ]);

@@ -40,6 +40,9 @@ export const projects = pgTable('projects', {
   // The project's SSO policy: members sign in through an identity provider only.
   // Changed by a session of the owner only (never by a project key).
   ssoRequired: boolean('sso_required').notNull().default(false),
+  // The identity providers whose sessions the SSO policy accepts. A deleted
+  // provider's id may linger here: it matches no session.
+  ssoProviderIds: uuid('sso_provider_ids').array().notNull().default(sql`'{}'::uuid[]`),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
