@@ -218,6 +218,10 @@ describe('notifications', () => {
   });
 });
 
+/** A Bounce notification about `email` as SNS signed it at `timestamp`. */
+const signedAt = (timestamp: string, email: { messageId: string; to: string }) =>
+  sns.message('Notification', TOPIC, { Message: sesNotification('Bounce', email.messageId, [email.to]), Timestamp: timestamp });
+
 describe('refusals change nothing', () => {
   test.each<[string, (email: { messageId: string; to: string }) => Parameters<typeof post>, number, RegExp]>([
     ['a tampered Message', (e) => [{ ...notification('Bounce', e), Message: sesNotification('Complaint', e.messageId, [e.to]) }], 401, /^the SNS signature does not verify$/],
@@ -234,6 +238,12 @@ describe('refusals change nothing', () => {
     ['an unknown Type', (e) => [{ ...notification('Bounce', e), Type: 'Bounce' }], 400, /^unknown SNS message type "Bounce"$/],
     ['a SignatureVersion other than 1 and 2', (e) => [{ ...notification('Bounce', e), SignatureVersion: '3' }], 400, /^not an SNS message$/],
     ['malformed JSON', (e) => [{}, { raw: JSON.stringify(notification('Bounce', e)).slice(0, -1), typeHeader: 'Notification' }], 400, /^malformed JSON body$/],
+    // Correctly signed, by SNS's own key: only its signed Timestamp gives a replay away (ses.max_notification_age, 1h).
+    ['a notification SNS signed 2 hours ago (a replay)', (e) => [signedAt(new Date(Date.now() - 2 * 3_600_000).toISOString(), e)], 400,
+      /^notification refused as a replay: its Timestamp \S+ is more than 1h old \(ses\.max_notification_age\)$/],
+    ['a notification dated 10 minutes ahead', (e) => [signedAt(new Date(Date.now() + 10 * 60_000).toISOString(), e)], 400,
+      /^notification refused: its Timestamp \S+ is more than 5m in the future$/],
+    ['a signed Timestamp that is no time', (e) => [signedAt('yesterday', e)], 400, /^Timestamp must be an ISO 8601 time$/],
   ])('%s → refused, naming it', async (_, build, status, error) => {
     const email = await sentEmail();
     const [message, opts] = build(email);
@@ -250,6 +260,14 @@ describe('refusals change nothing', () => {
     expect(r.body).toEqual({ error: 'SigningCertURL answered 404' });
     expect(await stateOf(email)).toEqual({ status: 'sent', bounces: [], suppressions: [], events: [] });
   });
+});
+
+test('a notification SNS signed 50 minutes ago (a late retry) is inside ses.max_notification_age: applied', async () => {
+  const email = await sentEmail();
+  const r = await post(signedAt(new Date(Date.now() - 50 * 60_000).toISOString(), email));
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  expect(r.body).toMatchObject({ outcome: 'applied' });
+  expect((await stateOf(email)).status).toBe('bounced');
 });
 
 test('each client address has ratelimit.ses_webhook_per_minute requests a minute; beyond it 429, nothing changed', async () => {

@@ -1,13 +1,15 @@
 // One SNS message posted to `POST /webhooks/ses` (docs/ses.md), checked in
 // this order, each refusal changing nothing: the JSON and its fields, the
 // `x-amz-sns-message-type` header against `Type`, the SigningCertURL
-// allowlist, the signature, the topic allowlist; then the message is acted on.
+// allowlist, the signature, the topic allowlist, a Notification's age
+// (freshness.ts); then the message is acted on.
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { SNS_MESSAGE_TYPES, SnsMessageSchema, type SesWebhookResult, type SnsMessage } from '../../contracts/ses.js';
 import { forbidden, invalid, unauthorized } from '../errors.js';
 import { applySesNotification } from './apply-notification.js';
 import { confirmSubscription } from './confirm-subscription.js';
+import { assertFresh } from './freshness.js';
 import { readSesNotification } from './ses-notification.js';
 import { signatureProblem } from './sns-signature.js';
 import { snsUrl } from './sns-urls.js';
@@ -20,7 +22,7 @@ export interface Received {
   events: Map<string, OutboxRows>;
 }
 
-type SesConfig = Pick<Config, 'ses.topic_arns' | 'ses.extra_sns_url_prefixes'>;
+type SesConfig = Pick<Config, 'ses.topic_arns' | 'ses.extra_sns_url_prefixes' | 'ses.max_notification_age'>;
 
 export async function receiveSnsMessage(db: Db, config: SesConfig, body: string, typeHeader: string | undefined): Promise<Received> {
   const message = parse(body);
@@ -43,6 +45,7 @@ export async function receiveSnsMessage(db: Db, config: SesConfig, body: string,
       // Not resubscribed: whoever unsubscribed meant it; subscribing again is a change in SNS.
       return { result: { outcome: 'acknowledged' }, events: none };
     case 'Notification': {
+      assertFresh(message.Timestamp, config);
       const reading = readSesNotification(message.Message);
       if (reading.kind === 'ignored') return { result: { outcome: 'ignored', reason: reading.reason }, events: none };
       const applied = await applySesNotification(db, message.MessageId, reading);
