@@ -176,3 +176,36 @@ describe('one order per host', () => {
     }
   });
 });
+
+describe('a lease that has run out', () => {
+  // A node that stalled past its 10 minutes (a slow CA, a paused VM) may find another node ordering the host by
+  // then: what it stores late must not overwrite what that one stores.
+  test('its node stores nothing (409 naming the expiry), nor does it once another node holds the host; the live holder stores', async () => {
+    const store = (node: EnrolledNode, pair: { certificate: string; privateKey: string }) =>
+      call('PUT', '/relay/v1/acme/certificates', node, { host: OTHER_HOST, certificate: pair.certificate, chain: '', private_key: pair.privateKey });
+    const name = `acme:${OTHER_HOST}`;
+    const pair = selfSignedPair({ hosts: [OTHER_HOST], days: 90 });
+    expect((await lease(one, OTHER_HOST)).body).toMatchObject({ granted: true });
+    await env.stack.sql.query(`UPDATE acme_leases SET expires_at = now() - interval '1 second' WHERE host = $1`, [OTHER_HOST]);
+    const before = await generation();
+
+    const expired = await store(one, pair);
+    expect([expired.status, expired.body]).toEqual([409, { error: `this node's ACME lease for ${OTHER_HOST} has expired: nothing stored (take a new lease and order again)` }]);
+    expect(await rows('SELECT name FROM certificates WHERE name = $1', [name])).toEqual([]);
+    expect(await rows('SELECT node_id, expires_at <= now() AS expired, last_error FROM acme_leases WHERE host = $1', [OTHER_HOST]))
+      .toEqual([{ node_id: one.id, expired: true, last_error: null }]);
+    expect(await generation()).toBe(before);
+
+    // Another node takes the host: the first one's store is still refused, whatever it sends.
+    expect((await lease(two, OTHER_HOST)).body).toMatchObject({ granted: true });
+    const taken = await store(one, pair);
+    expect([taken.status, taken.body]).toEqual([409, { error: `this node holds no ACME lease for ${OTHER_HOST}` }]);
+    expect(await rows('SELECT name FROM certificates WHERE name = $1', [name])).toEqual([]);
+    expect(await rows('SELECT node_id FROM acme_leases WHERE host = $1 AND expires_at > now()', [OTHER_HOST])).toEqual([{ node_id: two.id }]);
+    expect(await generation()).toBe(before);
+
+    const stored = await store(two, selfSignedPair({ hosts: [OTHER_HOST], days: 90 }));
+    expect(stored.status).toBe(200);
+    expect(await rows('SELECT name FROM certificates WHERE name = $1', [name])).toEqual([{ name }]);
+  });
+});

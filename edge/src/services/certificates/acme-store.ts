@@ -2,7 +2,10 @@
 // (inspect.ts: readable, the key matches, the chain chains), then for ACME
 // itself: it names the host and is valid now. The row `acme:<host>` (kind
 // `acme`, intermediates in chain_pem, private key sealed) is written and the
-// node's lease released in one statement; the certificates trigger bumps
+// node's lease released in one statement, and only while that lease is live
+// and the node's own: past its expiry another node may have been granted the
+// host and be ordering, and a node that stalled past its lease must not
+// overwrite what that one stores. The certificates trigger bumps
 // tls_state.generation, so every node's next poll picks it up.
 import { sql } from 'drizzle-orm';
 import { acmeCertificateName, type AcmeCertificateAnswer, type AcmeCertificateRequest, type Config } from '@edgemail/shared';
@@ -36,7 +39,7 @@ export async function storeAcmeCertificate(
   const { rows: [row] } = await db.execute<{ name: string }>(sql`
     with released as (
       update acme_leases set expires_at = now(), last_error = null
-      where host = ${host} and node_id = ${nodeId}
+      where host = ${host} and node_id = ${nodeId} and expires_at > now()
       returning host
     )
     insert into certificates (name, kind, certificate_pem, chain_pem, private_key_sealed, issuer_id, subject, issuer_subject, hosts,
@@ -51,6 +54,14 @@ export async function storeAcmeCertificate(
       hosts = excluded.hosts, algorithm = excluded.algorithm, key_size = excluded.key_size, serial_number = excluded.serial_number,
       fingerprint_sha256 = excluded.fingerprint_sha256, not_before = excluded.not_before, not_after = excluded.not_after, updated_at = now()
     returning name`);
-  if (!row) throw conflict(`this node holds no ACME lease for ${host}`);
+  if (!row) throw await noLease(db, nodeId, host);
   return { name, host, fingerprint_sha256: meta.fingerprintSha256, not_after: meta.notAfter.toISOString() };
+}
+
+/** Why nothing was stored: the node's lease ran out, or it holds none (never did, or another node took the host since). */
+async function noLease(db: Db, nodeId: string, host: string): Promise<Error> {
+  const { rows: [lease] } = await db.execute<{ own: boolean }>(sql`select node_id = ${nodeId} as own from acme_leases where host = ${host}`);
+  return lease?.own
+    ? conflict(`this node's ACME lease for ${host} has expired: nothing stored (take a new lease and order again)`)
+    : conflict(`this node holds no ACME lease for ${host}`);
 }
