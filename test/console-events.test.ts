@@ -225,6 +225,52 @@ describe('isolation and credentials', () => {
     await env.stack.sql.query('DELETE FROM webhooks');
   });
 
+  test('an admin demoted to member mid-stream gets no audit event after the next session check; other kinds go on', async () => {
+    const admin = await env.stack.sql.query(`INSERT INTO users (email) VALUES ($1) RETURNING id`, [`admin-${crypto.randomUUID().slice(0, 8)}@example.com`]);
+    const adminId = admin.rows[0].id as string;
+    await env.stack.sql.query(`INSERT INTO memberships (project_id, user_id, role) VALUES ($1, $2, 'admin')`, [env.tenant.project.id, adminId]);
+    await env.stack.sql.query('UPDATE users SET default_project_id = $1 WHERE id = $2', [env.tenant.project.id, adminId]);
+    const demoted = await follow(await sessionCookie(env.stack, adminId));
+    const watcher = await follow(owner);
+    const hook = (path: string) => env.stack.call('POST', '/api/v1/webhooks', { token: env.keys.manager, body: { url: `${receiver.url}/${path}`, events: ['inbound.received'] } });
+
+    // As an admin, the audit events reach the stream.
+    expect((await hook('before')).status).toBe(201);
+    await demoted.waitFor(1, named('audit'));
+
+    // Demoted to member; the next check (500 ms here) narrows the stream.
+    await env.stack.sql.query(`UPDATE memberships SET role = 'member' WHERE project_id = $1 AND user_id = $2`, [env.tenant.project.id, adminId]);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const auditsBefore = demoted.events.filter(named('audit')).length;
+    expect((await hook('after')).status).toBe(201);
+    // The owner's stream gets the new audit event: it was broadcast to every stream at that moment.
+    await watcher.waitFor(2, named('audit'));
+    // The demoted member's stream is still open and still gets what a member may see...
+    const id = await mailArrives();
+    await demoted.waitFor(1, (e) => e.event === 'inbound.received' && payload(e).data.id === id);
+    // ...but not the audit event written after the demotion.
+    expect(demoted.events.filter(named('audit')).length).toBe(auditsBefore);
+    expect(demoted.events.some(named('end'))).toBe(false);
+    await env.stack.sql.query('DELETE FROM webhooks');
+  });
+
+  test('a member whose group loses every permission the stream serves gets an end event', async () => {
+    const group = await env.stack.sql.query(`INSERT INTO member_groups (project_id, name, permissions) VALUES ($1, $2, '{inbound:read}') RETURNING id`, [env.tenant.project.id, `readers-${crypto.randomUUID().slice(0, 8)}`]);
+    const user = await env.stack.sql.query(`INSERT INTO users (email) VALUES ($1) RETURNING id`, [`reader-${crypto.randomUUID().slice(0, 8)}@example.com`]);
+    const userId = user.rows[0].id as string;
+    await env.stack.sql.query(`INSERT INTO memberships (project_id, user_id, role, group_id) VALUES ($1, $2, 'member', $3)`, [env.tenant.project.id, userId, group.rows[0].id]);
+    await env.stack.sql.query('UPDATE users SET default_project_id = $1 WHERE id = $2', [env.tenant.project.id, userId]);
+    const stream = await follow(await sessionCookie(env.stack, userId));
+    expect(stream.status).toBe(200);
+    const id = await mailArrives();
+    await stream.waitFor(1, (e) => e.event === 'inbound.received' && payload(e).data.id === id);
+
+    await env.stack.sql.query(`UPDATE member_groups SET permissions = '{domains:read}' WHERE id = $1`, [group.rows[0].id]);
+    await stream.ended;
+    expect(stream.events.at(-1)?.event).toBe('end');
+    expect(JSON.parse(stream.events.at(-1)!.data).reason).toMatch(/no longer lets you see any of its events/);
+  });
+
   test('the stream follows the session\'s current project (PUT /app/api/session/project), else the user\'s default', async () => {
     await env.stack.sql.query(`INSERT INTO memberships (project_id, user_id, role) VALUES ($1, $2, 'admin')`, [env.other.project.id, env.tenant.user.id]);
     const switched = await sessionCookie(env.stack, env.tenant.user.id);

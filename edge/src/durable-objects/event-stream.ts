@@ -11,6 +11,7 @@ import { connect } from '../db/client.js';
 import { settingsOf } from '../settings.js';
 import { outboxStreamEvents } from '../services/event-stream/outbox-events.js';
 import { liveSessions } from '../services/event-stream/live-sessions.js';
+import { visibleEventNames } from '../services/event-stream/events.js';
 import { sseComment, sseEvent, sseRetry } from '../services/event-stream/sse.js';
 import { MAX_STREAMS, MAX_STREAMS_PER_SESSION, RETAIN_EVENTS, RETAIN_MS } from '../services/event-stream/limits.js';
 import { Coalescer } from './coalescer.js';
@@ -25,6 +26,7 @@ const MAX_UNREAD_BYTES = 1 << 20;
 
 interface Listener {
   sessionId: string;
+  /** The kinds this member may see; re-read at each session check. */
   names: Set<string>;
   writer: WritableStreamDefaultWriter<Uint8Array>;
   unread: number;
@@ -234,6 +236,21 @@ export class EventStream extends DurableObject<Bindings> implements EventStreamR
     }
   }
 
+  /**
+   * Sets the kinds a stream is sent to `names` (the member's role or group
+   * changed); false when none is left and the stream was ended.
+   */
+  private follow(l: Listener, names: string[]): boolean {
+    if (names.length === l.names.size && names.every((n) => l.names.has(n))) return true;
+    if (!names.length && l.names.size) {
+      this.end(l, 'your role or group in this project no longer lets you see any of its events');
+      return false;
+    }
+    l.names = new Set(names);
+    this.write(l, sseComment(`now following ${names.join(', ')} (role or group changed)`));
+    return true;
+  }
+
   private startChecks() {
     if (this.checkTimer) return;
     const { config } = settingsOf(this.env);
@@ -243,7 +260,10 @@ export class EventStream extends DurableObject<Bindings> implements EventStreamR
   /**
    * Every `console.events_session_check`: one query for every open stream's
    * session; a stream whose session was signed out, expired, or whose user left
-   * the project is ended. A failed check ends every stream too (fail closed):
+   * the project is ended. A live one follows its member's current role and
+   * group: the kinds it is sent are narrowed (or widened) to what they may see
+   * now, so a demoted admin gets no further `audit` event; one left with no kind
+   * at all is ended. A failed check ends every stream too (fail closed):
    * browsers reconnect, are authenticated afresh and resume by Last-Event-ID.
    */
   private async checkSessions() {
@@ -256,8 +276,13 @@ export class EventStream extends DurableObject<Bindings> implements EventStreamR
       const now = Date.now();
       this.keepRecording();
       for (const l of open) {
-        if (!live.has(l.sessionId)) this.end(l, 'session ended: signed out, expired, or no longer a member of this project');
-        else if (now - l.lastWriteAt >= PING_MS) this.write(l, sseComment('ping'));
+        const membership = live.get(l.sessionId);
+        if (!membership) {
+          this.end(l, 'session ended: signed out, expired, or no longer a member of this project');
+          continue;
+        }
+        if (!this.follow(l, visibleEventNames(membership))) continue;
+        if (now - l.lastWriteAt >= PING_MS) this.write(l, sseComment('ping'));
       }
     } catch (e) {
       console.error(`event stream of project ${this.projectId}: session check failed, ending ${open.length} streams: ${e instanceof Error ? e.message : String(e)}`);

@@ -20,6 +20,7 @@ export const route = defineRoute({
     `send it back as \`Last-Event-ID\` (EventSource does) or \`?last_event_id=\` to get exactly the events after it. The stream keeps the last ${RETAIN_EVENTS} events (at most 24 hours);`,
     'a resume from before that gets one `reset` event (reload the lists, then follow).',
     'The session is re-checked every `console.events_session_check` (5 s by default): once it is signed out, expired or no longer a member, the stream gets an `end` event and closes.',
+    'The same check reads the member\'s current role and group: the stream goes on with only the kinds they may see now (an admin demoted to member gets no further `audit` event; a promotion adds kinds), and ends with an `end` event when no kind is left.',
     `Browser sessions only: an API key or platform credential is refused with 403. At most ${MAX_STREAMS_PER_SESSION} open streams per session (a newer one ends the oldest with an \`end\` event) and ${MAX_STREAMS} per project (429).`,
   ].join(' '),
   tags: ['Console'],
