@@ -2,6 +2,7 @@
 // Its own tokens from memory, others from the edge (a stand-in function
 // counting the lookups), and the guard that keeps a flood of made-up tokens
 // from reaching the edge's chatter limit.
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectingLog, type LogLine } from '../../../test-support/inbound-harness.js';
@@ -14,13 +15,14 @@ const inAMinute = () => new Date(Date.now() + 60_000).toISOString();
 let responder: Http01Responder | undefined;
 afterEach(async () => { await responder?.stop(); responder = undefined; });
 
-async function start(edge: Map<string, string>, opts: { perMinute?: number; failing?: boolean; now?: () => number; maxConnections?: number } = {}) {
+async function start(edge: Map<string, string>, opts: { perMinute?: number; perClientPerMinute?: number; failing?: boolean; now?: () => number; maxConnections?: number } = {}) {
   const asked: string[] = [];
   const logs: LogLine[] = [];
   const log = collectingLog(logs);
   const lookup = createChallengeLookup({
     log,
     perMinute: opts.perMinute,
+    perClientPerMinute: opts.perClientPerMinute,
     now: opts.now,
     fetch: async (token) => {
       asked.push(token);
@@ -78,6 +80,26 @@ describe('http-01 responder', () => {
     expect((await get(`/.well-known/acme-challenge/${tokens[0]}`)).status).toBe(404);
     expect(asked).toEqual(tokens.slice(0, 5));
     expect(logs.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual(['acme challenge lookups at the edge rate-limited: unknown tokens answered 404 without asking']);
+  });
+
+  it('each client address has its own budget of edge lookups within the global one; known answers cost none', async () => {
+    const { asked, logs, port } = await start(new Map([[OTHER, `${OTHER}.thumb`]]), { perMinute: 10, perClientPerMinute: 3, now: () => 30_000 });
+    const from = (address: string, token: string) => new Promise<number>((resolve, reject) => {
+      request({ host: '127.0.0.1', port, path: `/.well-known/acme-challenge/${token}`, localAddress: address }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      }).on('error', reject).end();
+    });
+    const tokens = Array.from({ length: 6 }, (_, i) => `spray${i}${'y'.repeat(30)}`);
+    for (const token of tokens) expect(await from('127.0.0.2', token)).toBe(404);
+    expect(await from('127.0.0.2', OTHER)).toBe(404); // over its budget: not asked
+    expect(asked).toEqual(tokens.slice(0, 3));
+    expect(await from('127.0.0.3', OTHER)).toBe(200);
+    expect(await from('127.0.0.2', OTHER)).toBe(200); // known now: no lookup, no budget
+    expect(asked).toEqual([...tokens.slice(0, 3), OTHER]);
+    expect(logs.filter((l) => l.level === 'warn').map((l) => [l.message, l.fields])).toEqual([
+      ['acme challenge lookups at the edge: a client over its budget is answered 404 without asking', { client: '127.0.0.2', per_client_per_minute: 3 }],
+    ]);
   });
 
   it('an edge that cannot answer: 503 with Retry-After (the CA retries), and the miss is not remembered', async () => {

@@ -1,7 +1,8 @@
 // The http-01 responder (RFC 8555 §8.3) on `acme.http_port`: it answers
 // `GET /.well-known/acme-challenge/<token>` with the key authorization, from
 // this node's own orders (memory) first, else from the edge (another node is
-// ordering; challenge-lookup.ts guards that path). Everything else is 404 (or
+// ordering; challenge-lookup.ts guards that path, per client address and in
+// all). Everything else is 404 (or
 // 405 for another method): this port serves nothing but challenges.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -54,7 +55,7 @@ export function createHttp01Responder(options: Http01ResponderOptions): Http01Re
     if (mine !== undefined) return answer(res, 200, mine);
     let found: string | null;
     try {
-      found = await options.lookup(token);
+      found = await options.lookup(token, req.socket.remoteAddress);
     } catch (err) {
       options.log.warn('acme challenge lookup at the edge failed', { token, error: (err as Error).message });
       return answer(res, 503, 'try again later\n', { 'retry-after': '5' });

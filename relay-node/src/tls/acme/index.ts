@@ -42,7 +42,7 @@ export async function startAcme(deps: {
   const responder = createHttp01Responder({
     port: deps.options?.httpPort ?? config['acme.http_port'],
     host: deps.host,
-    lookup: createChallengeLookup({ fetch: (token) => edge.acmeChallenge(token), log }),
+    lookup: createChallengeLookup({ fetch: (token) => edge.acmeChallenge(token), log, perClientPerMinute: config['acme.edge_lookups_per_client_per_minute'] }),
     log,
   });
   const httpPort = await responder.start();
