@@ -12,6 +12,7 @@ import * as exportData from './api/data/export.js';
 import * as createPlan from './admin/plans/create.js';
 import * as createUser from './admin/users/create.js';
 import * as listUsers from './admin/users/list.js';
+import * as listSecurityEvents from './admin/security-events/list.js';
 import * as createProject from './admin/projects/create.js';
 import * as createCredential from './admin/credentials/create.js';
 import * as listCredentials from './admin/credentials/list.js';
@@ -120,6 +121,7 @@ export const apiRoutes: MountableRoute[] = [
   mountable(listPermissions), mountable(deleteProject), mountable(listAuditLog), mountable(exportData),
   mountable(createPlan), mountable(createUser), mountable(listUsers), mountable(createProject),
   mountable(createCredential), mountable(listCredentials), mountable(revokeCredential),
+  mountable(listSecurityEvents),
   mountable(createDomain), mountable(listDomains), mountable(getDomain), mountable(deleteDomain),
   mountable(verifyDomain),
   mountable(createSuppression), mountable(listSuppressions), mountable(getSuppression), mountable(deleteSuppression),
@@ -173,6 +175,9 @@ import * as addPasskey from './app/account/passkeys/create.js';
 import * as listPasskeys from './app/account/passkeys/list.js';
 import * as renamePasskey from './app/account/passkeys/rename.js';
 import * as deletePasskey from './app/account/passkeys/delete.js';
+import * as listOwnSecurityEvents from './app/account/security-events/list.js';
+import * as listOwnSessions from './app/account/sessions/list.js';
+import * as endOwnSession from './app/account/sessions/delete.js';
 
 export const appRoutes: MountableRoute[] = [
   mountable(acceptInvitation), mountable(requestPasswordReset), mountable(completePasswordReset),
@@ -184,6 +189,7 @@ export const appRoutes: MountableRoute[] = [
   // `providers` and `callback` are literal segments, `{provider_id}/start` has two: no clash.
   mountable(oidcProviders), mountable(oidcCallback), mountable(oidcStart),
   mountable(passkeyRegistrationOptions), mountable(addPasskey), mountable(listPasskeys), mountable(renamePasskey), mountable(deletePasskey),
+  mountable(listOwnSecurityEvents), mountable(listOwnSessions), mountable(endOwnSession),
 ];
 
 // The relay-node channel (docs/relay-protocol.md): its own credential, limiters and body limits.

@@ -1,11 +1,8 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
-import { integerQuery, Timestamp } from '../../../contracts/common.js';
+import { Timestamp } from '../../../contracts/common.js';
+import { AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX, auditPageQuery } from '../../../contracts/audit-page.js';
 import { listProjectAuditEvents } from '../../../services/audit/list.js';
-
-export const AUDIT_LIMIT_DEFAULT = 50;
-export const AUDIT_LIMIT_MAX = 200;
-const OFFSET_MAX = 100_000;
 
 const AuditEventSchema = z.object({
   id: z.string(),
@@ -30,10 +27,7 @@ export const route = defineRoute({
   description: `Successful configuration changes in this project, newest first. \`limit\` defaults to ${AUDIT_LIMIT_DEFAULT} (at most ${AUDIT_LIMIT_MAX}); \`offset\` to 0. Sessions need the admin or owner role; keys need \`audit:read\`.`,
   tags: ['Audit log'],
   request: {
-    query: z.object({
-      limit: integerQuery('limit', 1, AUDIT_LIMIT_MAX, AUDIT_LIMIT_DEFAULT),
-      offset: integerQuery('offset', 0, OFFSET_MAX, 0),
-    }),
+    query: z.object(auditPageQuery),
   },
   responses: {
     200: {
