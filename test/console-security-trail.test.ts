@@ -13,12 +13,18 @@ let admin: string;
 let ann: Awaited<ReturnType<typeof person>>;
 let bob: Awaited<ReturnType<typeof person>>;
 
+const userAgentOf = (name: string) => `Mozilla/5.0 (${name}'s browser)`;
+
 /** A user who failed once (wrong password) and then signed in, from `ip`. */
 async function person(name: string, ip: string) {
   const tenant = await consoleUser(stack, admin, PASSWORD, name);
-  const failed = await signIn(stack, { email: tenant.user.email, password: `${PASSWORD}!` }, ip);
+  // Each from its own browser: the trail records the User-Agent it sent.
+  const from = (password: string) => stack.call('POST', '/app/api/session', {
+    body: { email: tenant.user.email, password }, headers: { origin: new URL(stack.url).origin, 'cf-connecting-ip': ip, 'user-agent': userAgentOf(name) },
+  });
+  const failed = await from(`${PASSWORD}!`);
   expect(failed.status).toBe(401);
-  const ok = await signIn(stack, { email: tenant.user.email, password: PASSWORD }, ip);
+  const ok = await from(PASSWORD);
   expect(ok.status, JSON.stringify(ok.body)).toBe(200);
   return { ...tenant, cookie: cookieOf(ok.headers.get('set-cookie')) };
 }
@@ -41,8 +47,8 @@ describe('a person\'s own trail', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body).toMatchObject({ limit: 50, offset: 0 });
     expect(r.body.events).toEqual([
-      { id: expect.any(String), type: 'auth.login.succeeded', detail: 'password', client_ip: '198.51.100.7', user_agent: null, created_at: expect.any(String) },
-      { id: expect.any(String), type: 'auth.login.failed', detail: 'password', client_ip: '198.51.100.7', user_agent: null, created_at: expect.any(String) },
+      { id: expect.any(String), type: 'auth.login.succeeded', detail: 'password', client_ip: '198.51.100.7', user_agent: userAgentOf('ann'), created_at: expect.any(String) },
+      { id: expect.any(String), type: 'auth.login.failed', detail: 'password', client_ip: '198.51.100.7', user_agent: userAgentOf('ann'), created_at: expect.any(String) },
     ]);
     const [newer, older] = r.body.events.map((e: { created_at: string }) => Date.parse(e.created_at));
     expect(newer).toBeGreaterThanOrEqual(older);
@@ -102,7 +108,7 @@ describe('the platform admin\'s view', () => {
     const times = r.body.events.map((e: { created_at: string }) => Date.parse(e.created_at));
     expect(times).toEqual([...times].sort((a, b) => b - a));
     expect(r.body.events.find((e: { user_id: string }) => e.user_id === bob.user.id)).toMatchObject({
-      type: 'auth.login.succeeded', detail: 'password', actor_email: bob.user.email, method: 'POST', path: '/app/api/session', status: 200, client_ip: '198.51.100.8', user_agent: null,
+      type: 'auth.login.succeeded', detail: 'password', actor_email: bob.user.email, method: 'POST', path: '/app/api/session', status: 200, client_ip: '198.51.100.8', user_agent: userAgentOf('bob'),
     });
   });
 

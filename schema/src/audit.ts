@@ -14,6 +14,8 @@ export const auditEvents = pgTable('audit_events', {
   path: text('path'),
   status: integer('status'),
   detail: text('detail'),
+  // The client's User-Agent, on account security events (at most 512 characters).
+  userAgent: text('user_agent'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
   index('audit_events_project_id_created_at_idx').on(t.projectId, t.createdAt),

@@ -9,7 +9,7 @@ const ownFields = {
   type: z.string().openapi({ example: 'auth.login.failed' }),
   detail: z.string().nullable().openapi({ description: 'How or why: which leg of a refused sign-in failed (`password`, `totp`, `locked`, …), the provider of an SSO event; null when the type says it all.', example: 'password' }),
   client_ip: z.string().nullable().openapi({ description: 'The client address the request came from.' }),
-  user_agent: z.string().nullable().openapi({ description: 'The browser\'s User-Agent where recorded; the trail does not record it yet, so null (a session\'s own is in `GET /app/api/account/sessions`).' }),
+  user_agent: z.string().nullable().openapi({ description: 'The User-Agent the request sent (at most 512 characters); null when it sent none.' }),
   created_at: Timestamp,
 };
 

@@ -11,6 +11,8 @@ export interface SecurityEvent {
   /** The email as given (the user's, or the unknown one tried). */
   actorEmail: string;
   clientIp: string;
+  /** The request's User-Agent, when it sent one. */
+  userAgent?: string | null;
   method: string;
   path: string;
   status: number;
@@ -18,6 +20,11 @@ export interface SecurityEvent {
   detail?: string;
 }
 
+/** A User-Agent longer than this is cut: it is the client's to choose. */
+const USER_AGENT_MAX = 512;
+
 export async function writeSecurityEvent(db: Db, e: SecurityEvent): Promise<void> {
-  await db.insert(auditEvents).values({ category: 'security', ...e, actorEmail: e.actorEmail.slice(0, 320), detail: e.detail ?? null });
+  await db.insert(auditEvents).values({
+    category: 'security', ...e, actorEmail: e.actorEmail.slice(0, 320), userAgent: e.userAgent?.slice(0, USER_AGENT_MAX) ?? null, detail: e.detail ?? null,
+  });
 }

@@ -8,9 +8,8 @@ import type { AuditPage } from '../../contracts/audit-page.js';
 
 type Row = typeof auditEvents.$inferSelect;
 
-// The trail stores no User-Agent (audit_events has no column for it): null until it does.
 const presentOwn = (r: Row) => ({
-  id: r.id, type: r.type, detail: r.detail, client_ip: r.clientIp, user_agent: null, created_at: r.createdAt.toISOString(),
+  id: r.id, type: r.type, detail: r.detail, client_ip: r.clientIp, user_agent: r.userAgent, created_at: r.createdAt.toISOString(),
 });
 
 const presentAdmin = (r: Row) => ({
