@@ -149,6 +149,36 @@ describe('simulator addresses', () => {
     expect(events[1]).toMatchObject({ data: { id: email.id, status: 'complained', bounce: { type: 'complaint', source: 'simulator', feedback_type: 'abuse' } } });
   });
 
+  test('bounce@: the result and its bounce commit together: while the bounce cannot be written the email stays unsettled, then bounces once it can', async () => {
+    // A trigger refuses this recipient's bounce row, as a Worker dying between two writes would leave it unwritten. The
+    // sequence (not rolled back with the transaction) shows the edge got as far as writing it.
+    const recipient = `bounce+atomic@${SIM}`;
+    await env.stack.sql.query(`
+      CREATE SEQUENCE test_refused_bounces;
+      CREATE FUNCTION test_refuse_bounce() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM nextval('test_refused_bounces'); RAISE EXCEPTION 'bounce refused by the test'; END $$;
+      CREATE TRIGGER test_refuse_bounce BEFORE INSERT ON bounces FOR EACH ROW
+        WHEN (NEW.recipient = '${recipient}') EXECUTE FUNCTION test_refuse_bounce();`);
+    try {
+      const email = await send(recipient);
+      await eventually(async () => (await env.stack.sql.query('SELECT last_value, is_called FROM test_refused_bounces')).rows[0],
+        (r) => r.is_called, 15_000);
+      // Not sent without its bounce: no attempt recorded, no email.sent, back in the queue to be settled again.
+      const waiting = await logged(email.id);
+      expect(['queued', 'sending']).toContain(waiting.status);
+      expect(waiting.delivery_attempts).toEqual([]);
+      expect(await bouncesOf(email.id)).toEqual([]);
+      expect(eventsFor(email.id)).toEqual([]);
+    } finally {
+      await env.stack.sql.query('DROP TRIGGER test_refuse_bounce ON bounces; DROP FUNCTION test_refuse_bounce(); DROP SEQUENCE test_refused_bounces;');
+    }
+    const email = (await env.stack.sql.query('SELECT id FROM emails WHERE recipient = $1', [recipient])).rows[0] as { id: string };
+    const entry = await untilStatus(email.id, 'bounced');
+    expect(entry).toMatchObject({ attempts: 1, delivery_attempts: [{ attempt: 1, outcome: 'sent', server: 'simulator' }] });
+    expect((await bouncesOf(email.id)).map((b) => [b.type, b.source_ref])).toEqual([['hard', `simulator:${email.id}`]]);
+    expect((await untilEvents(email.id, 2)).map((e) => e.event)).toEqual(['email.sent', 'email.bounced']);
+  });
+
   test(`defer@: 451 at every try, retried with the backoff, then failed as expired after outbound.max_age (${MAX_AGE_S}s) with email.failed`, async () => {
     const email = await send(`defer@${SIM}`);
     const reply = `451 4.4.1 <defer@${SIM}>: simulated deferral (the simulator always defers <defer@${SIM}>; tried again later)`;

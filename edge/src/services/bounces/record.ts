@@ -2,7 +2,7 @@
 // one statement writes the bounce rows, moves the emails on, suppresses the
 // addresses and writes the events, so that none of them is ever without the
 // others.
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { bounces, emails, outbox, outboundMessages, suppressions, webhooks } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import { eventsByProject } from '../emails/events.js';
@@ -52,15 +52,31 @@ export interface RecordedBounces {
  */
 export async function recordBounces(db: Db, reports: BounceReport[]): Promise<RecordedBounces> {
   if (reports.length === 0) return { recorded: [], events: new Map() };
+  const { query, read } = bouncesStatement(db, reports);
+  const { rows: [row] } = await query;
+  return read(row);
+}
+
+type BouncesRow = {
+  recorded: { id: string; email_id: string; type: BounceType }[] | null;
+  events: { id: number; project_id: string; settled: boolean }[] | null;
+};
+
+/**
+ * `recordBounces` as a statement not yet run (`reports` not empty), and how
+ * to read its row, for a caller that runs it in one transaction with another
+ * statement (`db.batch`). `onlyIf`, a condition on each report's input row
+ * `r` and its email `e`, drops the reports failing it: the simulator records
+ * a bounce only when its email's result counted, which the statement before
+ * it in the same transaction decided.
+ */
+export function bouncesStatement(db: Db, reports: BounceReport[], onlyIf: SQL = sql`true`) {
   const input = reports.map((r, i) => ({
     i, email_id: r.emailId, type: r.type, source: r.source, source_ref: r.sourceRef, smtp_code: r.smtpCode,
     status: r.status, diagnostic: r.diagnostic, remote_mta: r.remoteMta, feedback_type: r.feedbackType,
     original_message_id: r.originalMessageId,
   }));
-  const { rows: [row] } = await db.execute<{
-    recorded: { id: string; email_id: string; type: BounceType }[] | null;
-    events: { id: number; project_id: string; settled: boolean }[] | null;
-  }>(sql`
+  const query = db.execute<BouncesRow>(sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as r(
         i int, email_id uuid, type bounce_type, source text, source_ref text, smtp_code int, status text,
@@ -71,6 +87,7 @@ export async function recordBounces(db: Db, reports: BounceReport[]): Promise<Re
       select distinct on (e.project_id, r.source, r.source_ref, case when r.source_ref is null then r.i end)
         r.*, e.project_id, e.recipient
       from input r join ${emails} e on e.id = r.email_id
+      where ${onlyIf}
       order by e.project_id, r.source, r.source_ref, case when r.source_ref is null then r.i end, r.i
     ),
     inserted as (
@@ -143,8 +160,9 @@ export async function recordBounces(db: Db, reports: BounceReport[]): Promise<Re
     select (select json_agg(json_build_object('id', id, 'email_id', email_id, 'type', type)) from inserted) as recorded,
            (select json_agg(json_build_object('id', id, 'project_id', project_id, 'settled', handed_over_at is not null)) from events) as events`);
 
-  return {
+  const read = (row: BouncesRow | undefined): RecordedBounces => ({
     recorded: (row?.recorded ?? []).map((r) => ({ id: r.id, emailId: r.email_id, type: r.type })),
     events: eventsByProject(row?.events ?? []),
-  };
+  });
+  return { query, read };
 }

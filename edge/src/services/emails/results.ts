@@ -52,12 +52,25 @@ type Settings = Pick<Config, 'outbound.retry_delay' | 'outbound.max_age'>;
  * passes; a report that waited judges the row as the other left it.
  */
 export async function recordResults(db: Db, settings: Settings, nodeId: string, results: OutboundResultInput[]): Promise<RecordedResults> {
+  const { query, read } = resultsStatement(db, settings, nodeId, results);
+  const { rows: [row] } = await query;
+  return read(row);
+}
+
+type ResultsRow = { accepted: number[] | null; events: { id: number; project_id: string; settled: boolean }[] | null };
+
+/**
+ * `recordResults` as a statement not yet run, and how to read its row: for a
+ * caller that runs it in one transaction with another (`db.batch`), as the
+ * simulator does with the bounce its result implies.
+ */
+export function resultsStatement(db: Db, settings: Settings, nodeId: string, results: OutboundResultInput[]) {
   const input = results.map((r, i) => ({
     i, email_id: r.email_id, attempt: r.attempt, outcome: r.outcome, smtp_code: r.smtp_code, reply: r.reply,
     server: r.server, started_at: r.started_at, duration_ms: r.duration_ms, hard_bounce: isHardBounce(r),
     enhanced: formatted(enhancedCode(r.reply)),
   }));
-  const { rows: [row] } = await db.execute<{ accepted: number[] | null; events: { id: number; project_id: string; settled: boolean }[] | null }>(sql`
+  const query = db.execute<ResultsRow>(sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as r(
         i int, email_id uuid, attempt int, outcome text, smtp_code int, reply text, server text,
@@ -143,10 +156,13 @@ export async function recordResults(db: Db, settings: Settings, nodeId: string, 
     select (select json_agg(i) from decided) as accepted,
            (select json_agg(json_build_object('id', id, 'project_id', project_id, 'settled', handed_over_at is not null)) from events) as events`);
 
-  const counted = new Set(row?.accepted ?? []);
-  const answer: RecordedResults = { accepted: [], stale: [], events: eventsByProject(row?.events ?? []) };
-  input.forEach((r) => (counted.has(r.i) ? answer.accepted : answer.stale).push(r.email_id));
-  return answer;
+  const read = (row: ResultsRow | undefined): RecordedResults => {
+    const counted = new Set(row?.accepted ?? []);
+    const answer: RecordedResults = { accepted: [], stale: [], events: eventsByProject(row?.events ?? []) };
+    input.forEach((r) => (counted.has(r.i) ? answer.accepted : answer.stale).push(r.email_id));
+    return answer;
+  };
+  return { query, read };
 }
 
 const formatted = (code: ReturnType<typeof enhancedCode>): string | null => (code ? formatEnhancedCode(code) : null);

@@ -3,18 +3,21 @@
 // node claims them like any recipient, but the claim never hands them out:
 // the edge settles them at once with the result a receiving server would
 // have given, through the same statement a node's report runs
-// (`recordResults`), and then, for a bounce or a complaint, the report that
-// would have come back (`recordBounces`, source `simulator`). So the email
-// log, attempts, suppressions, bounce records and webhook events are the
-// real ones, and nothing is delivered.
+// (`recordResults`), and, for a bounce or a complaint, the report that
+// would have come back (`recordBounces`, source `simulator`), both in one
+// transaction: a Worker that dies between them cannot leave an email `sent`
+// whose bounce never comes. So the email log, attempts, suppressions, bounce
+// records and webhook events are the real ones, and nothing is delivered.
 import { parseIp, type Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import type { OutboundResultInput } from '../../contracts/relay-outbound.js';
-import { recordBounces } from '../bounces/record.js';
+import { sql } from 'drizzle-orm';
+import { emailAttempts } from '@edgemail/schema';
+import { bouncesStatement } from '../bounces/record.js';
 import type { BounceReport } from '../bounces/report.js';
 import { publicHost } from '../domains/dns-records.js';
 import type { ClaimedRow } from './claim.js';
-import { recordResults } from './results.js';
+import { resultsStatement } from './results.js';
 import type { OutboxRows } from './events.js';
 
 export const SIMULATOR_ADDRESSES = ['delivered', 'bounce', 'complaint', 'defer'] as const;
@@ -84,17 +87,27 @@ export function splitSimulated(settings: Pick<Config, 'server.public_url'>, rows
 
 /**
  * Settles claimed simulator rows (still leased to `nodeId`): their results as
- * a node's report, then the bounce and complaint reports of those that
- * counted. Answers the outbox rows written, by project, for the hand-over.
+ * a node's report, and the bounce and complaint reports of those that
+ * counted, in one transaction. Which counted is known only inside it, so the
+ * bounce statement keeps a report only when the results statement before it
+ * wrote this attempt's `sent` record (by this node, from the simulator); a
+ * failure of either rolls both back (the caller returns the rows to the
+ * queue, to be settled again). Answers the outbox rows written, by project,
+ * for the hand-over.
  */
 export async function settleSimulated(
   db: Db, settings: Settings, nodeId: string, domain: string, simulated: { row: ClaimedRow; kind: SimulatorAddress | 'unknown' }[],
 ): Promise<Map<string, OutboxRows>[]> {
   if (!simulated.length) return [];
-  const results = await recordResults(db, settings, nodeId, simulated.map(({ row, kind }) => simulatedResult(row, kind)));
-  const counted = new Set(results.accepted);
-  const reports = simulated.flatMap(({ row, kind }) =>
-    (kind === 'bounce' || kind === 'complaint') && counted.has(row.id) ? [simulatedReport(row, kind, domain)] : []);
-  const bounces = await recordBounces(db, reports);
-  return [results.events, bounces.events];
+  const results = resultsStatement(db, settings, nodeId, simulated.map(({ row, kind }) => simulatedResult(row, kind)));
+  const reports = simulated.flatMap(({ row, kind }) => (kind === 'bounce' || kind === 'complaint') ? [simulatedReport(row, kind, domain)] : []);
+  if (!reports.length) {
+    const { rows: [row] } = await results.query;
+    return [results.read(row).events];
+  }
+  const bounces = bouncesStatement(db, reports, sql`exists (
+    select 1 from ${emailAttempts} a
+    where a.email_id = e.id and a.attempt = e.attempts and a.node_id = ${nodeId} and a.server = 'simulator' and a.outcome = 'sent')`);
+  const [resultsAnswer, bouncesAnswer] = await db.batch([results.query, bounces.query]);
+  return [results.read(resultsAnswer.rows[0]).events, bounces.read(bouncesAnswer.rows[0]).events];
 }
