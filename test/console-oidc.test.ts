@@ -3,7 +3,8 @@
 // throwaway signing key). The browser is played by hand: the start route's
 // redirect and binding cookie, the provider's login and consent, the
 // callback. A first sign-in creates the user in the default project, a later
-// one finds them again, an existing account is linked by email; every
+// one finds them again, an existing account with a password is not linked by
+// email (test/console-oidc-linking.test.ts has the rest of that rule); every
 // refusal (state, binding, provider error, audience, issuer, nonce, expiry,
 // signature, unverified email, allowlist) signs nobody in, creates nobody and
 // leaves its audit event; the callback has its own rate limit.
@@ -130,15 +131,18 @@ describe('signing in', () => {
     expect(await lastEvent('auth.oidc.login')).toMatchObject({ actor_id: bob.id, detail: `provider=${providerId}` });
   });
 
-  test('an existing account with the same email is linked, and its password lockout does not apply', async () => {
+  test('an existing account with the same email and a password is not linked: 409 naming what to do (docs/sso.md "Accounts")', async () => {
     const ada = await seedProject(stack, admin, 'ada-own');
     await stack.sql.query(`UPDATE users SET email = 'ada@acme.example', password_locked_until = now() + interval '15 minutes' WHERE id = $1`, [ada.user.id]);
     await setPassword(stack.sql, ada.user.id, 'her own password');
     const r = await signInAs('ada-1');
-    expect(r.status, JSON.stringify(r.body)).toBe(303);
+    expect(r.status, JSON.stringify(r.body)).toBe(409);
+    expect(r.body.error).toBe('an account with this email already exists: sign in to it another way and link Acme SSO from your account settings');
+    expect(r.headers.getSetCookie().some((c) => c.startsWith('edgemail_session='))).toBe(false);
     const { rows } = await stack.sql.query('SELECT user_id FROM user_identities WHERE subject = $1', ['ada-1']);
-    expect(rows).toEqual([{ user_id: ada.user.id }]);
-    // Linked, not added to the provider's default project: that is for new users.
+    expect(rows).toEqual([]);
+    expect(await lastEvent('auth.oidc.denied')).toMatchObject({ actor_id: ada.user.id, status: 409, detail: `provider=${providerId} reason=link_required` });
+    // Not added to the provider's default project either.
     const { rows: member } = await stack.sql.query('SELECT 1 FROM memberships WHERE project_id = $1 AND user_id = $2', [tenant.project.id, ada.user.id]);
     expect(member).toHaveLength(0);
   });

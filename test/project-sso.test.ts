@@ -4,6 +4,8 @@
 // refused, and a refusal changes nothing. Once required, sessions not opened
 // through single sign-on cannot act in the project, however they name it;
 // keys are not affected, and an open event stream of such a session ends.
+// The policy names the identity providers it accepts: a session opened
+// through another provider is refused exactly as a password session is.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { platformToken, seedProject, sessionCookie, startTestStack, type SeededProject, type TestStack } from './support/stack.js';
 import { consoleUser, cookieOf, setPassword, signIn, withSession } from './support/console.js';
@@ -16,6 +18,9 @@ const SSO_REQUIRED = 'this project requires single sign-on: sign in through your
 let stack: TestStack;
 let admin: string;
 let tenant: SeededProject;
+/** Two identity providers (rows only: these tests open their sessions directly, test/console-oidc*.test.ts sign in for real). */
+let providerA: string;
+let providerB: string;
 const cookies: Record<'owner' | 'admin' | 'member', string> = { owner: '', admin: '', member: '' };
 
 async function signedIn(email: string): Promise<string> {
@@ -37,6 +42,11 @@ beforeAll(async () => {
   stack = await startTestStack({ settings: { SERVICE_CONSOLE_EVENTS_SESSION_CHECK: '500ms' } });
   admin = await platformToken(stack);
   tenant = await consoleUser(stack, admin, PASSWORD, 'sso');
+  const provider = async (name: string) => (await stack.sql.query(
+    `INSERT INTO identity_providers (name, issuer, client_id, client_secret_sealed, allowed_domains) VALUES ($1, $2, 'edgemail', 'sealed', '{example.com}') RETURNING id`,
+    [name, `https://${name}.example`])).rows[0].id as string;
+  providerA = await provider('idp-a');
+  providerB = await provider('idp-b');
   cookies.owner = await signedIn(tenant.user.email);
   cookies.admin = await memberSession('admin');
   cookies.member = await memberSession('member');
@@ -44,8 +54,8 @@ beforeAll(async () => {
 afterAll(async () => { await stack?.stop(); });
 
 const stored = async () => (await stack.sql.query('SELECT sso_required FROM projects WHERE id = $1', [tenant.project.id])).rows[0].sso_required as boolean;
-const put = (required: boolean, who: { cookie?: string; token?: string }) => stack.call('PUT', '/api/v1/project/sso', {
-  body: { required },
+const put = (required: boolean, who: { cookie?: string; token?: string }, providerIds?: unknown) => stack.call('PUT', '/api/v1/project/sso', {
+  body: { required, ...(providerIds === undefined ? {} : { provider_ids: providerIds }) },
   ...(who.cookie ? { headers: withSession(stack, who.cookie) } : { token: who.token, headers: { 'X-Service-Project-Id': tenant.project.id } }),
 });
 const get = (cookie: string) => stack.call('GET', '/api/v1/project/sso', { headers: withSession(stack, cookie) });
@@ -63,10 +73,10 @@ describe('the SSO policy', () => {
   });
 
   test('the owner\'s single sign-on session changes it, and back', async () => {
-    const ownerSso = await sessionCookie(stack, tenant.user.id, 'oidc');
+    const ownerSso = await sessionCookie(stack, tenant.user.id, 'oidc', providerA);
     expect(await put(true, { cookie: ownerSso })).toMatchObject({ status: 200, body: { required: true } });
     expect(await stored()).toBe(true);
-    expect((await get(ownerSso)).body).toEqual({ required: true });
+    expect((await get(ownerSso)).body).toEqual({ required: true, provider_ids: [providerA] });
     // Now in force: a member's password session cannot even read it.
     expect(await get(cookies.member)).toMatchObject({ status: 403, body: { error: SSO_REQUIRED } });
     // Project activity, written after the answer.
@@ -120,7 +130,7 @@ describe('enforcement: a project that requires single sign-on', () => {
     // The owner is also a member of a project without the policy.
     other = await seedProject(stack, admin, 'no-sso');
     await stack.sql.query(`INSERT INTO memberships (project_id, user_id, role) VALUES ($1, $2, 'member')`, [other.project.id, tenant.user.id]);
-    ownerSso = await sessionCookie(stack, tenant.user.id, 'oidc');
+    ownerSso = await sessionCookie(stack, tenant.user.id, 'oidc', providerA);
     expect(await put(true, { cookie: ownerSso })).toMatchObject({ status: 200, body: { required: true } });
   });
   afterAll(async () => { await setRequired(false); });
@@ -142,7 +152,7 @@ describe('enforcement: a project that requires single sign-on', () => {
 
   test('a single sign-on session is allowed; the password session still works in a project without the policy', async () => {
     expect((await domains(ownerSso)).status).toBe(200);
-    expect((await domains(await sessionCookie(stack, tenant.user.id, 'oidc'), tenant.project.id)).status).toBe(200);
+    expect((await domains(await sessionCookie(stack, tenant.user.id, 'oidc', providerA), tenant.project.id)).status).toBe(200);
     expect((await domains(cookies.owner, other.project.id)).status).toBe(200);
     // A route that needs no project answers, unless the blocked project is asked for by name.
     expect((await stack.call('GET', '/api/v1/permissions', { headers: withSession(stack, cookies.owner) })).status).toBe(200);
@@ -190,5 +200,96 @@ describe('enforcement: a project that requires single sign-on', () => {
     expect(await put(false, { cookie: ownerSso })).toMatchObject({ status: 200, body: { required: false } });
     expect((await domains(cookies.owner, tenant.project.id)).status).toBe(200);
     expect(await put(true, { cookie: ownerSso })).toMatchObject({ status: 200 });
+  });
+});
+
+describe('the providers the policy names', () => {
+  let ownerA: string;
+  let ownerB: string;
+  const storedPolicy = async () => (await stack.sql.query('SELECT sso_required, sso_provider_ids FROM projects WHERE id = $1', [tenant.project.id])).rows[0];
+  const domains = (cookie: string, header?: string) =>
+    stack.call('GET', '/api/v1/domains', { headers: withSession(stack, cookie, header ? { 'X-Service-Project-Id': header } : {}) });
+  const follow = (cookie: string) => openSse(`${stack.url}/app/api/events`, { cookie, 'X-Service-Project-Id': tenant.project.id });
+
+  beforeAll(async () => {
+    await stack.sql.query(`UPDATE projects SET sso_required = false, sso_provider_ids = '{}' WHERE id = $1`, [tenant.project.id]);
+    ownerA = await sessionCookie(stack, tenant.user.id, 'oidc', providerA);
+    ownerB = await sessionCookie(stack, tenant.user.id, 'oidc', providerB);
+  });
+  afterAll(async () => { await stack.sql.query('UPDATE projects SET sso_required = false WHERE id = $1', [tenant.project.id]); });
+
+  test('unknown, disabled or malformed provider ids: 400 naming provider_ids, nothing changed', async () => {
+    const disabled = (await stack.sql.query(
+      `INSERT INTO identity_providers (name, issuer, client_id, client_secret_sealed, enabled) VALUES ('idp-off', 'https://idp-off.example', 'edgemail', 'sealed', false) RETURNING id`)).rows[0].id;
+    const before = await storedPolicy();
+    for (const ids of [[providerA, crypto.randomUUID()], [disabled]]) {
+      const r = await put(true, { cookie: ownerA }, ids);
+      expect(r.status, JSON.stringify(r.body)).toBe(400);
+      expect(r.body.fields.provider_ids).toBe(`unknown or disabled identity provider: ${ids.at(-1)}`);
+    }
+    const malformed = await put(true, { cookie: ownerA }, ['not-a-uuid']);
+    expect(malformed.status).toBe(400);
+    expect(Object.keys(malformed.body.fields)[0]).toMatch(/^provider_ids/);
+    expect(await storedPolicy()).toEqual(before);
+  });
+
+  test('a list without the requesting session\'s own provider: 409, nothing changed (it would lock itself out)', async () => {
+    const r = await put(true, { cookie: ownerA }, [providerB]);
+    expect(r.status).toBe(409);
+    expect(r.body.error).toMatch(/^provider_ids must include the identity provider this session signed in through/);
+    expect(await storedPolicy()).toEqual({ sso_required: false, sso_provider_ids: [] });
+  });
+
+  test('turned on without provider_ids: the requesting session\'s provider; GET shows it', async () => {
+    expect(await put(true, { cookie: ownerA })).toMatchObject({ status: 200, body: { required: true, provider_ids: [providerA] } });
+    expect((await get(ownerA)).body).toEqual({ required: true, provider_ids: [providerA] });
+  });
+
+  test('a session of another provider is refused as a password session is: /api/v1 (header, current, default project), project switch, event stream', async () => {
+    for (const header of [tenant.project.id, undefined]) {
+      expect(await domains(ownerB, header)).toMatchObject({ status: 403, body: { error: SSO_REQUIRED } });
+      expect((await domains(ownerA, header)).status).toBe(200);
+    }
+    const r = await stack.call('POST', '/api/v1/domains', { body: { name: 'via-b.example' }, headers: withSession(stack, ownerB) });
+    expect(r).toMatchObject({ status: 403, body: { error: SSO_REQUIRED } });
+    expect((await stack.sql.query('SELECT 1 FROM domains WHERE name = $1', ['via-b.example'])).rows).toHaveLength(0);
+    // Nor can it change the policy to let itself in.
+    expect(await put(true, { cookie: ownerB }, [providerA, providerB])).toMatchObject({ status: 403, body: { error: SSO_REQUIRED } });
+
+    const into = (cookie: string) => stack.call('PUT', '/app/api/session/project', { body: { project_id: tenant.project.id }, headers: withSession(stack, cookie) });
+    expect(await into(ownerB)).toMatchObject({ status: 403, body: { error: SSO_REQUIRED } });
+    expect((await into(ownerA)).status).toBe(200);
+
+    const refused = await follow(ownerB);
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body!).error).toBe(SSO_REQUIRED);
+    // who-am-i still lists the membership with its policy.
+    const me = await stack.call('GET', '/app/api/session', { headers: withSession(stack, ownerB) });
+    expect(me.body.memberships.find((m: { project_id: string }) => m.project_id === tenant.project.id)).toMatchObject({ sso_required: true });
+  });
+
+  test('naming both lets both in; dropping one ends its open event stream', async () => {
+    expect(await put(true, { cookie: ownerA }, [providerA, providerB])).toMatchObject({ status: 200, body: { provider_ids: [providerA, providerB] } });
+    expect((await domains(ownerB, tenant.project.id)).status).toBe(200);
+    const viaA = await follow(ownerA);
+    const viaB = await follow(ownerB);
+    expect([viaA.status, viaB.status]).toEqual([200, 200]);
+    expect(await put(true, { cookie: ownerA }, [providerA])).toMatchObject({ status: 200, body: { provider_ids: [providerA] } });
+    await viaB.ended;
+    expect(viaB.events.at(-1)?.event).toBe('end');
+    expect(viaA.events.some((e) => e.event === 'end')).toBe(false);
+    viaA.close();
+    expect((await domains(ownerB, tenant.project.id)).status).toBe(403);
+  });
+
+  test('a deleted provider drops out of the list; its sessions are gone', async () => {
+    const gone = (await stack.sql.query(
+      `INSERT INTO identity_providers (name, issuer, client_id, client_secret_sealed) VALUES ('idp-gone', 'https://idp-gone.example', 'edgemail', 'sealed') RETURNING id`)).rows[0].id;
+    const ownerGone = await sessionCookie(stack, tenant.user.id, 'oidc', gone);
+    expect(await put(true, { cookie: ownerA }, [gone, providerA])).toMatchObject({ status: 200, body: { provider_ids: [gone, providerA] } });
+    expect((await domains(ownerGone, tenant.project.id)).status).toBe(200);
+    expect((await stack.call('DELETE', `/api/v1/admin/identity-providers/${gone}`, { token: admin })).status).toBe(204);
+    expect((await domains(ownerGone, tenant.project.id)).status).toBe(401);
+    expect((await get(ownerA)).body).toEqual({ required: true, provider_ids: [providerA] });
   });
 });

@@ -144,9 +144,9 @@ export async function seedProject(stack: TestStack, admin: string, name = 'acme'
 }
 
 /** A browser session for a user, created directly, as if signed in by `method` (the ceremonies have tests of their own). */
-export async function sessionCookie(stack: TestStack, userId: string, method: 'password' | 'passkey' | 'oidc' = 'password'): Promise<string> {
+export async function sessionCookie(stack: TestStack, userId: string, method: 'password' | 'passkey' | 'oidc' = 'password', identityProviderId: string | null = null): Promise<string> {
   const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
   const hash = (await import('node:crypto')).createHash('sha256').update(token).digest('hex');
-  await stack.sql.query(`INSERT INTO sessions (user_id, token_hash, expires_at, method) VALUES ($1, $2, now() + interval '1 day', $3)`, [userId, hash, method]);
+  await stack.sql.query(`INSERT INTO sessions (user_id, token_hash, expires_at, method, identity_provider_id) VALUES ($1, $2, now() + interval '1 day', $3, $4)`, [userId, hash, method, identityProviderId]);
   return `edgemail_session=${token}`;
 }

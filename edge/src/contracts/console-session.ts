@@ -36,7 +36,7 @@ export const MembershipSchema = z.object({
   project_name: z.string(),
   role: z.enum(['owner', 'admin', 'member']),
   group_id: Uuid.nullable(),
-  sso_required: z.boolean().openapi({ description: 'The project requires single sign-on: only a session opened through an identity provider (`session.method: oidc`) may act in it (docs/console.md "SSO policy").' }),
+  sso_required: z.boolean().openapi({ description: 'The project requires single sign-on: only a session opened through one of the identity providers its policy names (`GET /api/v1/project/sso`: `provider_ids`) may act in it (docs/console.md "SSO policy").' }),
 }).openapi('ConsoleMembership');
 
 export const SignedInSchema = z.object({ user: ConsoleUserSchema, session: SessionSchema }).openapi('SignedIn');

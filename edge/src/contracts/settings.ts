@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { Uuid } from './common.js';
 
 export const SettingSchema = z.object({
   name: z.string().openapi({ example: 'ratelimit.api_per_minute' }),
@@ -24,6 +25,12 @@ export const UpdatedSettingsSchema = z.object({
 
 export const SsoPolicySchema = z.object({
   required: z.boolean().openapi({ description: 'Members must sign in through single sign-on (OIDC).' }),
+  provider_ids: z.array(z.string().uuid()).openapi({ description: 'The identity providers whose sessions the policy accepts; a session opened through any other provider is refused as a password session is. Deleted providers drop out of the list.' }),
 }).openapi('SsoPolicy');
 
-export const UpdateSsoPolicySchema = z.object({ required: z.boolean() }).strict().openapi('UpdateSsoPolicy');
+export const UpdateSsoPolicySchema = z.object({
+  required: z.boolean(),
+  provider_ids: z.array(Uuid).max(100, 'at most 100 identity providers').optional().openapi({
+    description: 'The identity providers the policy accepts: existing, enabled ones (400 naming `provider_ids` otherwise), each once. Omitted: the stored list, or, when the request turns single sign-on on, the provider of the requesting session. When required, it must hold the provider of the requesting session (409 otherwise: the owner would lock themselves out).',
+  }),
+}).strict().openapi('UpdateSsoPolicy');

@@ -134,8 +134,9 @@ async function resolvePrincipal(c: Context<AppEnv>, credential: Presented): Prom
         touch: () => touchSession(db, session.id, session.lastSeenAt),
         principal: {
           kind: 'session', id: session.id, userId: session.userId, email: session.email, method: session.method, signedInAt: session.signedInAt,
+          identityProviderId: session.identityProviderId,
           membership: session.projectId && session.role
-            ? { projectId: session.projectId, role: session.role, groupPermissions: session.groupPermissions, ssoRequired: session.ssoRequired }
+            ? { projectId: session.projectId, role: session.role, groupPermissions: session.groupPermissions, ssoRequired: session.ssoRequired, ssoAccepted: session.ssoAccepted }
             : null,
         },
       };

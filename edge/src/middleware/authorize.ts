@@ -71,7 +71,7 @@ export const authorize = (access: RouteAccess, role?: Role, alternatives: Access
         break;
       case 'session': {
         const m = principal.membership;
-        if (m && ssoBlocks(principal.method, m.ssoRequired)) {
+        if (m && ssoBlocks(m.ssoRequired, m.ssoAccepted)) {
           // The project-free route needs no project: only a project asked for by name is refused.
           if (access === 'authenticated' && !projectHeader(c)) return next();
           throw forbidden(SSO_REQUIRED);

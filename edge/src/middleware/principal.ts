@@ -13,8 +13,13 @@ export type Principal =
       method: string;
       /** When the session was opened (its sign-in). */
       signedInAt: Date;
-      /** The membership in the resolved project, with that project's SSO policy; null when not a member. */
-      membership: { projectId: string; role: Role; groupPermissions: readonly string[] | null; ssoRequired: boolean } | null;
+      /** The identity provider the session was opened through; null when not through one. */
+      identityProviderId: string | null;
+      /**
+       * The membership in the resolved project, with that project's SSO policy and whether it
+       * accepts this session's provider; null when not a member.
+       */
+      membership: { projectId: string; role: Role; groupPermissions: readonly string[] | null; ssoRequired: boolean; ssoAccepted: boolean } | null;
     };
 
 /** How audit records and logs name the principal. */

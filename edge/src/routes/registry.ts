@@ -175,6 +175,9 @@ import * as addPasskey from './app/account/passkeys/create.js';
 import * as listPasskeys from './app/account/passkeys/list.js';
 import * as renamePasskey from './app/account/passkeys/rename.js';
 import * as deletePasskey from './app/account/passkeys/delete.js';
+import * as startIdentityLink from './app/account/identities/create.js';
+import * as listIdentities from './app/account/identities/list.js';
+import * as unlinkIdentity from './app/account/identities/delete.js';
 import * as listOwnSecurityEvents from './app/account/security-events/list.js';
 import * as listOwnSessions from './app/account/sessions/list.js';
 import * as endOwnSession from './app/account/sessions/delete.js';
@@ -189,6 +192,7 @@ export const appRoutes: MountableRoute[] = [
   // `providers` and `callback` are literal segments, `{provider_id}/start` has two: no clash.
   mountable(oidcProviders), mountable(oidcCallback), mountable(oidcStart),
   mountable(passkeyRegistrationOptions), mountable(addPasskey), mountable(listPasskeys), mountable(renamePasskey), mountable(deletePasskey),
+  mountable(startIdentityLink), mountable(listIdentities), mountable(unlinkIdentity),
   mountable(listOwnSecurityEvents), mountable(listOwnSessions), mountable(endOwnSession),
 ];
 

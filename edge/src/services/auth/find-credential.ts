@@ -3,7 +3,7 @@
 // timing tells nothing of it. These run on every request, so their queries are
 // prepared.
 import { and, eq, gt, sql } from 'drizzle-orm';
-import { apiKeys, memberGroups, memberships, platformCredentials, projects, sessions, users } from '@edgemail/schema';
+import { apiKeys, identityProviders, memberGroups, memberships, platformCredentials, projects, sessions, users } from '@edgemail/schema';
 import { constantTimeEqual, sha256Hex, type Role } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
@@ -66,8 +66,12 @@ export interface SessionRow {
   method: string;
   /** When it was opened: the sign-in that a recent-sign-in check (services/console/recent-sign-in.ts) reads. */
   signedInAt: Date;
+  /** The identity provider the session was opened through (null: not through one). */
+  identityProviderId: string | null;
   /** The resolved project's SSO policy (false when not a member). */
   ssoRequired: boolean;
+  /** The session's provider is one the resolved project's SSO policy names (services/console/sso-rule.ts). */
+  ssoAccepted: boolean;
   /** For the idle expiry's touch (services/console/sessions.ts), at most once a minute. */
   lastSeenAt: Date;
 }
@@ -75,12 +79,15 @@ export interface SessionRow {
 // The project asked for in the header, else the session's current project, else the user's default.
 const sessionProject = sql`coalesce(${sql.placeholder('projectId')}::uuid, ${sessions.currentProjectId}, ${users.defaultProjectId})`;
 
-// Live: before its absolute expiry, used within the idle period, and opened
-// after the user's last "sign out everywhere".
+// Live: before its absolute expiry, used within the idle period, opened
+// after the user's last "sign out everywhere", and, when opened through an
+// identity provider, that provider still enabled (deleting it deletes the
+// session: the foreign key cascades).
 const sessionLive = and(
   gt(sessions.expiresAt, sql`now()`),
   gt(sessions.lastSeenAt, sql`now() - make_interval(secs => ${sql.placeholder('idleSeconds')}::double precision)`),
   sql`${sessions.createdAt} > coalesce(${users.sessionsValidAfter}, '-infinity'::timestamptz)`,
+  sql`(${sessions.identityProviderId} is null or ${identityProviders.enabled})`,
 );
 
 const sessionByTokenHash = prepared((db) => db
@@ -93,11 +100,14 @@ const sessionByTokenHash = prepared((db) => db
     groupPermissions: sql<string[] | null>`case when ${memberships.groupId} is null then null else coalesce(${memberGroups.permissions}, '{}'::text[]) end`,
     method: sessions.method,
     signedInAt: sessions.createdAt,
+    identityProviderId: sessions.identityProviderId,
     ssoRequired: sql<boolean>`coalesce(${projects.ssoRequired}, false)`,
+    ssoAccepted: sql<boolean>`coalesce(${sessions.identityProviderId} = any(${projects.ssoProviderIds}), false)`,
     lastSeenAt: sessions.lastSeenAt,
   })
   .from(sessions)
   .innerJoin(users, eq(users.id, sessions.userId))
+  .leftJoin(identityProviders, eq(identityProviders.id, sessions.identityProviderId))
   .leftJoin(memberships, and(eq(memberships.userId, users.id), sql`${memberships.projectId} = ${sessionProject}`))
   .leftJoin(memberGroups, and(eq(memberGroups.id, memberships.groupId), eq(memberGroups.projectId, memberships.projectId)))
   .leftJoin(projects, eq(projects.id, memberships.projectId))

@@ -16,6 +16,8 @@ export type SessionMethod = 'password' | 'passkey' | 'oidc';
 export interface OpenSession {
   userId: string;
   method: SessionMethod;
+  /** The identity provider of an `oidc` session: the session ends when that provider is disabled or deleted. */
+  identityProviderId?: string | null;
   clientIp: string | null;
   userAgent: string | null;
   /** The project the console starts in; null: the user's default project. */
@@ -62,6 +64,7 @@ export async function openSession(db: Db, o: OpenSession): Promise<OpenedSession
     tokenHash: await sha256Hex(token),
     expiresAt: sql`now() + make_interval(secs => ${maxAgeMs / 1000})`,
     method: o.method,
+    identityProviderId: o.identityProviderId ?? null,
     currentProjectId: o.currentProjectId ?? null,
     clientIp: o.clientIp,
     userAgent: o.userAgent?.slice(0, 512) ?? null,

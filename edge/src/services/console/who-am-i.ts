@@ -5,7 +5,7 @@ import { memberships, projects, sessions, users } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { forbidden, notFound } from '../errors.js';
-import { SSO_REQUIRED } from './sso-rule.js';
+import { SSO_REQUIRED, ssoAllowsSql } from './sso-rule.js';
 
 /** The user and session as the sign-in and who-am-i answers present them. */
 export async function presentSignedIn(db: Db, config: Config, sessionId: string) {
@@ -51,7 +51,7 @@ export async function switchProject(db: Db, sessionId: string, userId: string, p
     .where(and(
       eq(sessions.id, sessionId),
       sql`EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = ${userId} AND m.project_id = ${projectId})`,
-      sql`NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = ${projectId} AND p.sso_required AND ${sessions.method} <> 'oidc')`,
+      sql`NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = ${projectId} AND NOT ${ssoAllowsSql(sql.raw('p'), sql.raw('sessions'))})`,
     ))
     .returning({ id: sessions.id });
   if (updated.length) return;

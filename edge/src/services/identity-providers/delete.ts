@@ -1,5 +1,6 @@
-// Deleting a provider removes its user identities (the foreign key cascades);
-// the users, their memberships and their open sessions stay (docs/sso.md).
+// Deleting a provider removes its user identities and ends the sessions
+// opened through it (both foreign keys cascade); the users and their
+// memberships stay (docs/sso.md).
 import { eq } from 'drizzle-orm';
 import { identityProviders } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';

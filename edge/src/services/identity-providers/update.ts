@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { identityProviders } from '@edgemail/schema';
+import { identityProviders, sessions } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
@@ -32,6 +32,9 @@ export async function updateIdentityProvider(db: Db, config: Config, id: string,
       .where(eq(identityProviders.id, id))
       .returning();
     if (!row) throw providerNotFound(); // deleted meanwhile
+    // Disabling ends the sessions opened through it for good (re-enabling must not revive
+    // them); the session look-up refuses them from the update on, before this delete too.
+    if (input.enabled === false) await db.delete(sessions).where(eq(sessions.identityProviderId, id));
     return presentIdentityProvider(config, row);
   } catch (e) {
     if (isUniqueViolation(e)) throw nameTaken(input.name!);

@@ -3,8 +3,11 @@
 // endpoint with the PKCE verifier and the client secret, and the ID token
 // checked by oauth4webapi (iss, aud, azp, exp, iat, nonce) and its signature
 // by the provider's published JWKS. Then the identity: a verified email in a
-// domain the provider allows. The caller opens the session and writes the
-// audit event from the outcome.
+// domain the provider allows. Then whose it is (provision-user.ts): a sign-in
+// finds or makes its user, or is refused when the email belongs to an account
+// that must link the provider itself; a link started from an account's
+// session links it to that account. The caller opens the session (not for a
+// link) and writes the audit event from the outcome.
 import * as oauth from 'oauth4webapi';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
@@ -13,17 +16,26 @@ import { redirectUriOf } from '../identity-providers/redirect-uri.js';
 import { discover, requestOptions } from './discovery.js';
 import { takePendingSignIn } from './pending-sign-in.js';
 import { enabledProvider } from './start-sign-in.js';
-import { provisionUser, type SignedInIdentity } from './provision-user.js';
+import { linkIdentity, provisionUser, type SignedInIdentity } from './provision-user.js';
 
 /** What failed, as the security event's detail names it (`oidc:<reason>`). */
 export type OidcFailure =
   | 'state' | 'provider' | 'provider_error' | 'discovery' | 'token' | 'id_token'
   | 'iss' | 'aud' | 'azp' | 'nonce' | 'exp' | 'iat' | 'signature' | 'email_missing' | 'email_unverified';
 
+type Provider = { id: string; name: string };
+
+/** Why an identity the provider vouched for is still refused here (`auth.oidc.denied`, detail `reason=<why>`). */
+export type DenialReason = 'link_required' | 'link_session' | 'identity_taken';
+
 export type FinishOutcome =
-  | { ok: true; user: { id: string; email: string; created: boolean }; provider: { id: string; name: string }; returnTo: string }
-  | { ok: false; kind: 'failed'; reason: OidcFailure; message: string; provider?: { id: string; name: string } }
-  | { ok: false; kind: 'denied'; email: string; domain: string; provider: { id: string; name: string } };
+  | { ok: true; linked: false; user: { id: string; email: string; created: boolean }; provider: Provider; returnTo: string }
+  /** A link started from the account's session: no new session. */
+  | { ok: true; linked: true; user: { id: string; email: string }; provider: Provider; returnTo: string }
+  | { ok: false; kind: 'failed'; reason: OidcFailure; message: string; provider?: Provider }
+  | { ok: false; kind: 'denied'; email: string; domain: string; provider: Provider }
+  /** `user`: the account the refusal is about (its security trail shows it). */
+  | { ok: false; kind: 'refused'; reason: DenialReason; email: string; user: { id: string; email: string }; provider: Provider };
 
 // One JWKS cache per issuer and isolate: a sign-in costs no JWKS fetch while
 // the keys are fresh; an unknown `kid` (a rotation) fetches them again.
@@ -111,6 +123,12 @@ export async function finishSignIn(db: Db, config: Config, callbackUrl: URL, bin
     name: typeof claims.name === 'string' ? claims.name.slice(0, 200) : '',
     defaultProjectId: row.defaultProjectId, defaultRole: row.defaultRole,
   };
-  const user = await provisionUser(db, identity);
-  return { ok: true, user, provider, returnTo: pending.returnTo };
+  if (pending.link) {
+    const linked = await linkIdentity(db, identity, pending.link);
+    if (!linked.ok) return { ok: false, kind: 'refused', reason: linked.reason, email, user: { id: pending.link.userId, email }, provider };
+    return { ok: true, linked: true, user: linked.user, provider, returnTo: pending.returnTo };
+  }
+  const found = await provisionUser(db, identity);
+  if (!found.ok) return { ok: false, kind: 'refused', reason: found.reason, email, user: found.user, provider };
+  return { ok: true, linked: false, user: found.user, provider, returnTo: pending.returnTo };
 }

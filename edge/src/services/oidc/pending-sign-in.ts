@@ -4,7 +4,9 @@
 // hex(sha256(state)) for ten minutes and spent by one DELETE ... RETURNING,
 // so a callback URL works once. The browser that started it holds a random
 // binding value in a cookie; its hash is stored too, so a callback URL sent
-// to another browser (login CSRF) finds no match.
+// to another browser (login CSRF) finds no match. A link started from a
+// signed-in session (`POST /app/api/account/identities`) also keeps that
+// session and its user: the callback then links the identity to them alone.
 import { sql } from 'drizzle-orm';
 import { sha256Hex } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
@@ -17,6 +19,8 @@ export interface PendingSignIn {
   nonce: string;
   codeVerifier: string;
   returnTo: string;
+  /** Set when the account's own session started it: link the identity to this user, open no session. */
+  link?: { userId: string; sessionId: string };
 }
 
 interface Stored extends PendingSignIn { bindingHash: string }
@@ -44,5 +48,5 @@ export async function takePendingSignIn(db: Db, state: string, binding: string |
   if (!row?.live || !binding) return null;
   const stored = JSON.parse(row.data) as Stored;
   if (stored.bindingHash !== await sha256Hex(binding)) return null;
-  return { providerId: stored.providerId, nonce: stored.nonce, codeVerifier: stored.codeVerifier, returnTo: stored.returnTo };
+  return { providerId: stored.providerId, nonce: stored.nonce, codeVerifier: stored.codeVerifier, returnTo: stored.returnTo, link: stored.link };
 }

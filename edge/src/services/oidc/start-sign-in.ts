@@ -1,7 +1,8 @@
 // The first leg of single sign-on (docs/sso.md "The sign-in"): the
 // authorization code flow with PKCE (S256), state and nonce, all fresh per
 // sign-in. The answer is the provider's authorization URL and the browser
-// binding value for the cookie.
+// binding value for the cookie. Linking a provider to a signed-in account
+// starts the same way, with the account named in the pending sign-in.
 import * as oauth from 'oauth4webapi';
 import { and, eq } from 'drizzle-orm';
 import { identityProviders } from '@edgemail/schema';
@@ -9,7 +10,7 @@ import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { redirectUriOf } from '../identity-providers/redirect-uri.js';
 import { discover } from './discovery.js';
-import { storePendingSignIn } from './pending-sign-in.js';
+import { storePendingSignIn, type PendingSignIn } from './pending-sign-in.js';
 
 export const SCOPES = 'openid email profile';
 
@@ -24,7 +25,7 @@ export type StartOutcome =
   | { ok: true; authorizationUrl: string; binding: string }
   | { ok: false; status: 404 | 502; error: string };
 
-export async function startSignIn(db: Db, config: Config, providerId: string, returnTo: string): Promise<StartOutcome> {
+export async function startSignIn(db: Db, config: Config, providerId: string, returnTo: string, link?: PendingSignIn['link']): Promise<StartOutcome> {
   const provider = await enabledProvider(db, providerId);
   if (!provider) return { ok: false, status: 404, error: 'identity provider not found or not enabled' };
   let server: oauth.AuthorizationServer;
@@ -37,7 +38,7 @@ export async function startSignIn(db: Db, config: Config, providerId: string, re
   const nonce = oauth.generateRandomNonce();
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const binding = oauth.generateRandomState();
-  await storePendingSignIn(db, state, binding, { providerId, nonce, codeVerifier, returnTo });
+  await storePendingSignIn(db, state, binding, { providerId, nonce, codeVerifier, returnTo, link });
 
   const url = new URL(server.authorization_endpoint!);
   url.searchParams.set('response_type', 'code');

@@ -13,7 +13,7 @@ export const route = defineRoute({
   description: [
     'Any subset of the writable fields (docs/sso.md); the others stay. A new `client_secret` replaces the sealed one.',
     'A changed issuer passes the policy and discovery again, as at creation. Refusals are those of creation (400 naming the field, 409 for a taken name),',
-    'plus 400 for an empty body; nothing is changed by a refused request. Users already linked keep their link; sign-ins under way finish with the new settings. A platform credential only: project keys (even `*`) and console sessions are refused with 403 `admin privileges required`.',
+    'plus 400 for an empty body; nothing is changed by a refused request. Users already linked keep their link; sign-ins under way finish with the new settings. `enabled: false` ends every session opened through the provider at once (`/api/v1`, `/app/api` and the event stream at its next session check); enabling it again does not bring them back. A platform credential only: project keys (even `*`) and console sessions are refused with 403 `admin privileges required`.',
   ].join(' '),
   tags: ['Admin'],
   request: { params: IdParams, body: { required: true, content: { 'application/json': { schema: UpdateIdentityProviderSchema } } } },

@@ -8,7 +8,7 @@ export const route = defineRoute({
   path: '/api/v1/project/sso',
   permission: 'members:read',
   summary: 'Read the project\'s SSO policy',
-  description: 'Whether the project\'s members must sign in through single sign-on (docs/console.md, "SSO policy"). Every role reads it; a key needs `members:read`.',
+  description: 'Whether the project\'s members must sign in through single sign-on, and the identity providers whose sessions it accepts (`provider_ids`; docs/console.md, "SSO policy"). Every role reads it; a key needs `members:read`.',
   tags: ['Project'],
   responses: { 200: { description: 'The policy', content: { 'application/json': { schema: SsoPolicySchema } } } },
 });
