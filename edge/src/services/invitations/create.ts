@@ -6,7 +6,8 @@ import { sql } from 'drizzle-orm';
 import { invitations, memberGroups, memberships, projects, users } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
-import { conflict, forbidden, invalid, notFound } from '../errors.js';
+import { conflict, invalid, notFound } from '../errors.js';
+import { ownershipRefused } from '../members/ownership.js';
 import type { CreateInvitationInput } from '../../contracts/member.js';
 import type { PeopleActor } from '../members/types.js';
 import { escapeHtml, prepareSystemMail, systemMailStatement, type SystemMail } from '../system-mail/send.js';
@@ -16,7 +17,7 @@ import { consoleLink, newMailedToken } from './token.js';
 type InviteConfig = Pick<Config, 'console.invitation_ttl' | 'console.mail_from' | 'server.public_url' | 'database.crypto.encryption_key'>;
 
 export async function createInvitation(db: Db, config: InviteConfig, projectId: string, input: CreateInvitationInput, actor: PeopleActor) {
-  if (input.role === 'owner' && !actor.owner) throw forbidden('project owner role required to invite an owner');
+  if (input.role === 'owner' && !actor.owner) throw ownershipRefused(actor, 'project owner role required to invite an owner');
   const { rows: [found] } = await db.execute<{ name: string; group_ok: boolean; member: boolean }>(sql`
     select p.name,
       (${input.group_id ?? null}::uuid is null or exists (select 1 from ${memberGroups} g where g.id = ${input.group_id ?? null}::uuid and g.project_id = p.id)) as group_ok,

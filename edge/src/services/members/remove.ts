@@ -4,7 +4,8 @@ import { sql } from 'drizzle-orm';
 import { memberships } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import { projectLock } from '../../db/project-lock.js';
-import { conflict, forbidden, notFound } from '../errors.js';
+import { conflict, notFound } from '../errors.js';
+import { ownershipRefused } from './ownership.js';
 import { reassignDefaultProject } from './default-project.js';
 import type { PeopleActor } from './types.js';
 
@@ -30,6 +31,6 @@ export async function removeMember(db: Db, projectId: string, userId: string, ac
   const row = result.rows[0]!;
   if (row.removed) return;
   if (row.old_role === null) throw notFound('member not found');
-  if (!actor.owner) throw forbidden('project owner role required to remove an owner');
+  if (!actor.owner) throw ownershipRefused(actor, 'project owner role required to remove an owner');
   throw conflict('the last owner of a project cannot leave or be removed: make another member owner first');
 }

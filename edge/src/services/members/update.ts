@@ -5,7 +5,8 @@ import { sql } from 'drizzle-orm';
 import { memberGroups, memberships, users } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import { projectLock } from '../../db/project-lock.js';
-import { conflict, forbidden, invalid, notFound } from '../errors.js';
+import { conflict, invalid, notFound } from '../errors.js';
+import { ownershipRefused } from './ownership.js';
 import type { UpdateMemberInput } from '../../contracts/member.js';
 import { memberColumns, presentMember, type MemberRow } from './present.js';
 import type { PeopleActor } from './types.js';
@@ -43,6 +44,6 @@ export async function updateMember(db: Db, projectId: string, userId: string, in
   if (!row) throw notFound('member not found');
   if (row.updated) return presentMember(row);
   if (!row.group_ok) throw invalid('group_id: no such member group in this project', { group_id: 'no such member group in this project' });
-  if (!actor.owner) throw forbidden('project owner role required to change an owner or grant the owner role');
+  if (!actor.owner) throw ownershipRefused(actor, 'project owner role required to change an owner or grant the owner role');
   throw conflict('the last owner of a project cannot be demoted: make another member owner first');
 }

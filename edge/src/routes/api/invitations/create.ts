@@ -15,7 +15,7 @@ export const route = defineRoute({
     'The link holds a single-use random token (only its SHA-256 is stored; it is never in this answer) and expires after `console.invitation_ttl` (7 days by default).',
     'The mail is the service\'s own (From `console.mail_from`), filed under the system-mail project: it counts against no project\'s plan and is not in this project\'s email log (docs/console.md).',
     'Inviting an address again replaces its pending invitation (the older link stops working). Accepting: `POST /app/api/invitations/accept`.',
-    'Needs the admin or owner role (a key: `members:write`); only an owner invites an owner (403). Refusals: 400 naming `email` or a `group_id` not of this project; 409 when the address is already a member.',
+    'Needs the admin or owner role (a key: `members:write`). Only an owner\'s session or a platform credential invites an owner (403 for an admin; every project key, even one holding `*`, 403 `project keys cannot change ownership: …`). Refusals: 400 naming `email` or a `group_id` not of this project; 409 when the address is already a member.',
   ].join(' '),
   tags: ['Members'],
   request: { body: { required: true, content: { 'application/json': { schema: CreateInvitationSchema } } } },

@@ -5,14 +5,15 @@ import type { PeopleActor } from '../../../services/members/types.js';
 
 /**
  * An owner's session and a platform credential (owner-equivalent, spec item 3)
- * may grant and take the owner role; so may a key holding the route's
- * permission, as keys are judged on permissions alone (docs/console.md).
+ * may grant and take the owner role. A project key never may, whatever it
+ * holds, `*` included (docs/console.md, "Refused to every project key"): an
+ * admin mints keys, so a key that could would make any admin an owner.
  */
 export function peopleActor(c: Context<ProjectEnv>): PeopleActor {
   const p = c.get('principal');
   switch (p.kind) {
-    case 'session': return { userId: p.userId, owner: p.membership?.role === 'owner' };
-    case 'platform': return { userId: null, owner: true };
-    case 'key': return { userId: null, owner: true };
+    case 'session': return { userId: p.userId, owner: p.membership?.role === 'owner', key: false };
+    case 'platform': return { userId: null, owner: true, key: false };
+    case 'key': return { userId: null, owner: false, key: true };
   }
 }

@@ -11,7 +11,7 @@ export const route = defineRoute({
   role: 'admin',
   summary: 'Remove a member from the project',
   description: [
-    'The account stays; its sessions lose this project from their next request. Needs the admin or owner role (a key: `members:delete`); only an owner removes an owner (403).',
+    'The account stays; its sessions lose this project from their next request. Needs the admin or owner role (a key: `members:delete`). Only an owner\'s session or a platform credential removes an owner: an admin gets 403 `project owner role required …`, every project key, even one holding `*`, 403 `project keys cannot change ownership: use an owner\'s session or a platform credential`.',
     'The last owner cannot be removed: 409. An unknown member: 404. A user whose default project this was falls back to their oldest other membership (or none).',
   ].join(' '),
   tags: ['Members'],

@@ -22,6 +22,6 @@ export const route = defineRoute({
 export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
   const principal = c.get('principal');
   if (principal.kind !== 'session') throw badRequest('only a signed-in member can leave a project: a key or platform credential has no membership');
-  await removeMember(c.get('db'), c.get('projectId'), principal.userId, { userId: principal.userId, owner: true });
+  await removeMember(c.get('db'), c.get('projectId'), principal.userId, { userId: principal.userId, owner: true, key: false });
   return c.body(null, 204);
 };

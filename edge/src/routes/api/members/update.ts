@@ -12,7 +12,7 @@ export const route = defineRoute({
   summary: 'Change a member\'s role or group',
   description: [
     'Sets `role` (owner, admin, member) and/or `group_id` (a custom group of this project, or null for none).',
-    'Needs the admin or owner role (a key: `members:write`). Only an owner may grant the owner role or change an owner (403 `project owner role required …` for an admin).',
+    'Needs the admin or owner role (a key: `members:write`). Only an owner\'s session or a platform credential may grant the owner role or change or demote an owner: an admin gets 403 `project owner role required …`, and every project key, even one holding `*`, 403 `project keys cannot change ownership: use an owner\'s session or a platform credential` (nothing changes).',
     'The last owner cannot be demoted: 409. A `group_id` that is not a group of this project: 400 naming it. An unknown member: 404.',
   ].join(' '),
   tags: ['Members'],
