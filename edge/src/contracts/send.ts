@@ -181,7 +181,7 @@ export const SendMessageSchema = z.object({
   html: z.string().optional().openapi({ example: '<p>It is on its way.</p>' }),
   text: z.string().optional().openapi({ example: 'It is on its way.' }),
   template_id: Uuid.optional()
-    .openapi({ description: 'Send the template\'s active version, rendered with `data`, instead of `subject`, `html` and `text` (exactly one of the two ways). Resolved at send time: the very next send after an activation uses the new version. See docs/template-rendering.md.' }),
+    .openapi({ description: 'Send the template\'s active version, rendered with `data`, instead of `subject`, `html` and `text` (exactly one of the two ways). Resolved at send time: the very next send after an activation uses the new version. A render that fails or crosses a bound (`templates.max_nesting_depth`, `templates.max_render_steps`, `templates.max_rendered_bytes`) is 422 naming it, and nothing is sent. See docs/template-rendering.md.' }),
   language: RenderLanguage.optional(),
   data: TemplateData.optional()
     .openapi({ type: 'object', additionalProperties: true, description: 'The values the template\'s variables read (only with `template_id`); a variable the template uses and the data lacks is 422 `missing variable: <name>`', example: { name: 'Ada' } }),

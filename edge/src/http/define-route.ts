@@ -35,7 +35,7 @@ const ERROR_TEXT = {
   404: 'Not found in this project',
   409: 'Conflicts with the current state',
   413: 'Request body larger than `server.max_body_bytes`',
-  422: 'Well-formed, but cannot be done with what is stored: a template that does not render with the data (a missing variable, named), no active version, no localization',
+  422: 'Well-formed, but cannot be done with what is stored: a template that does not render with the data (a missing variable, named) or crosses a render bound (nesting, steps or output bytes, naming its `templates.*` setting), no active version, no localization',
   429: 'Rate limit exceeded',
   503: 'A service the route depends on did not answer (such as the DNS resolver checking a webhook URL); retry later',
 } as const;

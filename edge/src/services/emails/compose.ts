@@ -6,6 +6,7 @@
 import type { Db } from '../../db/client.js';
 import { ServiceError } from '../errors.js';
 import { renderVersion, type VersionReads } from '../templates/render-version.js';
+import type { RenderLimits } from '../templates/render.js';
 import type { SendMessageInput } from '../../contracts/send.js';
 import type { ComposedMessage, RenderedFrom } from './plan.js';
 
@@ -19,7 +20,7 @@ export interface SendItem {
 
 export interface ComposedItem { input: ComposedMessage; field: (name: string) => string; template: RenderedFrom | null }
 
-export async function composeItems(db: Db, projectId: string, items: SendItem[]): Promise<ComposedItem[]> {
+export async function composeItems(db: Db, projectId: string, items: SendItem[], limits: RenderLimits): Promise<ComposedItem[]> {
   // One read per template and language in a batch: its messages render one version.
   const reads: VersionReads = new Map();
   return Promise.all(items.map(async ({ input, field, renderedFrom }): Promise<ComposedItem> => {
@@ -31,7 +32,7 @@ export async function composeItems(db: Db, projectId: string, items: SendItem[])
     const templateId = input.template_id;
     try {
       // A live send renders the data given (none is {}): sample data is for previews and tests.
-      const out = await renderVersion(db, projectId, { templateId, language: input.language, data: input.data ?? {}, field }, reads);
+      const out = await renderVersion(db, projectId, { templateId, language: input.language, data: input.data ?? {}, field, limits }, reads);
       const { template_id: _t, language: _l, data: _d, ...rest } = input;
       return {
         input: { ...rest, subject: out.subject, html: out.html ?? undefined, text: out.text ?? undefined },

@@ -18,12 +18,13 @@ import { limitReached, usedIn, withinLimits, type PlanUsageRow } from './limits.
 import { answerPieces, answerTextSql } from './answer-text.js';
 import { attachmentBytes, countable, emailRows, messageRow, planMessage, REASON_SLOT, settledAnswerOf, type MessagePlan, type SendOrigin } from './plan.js';
 import { composeItems, type SendItem } from './compose.js';
+import { renderLimits, type RenderLimitSettings } from '../templates/render.js';
 import type { SendResult } from '../../contracts/email.js';
 
 export interface SendContext {
   db: Db;
   store: R2Bucket;
-  config: Pick<Config, 'send.max_attachment_bytes'>;
+  config: Pick<Config, 'send.max_attachment_bytes'> & RenderLimitSettings;
   projectId: string;
   /** Sent with a sandbox key: rows are `captured`. */
   sandbox: boolean;
@@ -58,7 +59,7 @@ export async function sendMessages<T>(ctx: SendContext, requested: SendItem[], s
     if (bytes > max) throw fieldProblem(field('attachments'), `must be at most ${max} bytes together, decoded (these are ${bytes})`);
   }
   // Templates are rendered before the statement (their active version read now); 404/422 write nothing.
-  const items = await composeItems(ctx.db, projectId, requested);
+  const items = await composeItems(ctx.db, projectId, requested, renderLimits(ctx.config));
 
   const createdAt = new Date();
   const planned = items.map(({ input, template }) => planMessage(input, { projectId, sandbox: ctx.sandbox, createdAt, origin: ctx.origin, template }));

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.js';
 import type { LocalizationRecord, PutLocalizationsInput } from '../../contracts/template.js';
 import { findVersion, versionNotFound, versionRecord } from './find.js';
 import { versionFrozen } from './frozen.js';
+import { checkNesting } from './render.js';
 
 async function localizationRecords(db: Db, versionId: string): Promise<LocalizationRecord[]> {
   const rows = await db.select().from(templateLocalizations)
@@ -22,9 +23,17 @@ export async function listLocalizations(db: Db, projectId: string, templateId: s
  * version row is locked only while never activated (an activation committing
  * first leaves nothing to lock: 409), the old set is deleted before the new
  * one is inserted (the scalar subquery on `gone` runs first), and a failure
- * leaves the old set as it was.
+ * leaves the old set as it was. A part nesting sections deeper than
+ * `maxDepth` (`templates.max_nesting_depth`) is 422 and nothing is written.
  */
-export async function putLocalizations(db: Db, projectId: string, templateId: string, versionId: string, input: PutLocalizationsInput) {
+export async function putLocalizations(db: Db, projectId: string, templateId: string, versionId: string, input: PutLocalizationsInput, maxDepth: number) {
+  // Nesting deeper than a render may go is refused now, not at every send (422 naming the part and the setting).
+  input.localizations.forEach((l, i) => {
+    for (const part of ['subject', 'html', 'text'] as const) {
+      const template = l[part];
+      if (typeof template === 'string') checkNesting(`localizations.${i}.${part}`, template, maxDepth, `localizations.${i}.${part}`);
+    }
+  });
   const set = JSON.stringify(input.localizations.map((l) => ({ language: l.language, subject: l.subject, html: l.html ?? null, text: l.text ?? null })));
   const { rows: [result] } = await db.execute<{ found: number }>(sql`
     with v as (

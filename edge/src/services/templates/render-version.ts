@@ -8,7 +8,7 @@ import { stylesheets, templateLocalizations, templates, templateVersions } from 
 import type { Db } from '../../db/client.js';
 import { invalid, notFound, unprocessable } from '../errors.js';
 import { canonicalLanguage, pickLanguage } from './pick-language.js';
-import { renderContent, type RenderedContent } from './render.js';
+import { renderContent, type RenderedContent, type RenderLimits } from './render.js';
 
 export interface RenderRequest {
   templateId: string;
@@ -19,6 +19,8 @@ export interface RenderRequest {
   data?: Record<string, unknown>;
   /** How the request names its fields in a refusal (`template_id`, `messages.2.template_id`). */
   field?: (name: string) => string;
+  /** The render's bounds (`renderLimits(config)`). */
+  limits: RenderLimits;
 }
 
 export interface RenderedVersion extends RenderedContent {
@@ -42,7 +44,8 @@ interface Row extends Record<string, unknown> {
 /**
  * Renders the version; throws 404 (no such template in the project, or no
  * such version of it), 400 (language not BCP 47), 422 (no active version, no
- * localization, sample data that is not an object, a render that fails).
+ * localization, sample data that is not an object, a render that fails or
+ * crosses a bound of `req.limits`).
  */
 export async function renderVersion(db: Db, projectId: string, req: RenderRequest, reads?: VersionReads): Promise<RenderedVersion> {
   const field = req.field ?? ((name: string) => name);
@@ -62,7 +65,7 @@ export async function renderVersion(db: Db, projectId: string, req: RenderReques
   const language = pickLanguage(req.language, row.languages, row.default_language, field('language'));
   const localization = row.localizations.find((l) => l.language === language)!;
   const data = req.data ?? sampleData(row.sample_data, field);
-  const rendered = renderContent(localization, data, row.css);
+  const rendered = renderContent(localization, data, row.css, req.limits);
   return { ...rendered, templateId: req.templateId, versionId: row.version_id, version: row.version, language };
 }
 

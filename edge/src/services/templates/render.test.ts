@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { ServiceError } from '../errors.js';
-import { renderContent, withStylesheet } from './render.js';
+import Mustache from 'mustache';
+import { loadConfig } from '@edgemail/shared';
+import { checkNesting, renderContent as render, renderLimits, withStylesheet, type LocalizationContent, type RenderLimits } from './render.js';
 import { pickLanguage } from './pick-language.js';
 
 /** The ServiceError `fn` throws (fails when it throws none). */
@@ -13,6 +15,11 @@ function refusal(fn: () => unknown): ServiceError {
   }
   throw new Error('expected a refusal');
 }
+
+/** The settings' defaults. */
+const LIMITS = renderLimits(loadConfig({}).config);
+const renderContent = (content: LocalizationContent, data: Record<string, unknown>, css: string | null, limits: RenderLimits = LIMITS) =>
+  render(content, data, css, limits);
 
 describe('renderContent', () => {
   test('escapes HTML in html only; subject and text are taken as they are', () => {
@@ -59,6 +66,67 @@ describe('renderContent', () => {
       .toBe('<html><head><style>p{color:red}</style><title>t</title></head><body>b</body></html>');
     expect(withStylesheet('<html lang="en"><body>b</body></html>', 'a{}')).toBe('<html lang="en"><head><style>a{}</style></head><body>b</body></html>');
     expect(withStylesheet('<p>b</p>', 'x{}</style><script>')).toBe('<style>x{}<\\/style><script></style><p>b</p>');
+  });
+});
+
+describe('the bounds of a render', () => {
+  // Issue 25: 72 bytes, six sections nested over one list: n^6 renders of the inside.
+  const attack = '{{#a}}'.repeat(6) + '{{/a}}'.repeat(6);
+  const items = (n: number) => Array.from({ length: n }, (_, i) => `item-${String(i).padStart(5, '0')}`);
+
+  test('the attack template: before (Mustache.render, unbounded) and after (refused at the step bound)', () => {
+    expect(attack.length).toBe(72);
+    let started = performance.now();
+    Mustache.render(attack, { a: items(12) }); // what render.ts called before: 12^6 ≈ 3M passes over the inside
+    const before = performance.now() - started;
+    for (const n of [12, 20]) {
+      started = performance.now();
+      const e = refusal(() => renderContent({ subject: 's', html: attack, text: null }, { a: items(n) }, null));
+      const after = performance.now() - started;
+      expect([e.kind, e.message]).toEqual(['unprocessable', `template render exceeds ${LIMITS.maxSteps} steps (templates.max_render_steps)`]);
+      console.info(`attack over ${n} items: Mustache.render ${n === 12 ? `${before.toFixed(0)} ms` : '(not tried: 64M passes)'}, bounded render refused in ${after.toFixed(1)} ms`);
+      expect(after).toBeLessThan(before);
+    }
+  });
+
+  test('output bytes stop the render as they cross the bound, counted over subject, html, text and the stylesheet', () => {
+    // 3 GB the old render would build: refused once the bound is crossed, after about a thousand items.
+    const big = '{{#a}}'.repeat(6) + '{{.}}' + '{{/a}}'.repeat(6);
+    const e = refusal(() => renderContent({ subject: 's', html: null, text: big }, { a: Array(12).fill('x'.repeat(1000)) }, null));
+    expect(e.message).toBe(`rendered template exceeds ${LIMITS.maxBytes} bytes (templates.max_rendered_bytes)`);
+    const small = { ...LIMITS, maxBytes: 10 };
+    expect(renderContent({ subject: 'é', html: '1234', text: '123' }, {}, null, small).text).toBe('123'); // 2 + 4 + 3 bytes
+    expect(refusal(() => renderContent({ subject: 'é', html: '1234', text: '1234€' }, {}, null, small)).message)
+      .toBe('rendered template exceeds 10 bytes (templates.max_rendered_bytes)');
+    expect(refusal(() => renderContent({ subject: 's', html: '<p>x</p>', text: null }, {}, 'p{color:red}', small)).message).toMatch(/exceeds 10 bytes/);
+    // A value from the data counts as it is written (escaped in HTML).
+    expect(refusal(() => renderContent({ subject: 's', html: '{{v}}', text: null }, { v: '<<<' }, null, small)).message).toMatch(/exceeds 10 bytes/);
+  });
+
+  test('steps are counted over the parts together', () => {
+    const tight = { ...LIMITS, maxSteps: 5 };
+    expect(renderContent({ subject: 'a{{b}}', html: 'c', text: 'd' }, { b: 1 }, null, tight).subject).toBe('a1'); // 2 + 1 + 1 tokens
+    expect(refusal(() => renderContent({ subject: 'a{{b}}', html: '{{#l}}x{{/l}}', text: null }, { b: 1, l: [1, 2] }, null, tight)).message)
+      .toBe('template render exceeds 5 steps (templates.max_render_steps)');
+  });
+
+  test('nesting deeper than the bound is refused before anything renders, and at save (checkNesting)', () => {
+    const deep = '{{#a}}'.repeat(9) + 'x' + '{{/a}}'.repeat(9);
+    expect(refusal(() => renderContent({ subject: 's', html: deep, text: null }, { a: false }, null)).message)
+      .toBe(`html nests sections more than ${LIMITS.maxDepth} deep (templates.max_nesting_depth)`);
+    const e = refusal(() => checkNesting('localizations.0.text', '{{^a}}{{#b}}{{#c}}x{{/c}}{{/b}}{{/a}}', 2, 'localizations.0.text'));
+    expect([e.kind, e.message, e.fields]).toEqual(['unprocessable', 'localizations.0.text nests sections more than 2 deep (templates.max_nesting_depth)',
+      { 'localizations.0.text': 'nests sections more than 2 deep (templates.max_nesting_depth)' }]);
+    expect(() => checkNesting('html', '{{#a}}{{/a}}{{#b}}{{#c}}{{/c}}{{/b}}', 2)).not.toThrow();
+    expect(() => checkNesting('html', '{{#a}}', 2)).not.toThrow(); // does not parse: the render names that
+    // Thousands deep does not deepen the call stack: the count stops past the bound.
+    expect(() => checkNesting('html', '{{#a}}'.repeat(20_000) + '{{/a}}'.repeat(20_000), 8)).toThrow(/more than 8 deep/);
+  });
+
+  test('the render matches Mustache.render on a well-behaved template', () => {
+    const html = '{{! note }}<ul>{{#items}}\n  <li>{{name}} {{{raw}}} {{& raw}} {{n}} {{flag}} {{.}}</li>\n{{/items}}</ul>{{^none}}empty{{/none}}{{#obj}}{{k}}{{/obj}}{{#str}}[{{.}}]{{/str}}{{=<% %>=}}<% n %>';
+    const data = { items: [{ name: '<a&b>', raw: '<i>', n: 2, flag: true }, { name: 'x', raw: '', n: 0, flag: false }], none: [], obj: { k: 'v' }, str: 's', n: 7 };
+    expect(renderContent({ subject: 's', html, text: null }, data, null).html).toBe(Mustache.render(html, data));
   });
 });
 

@@ -17,7 +17,7 @@ export const route = defineRoute({
   description: [
     'Renders a version of the template (`version_id`, a draft too, to test it before activating; the active version when omitted) with `data`, or the version\'s `sample_data` when no data is given, and sends it to one address (`to`) from `from` (an address of a verified domain of the project).',
     'It goes through the normal send path: suppressions, the plan\'s hourly and daily limits (429, and it counts against them), delivery by the relay nodes. The email log shows it with `origin: test`, and its detail names `template_id` and `template_version_id`.',
-    'Refusals as for preview: 404 for an unknown or another project\'s template or version, 400 for a `language` that is not BCP 47, 422 naming the problem for a render that fails (`missing variable: user.name (in html)`), no localization, or no active version when `version_id` is omitted.',
+    'Refusals as for preview: 404 for an unknown or another project\'s template or version, 400 for a `language` that is not BCP 47, 422 naming the problem for a render that fails (`missing variable: user.name (in html)`) or crosses a bound (`templates.max_nesting_depth`, `templates.max_render_steps`, `templates.max_rendered_bytes`), no localization, or no active version when `version_id` is omitted; nothing is sent.',
     'Needs `emails:write` (it sends mail, like `POST /api/v1/emails/send`, which renders templates with that permission too); a sandbox key needs `sandbox:write`, and its test is captured, not delivered.',
   ].join(' '),
   tags: ['Templates'],
