@@ -153,4 +153,58 @@ describe('turning two-factor off', () => {
     await eventually(() => securityEvents(stack.sql, user.email), (e) => e.some((x) => x.type === 'auth.2fa.disabled'));
     expect((await signIn(stack, { email: user.email, password: PASSWORD })).status).toBe(200);
   });
+
+  // Issue 25: a stolen session must not turn this route into an unlimited password (or code) oracle.
+  const LOCKED_HERE = { error: 'too many wrong passwords or codes: this account is locked for up to 15 minutes, try again later' };
+  const lockState = async (userId: string) => (await stack.sql.query(
+    'SELECT failed_password_count AS count, coalesce(password_locked_until > now(), false) AS locked, totp_enabled_at IS NOT NULL AS totp FROM users WHERE id = $1', [userId])).rows[0];
+  /** A six-digit code that is none of the three the service accepts now. */
+  const wrongCode = (secret: string) => {
+    const accepted = new Set([-1, 0, 1].map((o) => codeAt(secret, o)));
+    for (let n = 1; ; n++) { const c = String((Number(codeAt(secret, 0)) + n * 7919) % 1e6).padStart(6, '0'); if (!accepted.has(c)) return c; }
+  };
+
+  test('ten wrong passwords there lock the account as sign-in does; during the lockout the right password is refused there and at sign-in', async () => {
+    await earlyInStep(15_000);
+    const { user, cookie, secret } = await withTwoFactor('disable-guesses');
+    for (let i = 0; i < 10; i++) {
+      const r = await stack.call('DELETE', '/app/api/account/totp', { body: { password: `guess ${i}` }, headers: withSession(stack, cookie) });
+      expect([r.status, r.body]).toEqual([403, { error: 'wrong password' }]);
+    }
+    expect(await lockState(user.id)).toEqual({ count: 10, locked: true, totp: true });
+    // Sign-in with the right password (and a right code) gets the invalid-credentials answer of a locked account.
+    const signedIn = await signIn(stack, { email: user.email, password: PASSWORD, totp_code: codeAt(secret, 0) });
+    expect([signedIn.status, signedIn.body]).toEqual([401, { error: 'invalid email or password' }]);
+    // And turning two-factor off is refused too, the right password or code included; nothing moves.
+    for (const body of [{ password: PASSWORD }, { code: codeAt(secret, 0) }, { password: 'guess 11' }]) {
+      const r = await stack.call('DELETE', '/app/api/account/totp', { body, headers: withSession(stack, cookie) });
+      expect([r.status, r.body]).toEqual([403, LOCKED_HERE]);
+    }
+    expect(await lockState(user.id)).toEqual({ count: 10, locked: true, totp: true });
+  });
+
+  test('wrong codes there count too, and share one count with sign-in\'s wrong passwords', async () => {
+    await earlyInStep(15_000);
+    const { user, cookie, secret } = await withTwoFactor('disable-codes');
+    for (let i = 0; i < 5; i++) {
+      const r = await stack.call('DELETE', '/app/api/account/totp', { body: { code: wrongCode(secret) }, headers: withSession(stack, cookie) });
+      expect([r.status, r.body]).toEqual([403, { error: 'wrong or already used code' }]);
+    }
+    expect(await lockState(user.id)).toEqual({ count: 5, locked: false, totp: true });
+    for (let i = 0; i < 5; i++) expect((await signIn(stack, { email: user.email, password: `guess ${i}` })).status).toBe(401);
+    expect(await lockState(user.id)).toEqual({ count: 10, locked: true, totp: true });
+    expect((await signIn(stack, { email: user.email, password: PASSWORD, totp_code: codeAt(secret, 0) })).body).toEqual({ error: 'invalid email or password' });
+    const r = await stack.call('DELETE', '/app/api/account/totp', { body: { code: codeAt(secret, 0) }, headers: withSession(stack, cookie) });
+    expect([r.status, r.body]).toEqual([403, LOCKED_HERE]);
+    expect((await lockState(user.id)).totp).toBe(true);
+  });
+
+  test('a right password there clears the count, as a complete sign-in does', async () => {
+    await earlyInStep();
+    const { user, cookie } = await withTwoFactor('disable-clears');
+    for (let i = 0; i < 9; i++) await stack.call('DELETE', '/app/api/account/totp', { body: { password: `guess ${i}` }, headers: withSession(stack, cookie) });
+    expect(await lockState(user.id)).toEqual({ count: 9, locked: false, totp: true });
+    expect((await stack.call('DELETE', '/app/api/account/totp', { body: { password: PASSWORD }, headers: withSession(stack, cookie) })).status).toBe(204);
+    expect(await lockState(user.id)).toEqual({ count: 0, locked: false, totp: false });
+  });
 });

@@ -11,6 +11,7 @@ import type { Db } from '../../db/client.js';
 import { seal, unseal } from '../../crypto/seal.js';
 import { conflict, forbidden, invalid } from '../errors.js';
 import { verifyPassword } from './password.js';
+import { clearFailures, LOCKOUT_MINUTES, recordFailure } from './lockout.js';
 import { recoveryCodeRows } from './recovery-codes.js';
 
 const PERIOD = 30;
@@ -76,19 +77,40 @@ export async function confirmTotp(db: Db, config: Config, userId: string, code: 
   return codes;
 }
 
+/** The refusal while the account's password lockout holds (lockout.ts). */
+export const TOTP_OFF_LOCKED = `too many wrong passwords or codes: this account is locked for up to ${LOCKOUT_MINUTES} minutes, try again later`;
+
 /**
  * Turns two-factor off, proven by the account password or a current code;
- * the secret, its last step and the recovery codes go.
+ * the secret, its last step and the recovery codes go. Each wrong password or
+ * code counts toward the sign-in lockout (lockout.ts), and a locked account is
+ * refused before either is looked at: a stolen session must not become an
+ * unlimited password oracle, nor a way round the lock on six digits.
  */
 export async function disableTotp(db: Db, config: Config, userId: string, proof: { password?: string; code?: string }): Promise<void> {
-  const [user] = await db.select({ hash: users.passwordHash, sealed: users.totpSecretSealed, enabledAt: users.totpEnabledAt }).from(users).where(eq(users.id, userId));
+  const [user] = await db.select({
+    hash: users.passwordHash, sealed: users.totpSecretSealed, enabledAt: users.totpEnabledAt,
+    locked: sql<boolean>`coalesce(${users.passwordLockedUntil} > now(), false)`,
+  }).from(users).where(eq(users.id, userId));
   if (!user?.enabledAt) throw conflict('two-factor authentication is not on');
-  const proven = proof.password !== undefined
-    ? Boolean(user.hash) && verifyPassword(proof.password, user.hash!)
+  if (user.locked) throw forbidden(TOTP_OFF_LOCKED);
+  const byPassword = proof.password !== undefined;
+  const proven = byPassword
+    ? Boolean(user.hash) && verifyPassword(proof.password!, user.hash!)
     : await checkTotpCode(db, config, userId, user.sealed, proof.code!);
-  if (!proven) throw forbidden(proof.password !== undefined ? 'wrong password' : 'wrong or already used code');
+  if (!proven) {
+    await recordFailure(db, userId);
+    throw forbidden(byPassword ? 'wrong password' : 'wrong or already used code');
+  }
+  // A right password clears the count, as a complete sign-in does; a code alone does not (it proves
+  // the second factor, not the password). Either is refused if a concurrent failure locked meanwhile.
+  const live = byPassword ? await clearFailures(db, userId) : !(await lockedNow(db, userId));
+  if (!live) throw forbidden(TOTP_OFF_LOCKED);
   await db.batch([
     db.update(users).set({ totpSecretSealed: null, totpEnabledAt: null, totpLastStep: null }).where(eq(users.id, userId)),
     db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)),
   ]);
 }
+
+const lockedNow = async (db: Db, userId: string) =>
+  (await db.select({ locked: sql<boolean>`coalesce(${users.passwordLockedUntil} > now(), false)` }).from(users).where(eq(users.id, userId)))[0]?.locked ?? false;
