@@ -491,10 +491,10 @@ describe('sandbox keys', () => {
     expect(viaBatch.body.messages[0].emails[0].status).toBe('captured');
   });
 
-  test('GET /api/v1/sandbox/emails lists sandbox sends only, to sandbox:write or emails:read', async () => {
+  test('GET /api/v1/sandbox/emails lists sandbox sends only, to sandbox:write (emails:read is refused: issue 33)', async () => {
     const captured = await send(minimal({ subject: 'captured one' }), sandboxKey);
     const real = await send(minimal({ subject: 'real one' }), env.keys.sender);
-    for (const token of [sandboxKey, env.keys.sandboxReader, env.keys.reader]) {
+    for (const token of [sandboxKey, env.keys.sandboxReader]) {
       const r = await env.stack.call('GET', '/api/v1/sandbox/emails?limit=200', { token });
       expect(r.status).toBe(200);
       const ids = r.body.emails.map((e: any) => e.id);
@@ -508,6 +508,11 @@ describe('sandbox keys', () => {
     const notSandbox = await env.stack.call('GET', `/api/v1/sandbox/emails/${real.body.emails[0].id}`, { token: sandboxKey });
     expect(notSandbox.status).toBe(404);
     expect(notSandbox.body).toEqual({ error: 'email not found' });
+    // Both routes declare sandbox:write and nothing else: an emails:read key reads the main log, not these.
+    for (const path of ['/api/v1/sandbox/emails', `/api/v1/sandbox/emails/${captured.body.emails[0].id}`]) {
+      const refused = await env.stack.call('GET', path, { token: env.keys.reader });
+      expect([path, refused.status, refused.body]).toEqual([path, 403, { error: 'no access to sandbox in this project' }]);
+    }
   });
 
   test('permissions: a sandbox key is judged on sandbox:write, a normal key on emails:write', async () => {
@@ -525,7 +530,7 @@ describe('sandbox keys', () => {
     const writerOnly = (await env.tenant.key(['emails:write'])).token;
     const partial = await env.stack.call('GET', '/api/v1/sandbox/emails', { token: writerOnly });
     expect(partial.status).toBe(403);
-    expect(partial.body).toEqual({ error: 'permission sandbox:write or emails:read required' });
+    expect(partial.body).toEqual({ error: 'no access to sandbox in this project' });
     expect(await counts()).toEqual(before);
   });
 });

@@ -234,6 +234,25 @@ describe('the declaration drives the check: no route escapes it', () => {
     }
   });
 
+  // A handler that checks something other than its declaration (an extra grant
+  // in the handler, a forgotten alternative) passes the no-permission sweep
+  // above but not this one (issue 33: the sandbox routes took emails:read).
+  it('a key holding every permission but the declared one (and its x-also-granted-by) → 403 on every catalogue-permission operation', async () => {
+    const guarded = operations(served).filter((o) => (allPermissions as readonly string[]).includes(o.op['x-permission']));
+    const { key } = await seedProject(stack, admin, 'all-but');
+    const tokens = new Map<string, string>();
+    for (const o of guarded) {
+      const excluded = [o.op['x-permission'], ...(o.op['x-also-granted-by'] ?? [])] as string[];
+      const held = allPermissions.filter((p) => !excluded.includes(p));
+      const id = held.join(',');
+      if (!tokens.has(id)) tokens.set(id, (await key(held, { name: `all but ${excluded.join(' ')}` })).token);
+      const reply = await request(o, tokens.get(id));
+      const [resource] = o.op['x-permission'].split(':');
+      expect({ op: label(o), status: reply.status, refusal: [`permission ${excluded.join(' or ')} required`, `no access to ${resource} in this project`].includes(reply.body?.error) })
+        .toEqual({ op: label(o), status: 403, refusal: true });
+    }
+  });
+
   it('a project key holding * → 403 "admin privileges required" on every admin operation', async () => {
     const adminOps = operations(served).filter((o) => o.path.startsWith('/api/v1/admin/'));
     expect(adminOps.length).toBeGreaterThan(0);

@@ -8,9 +8,8 @@ export const route = defineRoute({
   method: 'get',
   path: '/api/v1/sandbox/emails',
   permission: 'sandbox:write',
-  alsoGrantedBy: ['emails:read'],
   summary: 'List mail captured in the sandbox',
-  description: `What sandbox keys sent: the email log's records of their sends only (status \`captured\`, or \`suppressed\`), never delivered. Needs \`sandbox:write\` or \`emails:read\`. ${PAGING}`,
+  description: `What sandbox keys sent: the email log's records of their sends only (status \`captured\`, or \`suppressed\`), never delivered. Needs \`sandbox:write\`, what a sandbox key sends with (\`emails:read\` reads the same records in the email log, not here). ${PAGING}`,
   tags: ['Sandbox'],
   request: { query: ListEmailsQuery },
   responses: {
