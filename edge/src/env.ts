@@ -37,7 +37,12 @@ export interface EventStreamRpc extends Rpc.DurableObjectBranded {
 }
 
 /** What a project API key's ApiKeyGate answers: its window's verdict (null when not counted) and the key's row. */
-export interface ApiKeyAdmission { verdict: WindowVerdict | null; key: ApiKeyRow | null }
+export interface ApiKeyAdmission {
+  verdict: WindowVerdict | null;
+  key: ApiKeyRow | null;
+  /** The gate could not read the key: the database did not answer (the caller looks it up itself, and answers 503). */
+  databaseUnavailable?: true;
+}
 
 /** What the authenticate middleware calls on a key's ApiKeyGate (named here for the same reason). */
 export interface ApiKeyGateRpc extends Rpc.DurableObjectBranded {

@@ -52,6 +52,8 @@ export interface StackOptions {
   captureLogs?: boolean;
   /** A directory keeping Durable Object and R2 state across `restart()`; in memory otherwise. */
   persistTo?: string;
+  /** A Neon bridge of the test's own (one it stops to take the database away), instead of the run's shared one. */
+  bridgeUrl?: string;
 }
 
 /**
@@ -80,7 +82,7 @@ export async function startTestStack(opts: StackOptions = {}): Promise<TestStack
   const startWorker = () => startEdgeWorker({
     // The limiter runs in every test, set high enough that only the rate-limit tests reach it.
     // A key of the file's own, unless the test sets (or unsets) the setting itself.
-    vars: { SERVICE_DATABASE_URL: databaseUrl, SERVICE_RATELIMIT_API_PER_MINUTE: '100000', [ENCRYPTION_KEY_ENV]: encryptionKey, ...opts.settings, LOCAL_NEON_BRIDGE: inject('bridgeUrl') },
+    vars: { SERVICE_DATABASE_URL: databaseUrl, SERVICE_RATELIMIT_API_PER_MINUTE: '100000', [ENCRYPTION_KEY_ENV]: encryptionKey, ...opts.settings, LOCAL_NEON_BRIDGE: opts.bridgeUrl ?? inject('bridgeUrl') },
     persistTo: opts.persistTo ?? false,
     testScheduled: true,
     logLevel: 'error',

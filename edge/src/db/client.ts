@@ -5,6 +5,14 @@
 import { neon, neonConfig } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-http';
 import * as schema from '@edgemail/schema';
+import { databaseAnswered } from './outage.js';
+
+// Every query is one fetch: an answer (a result, or a refusal of the statement) ends a logged outage.
+neonConfig.fetchFunction = async (input: RequestInfo | URL, init?: RequestInit) => {
+  const response = await fetch(input, init);
+  if (response.ok || response.status === 400) databaseAnswered();
+  return response;
+};
 
 function open(url: string) {
   return drizzle(neon(url), { schema });

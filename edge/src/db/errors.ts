@@ -35,3 +35,42 @@ export function loggableError(e: unknown): unknown {
   if (query !== undefined) parts.push(`query: ${query}`);
   return parts.join('; ');
 }
+
+/**
+ * A statement the server refused for a value it was given (SQLSTATE class 22,
+ * data exception: text that is not a valid uuid or timestamp, a NUL byte, a
+ * number out of range, a string too long): the request's fault, a 400. The
+ * input guard (http/input-guard.ts) refuses what it can name first; this is
+ * the backstop for what only the database knows.
+ */
+export const isValueError = (e: unknown) => codeOf(e)?.startsWith('22') === true;
+
+/** The server's own words for a value error, without the SQL text or parameters drizzle's message adds. */
+export function valueErrorMessage(e: unknown): string {
+  const pg = e instanceof DrizzleQueryError ? e.cause : e;
+  return pg instanceof Error ? pg.message : 'the database refused a value';
+}
+
+/**
+ * SQLSTATEs that mean the server is there but takes no work now:
+ * class 08 (connection exception), 53300 too many connections,
+ * 57P01-57P03 (shutting down, crash recovery, cannot connect now).
+ */
+const UNAVAILABLE_CODE = /^(08...|53300|57P0[123])$/;
+
+/**
+ * The database could not be reached, or answered that it takes no work now:
+ * the Neon driver's fetch to its SQL-over-HTTP endpoint failed (Neon down, the
+ * local bridge gone: `Error connecting to database`, with the fetch error as
+ * `sourceError`), the endpoint answered 5xx or 429 (throttled), or the server
+ * named a connection failure. A client should retry: 503, not 500.
+ */
+export function isDatabaseUnavailable(e: unknown): boolean {
+  const err = (e instanceof DrizzleQueryError ? e.cause : e) as (Error & { sourceError?: unknown }) | undefined;
+  if (!(err instanceof Error)) return false;
+  const code = codeOf(err);
+  if (code !== undefined && UNAVAILABLE_CODE.test(code)) return true;
+  if (err.name !== 'NeonDbError') return false;
+  if (err.sourceError !== undefined || err.message.startsWith('Error connecting to database')) return true;
+  return /^Server error \(HTTP status (5\d\d|429)\)/.test(err.message);
+}

@@ -12,6 +12,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { FixedWindow } from '@edgemail/shared';
 import { connect } from '../db/client.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { settingsOf } from '../settings.js';
 import { findApiKey, type ApiKeyRow } from '../services/auth/find-credential.js';
 import { Coalescer } from './coalescer.js';
@@ -38,7 +39,14 @@ export class ApiKeyGate extends DurableObject<Bindings> implements ApiKeyGateRpc
     // A refused request goes no further, so its key is not read.
     if (verdict && !verdict.allowed) return { verdict, key: null };
     const waiting: Waiting = { keyPrefix, tokenHash };
-    await this.reads.add([waiting]);
+    try {
+      await this.reads.add([waiting]);
+    } catch (e) {
+      // Said, not thrown: a throw is logged by the runtime on every request of an outage,
+      // which the Worker logs once (db/outage.ts) when its own look-up fails alike.
+      if (isDatabaseUnavailable(e)) return { verdict, key: null, databaseUnavailable: true };
+      throw e;
+    }
     return { verdict, key: waiting.key ?? null };
   }
 }

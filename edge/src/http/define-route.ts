@@ -9,6 +9,7 @@ import { authorize, type ProjectlessAccess, type RouteAccess } from '../middlewa
 import { authenticate } from '../middleware/authenticate.js';
 import { declareRouteBodyLimit } from '../middleware/body-limit.js';
 import { auditType } from './audit-type.js';
+import { bodyOf, guardInput } from './input-guard.js';
 import type { AppEnv } from '../env.js';
 
 /** What a project-scoped route's handler sees: `authorize` has set the project the request acts in. */
@@ -29,7 +30,7 @@ export const ErrorSchema = z
   .openapi('Error');
 
 const ERROR_TEXT = {
-  400: 'Malformed request: invalid JSON, a field that fails validation (named in `fields`) or a missing project header',
+  400: 'Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header',
   401: 'Missing, malformed, unknown, expired or revoked credential',
   403: 'Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request',
   404: 'Not found in this project',
@@ -37,7 +38,7 @@ const ERROR_TEXT = {
   413: 'Request body larger than `server.max_body_bytes`',
   422: 'Well-formed, but cannot be done with what is stored: a template that does not render with the data (a missing variable, named) or crosses a render bound (nesting, steps or output bytes, naming its `templates.*` setting), no active version, no localization',
   429: 'Rate limit exceeded',
-  503: 'A service the route depends on did not answer (such as the DNS resolver checking a webhook URL); retry later',
+  503: 'A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later',
 } as const;
 export type ErrorStatus = keyof typeof ERROR_TEXT;
 
@@ -85,7 +86,8 @@ export function defineRoute<const R extends Declared>(declared: R) {
   if ((permission === 'public' || permission === 'session') && !onConsole) {
     throw new Error(`${config.method.toUpperCase()} ${config.path}: ${permission} routes belong to /app/api`);
   }
-  const statuses: ErrorStatus[] = [400, 401, 403, 429, ...(config.request?.body ? [413 as const] : []), ...errors];
+  // 503: every route reads the database, and answers so while it does not answer (http/errors.ts).
+  const statuses: ErrorStatus[] = [400, 401, 403, 429, ...(config.request?.body ? [413 as const] : []), 503, ...errors];
   const type = declaredType === null ? undefined : declaredType ?? auditType(config.method, config.path) ?? undefined;
   // The global limiter (`limitBody` on /api/v1/*) runs before routing: it looks the route's own limit up.
   if (bodyLimit) declareRouteBodyLimit(config.method, config.path, bodyLimit.maxOf);
@@ -100,6 +102,7 @@ export function defineRoute<const R extends Declared>(declared: R) {
       createMiddleware<AppEnv>(async (c, next) => { c.set('auditType', type); await next(); }),
       ...(onConsole && permission !== 'public' ? [authenticate()] : []),
       authorize(permission, role, { alsoGrantedBy, sandboxPermission }),
+      guardInput(bodyOf(config)),
     ],
     responses: {
       // A route may describe one of the error statuses itself (sign-in's 401 says more than `error`).

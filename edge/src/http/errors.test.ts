@@ -1,7 +1,9 @@
 import { Hono } from 'hono';
 import { expect, test } from 'vitest';
 import { conflict, incompleteBody, invalid, notFound, rateLimited, ServiceError, tooLarge, unauthorized, unavailable, unsupportedMediaType } from '../services/errors.js';
-import { ApiError, handleError } from './errors.js';
+import { NeonDbError } from '@neondatabase/serverless';
+import { DrizzleQueryError } from 'drizzle-orm/errors';
+import { ApiError, DATABASE_UNAVAILABLE, handleError } from './errors.js';
 
 /** What a route answers when a service throws `error`, through the app's own error handler. */
 async function answerTo(error: Error) {
@@ -31,4 +33,36 @@ test.each([
 test('an ApiError keeps its own status and headers', async () => {
   expect(await answerTo(new ApiError(429, 'rate limit exceeded', undefined, { 'Retry-After': '7' })))
     .toEqual({ status: 429, body: { error: 'rate limit exceeded' }, retryAfter: '7' });
+});
+
+// The backstops of issue 33: what the database says of a value, and of itself.
+const neonError = (message: string, fields: { code?: string; sourceError?: unknown } = {}) =>
+  Object.assign(new NeonDbError(message), fields);
+const failedQuery = (cause: Error) => new DrizzleQueryError('select * from "api_keys" where "name" = $1', ['secret value'], cause);
+
+test.each([
+  ['22P02', 'invalid input syntax for type uuid: "x"'],
+  ['22021', 'invalid byte sequence for encoding "UTF8": 0x00'],
+  ['22003', 'integer out of range'],
+  ['22008', 'date/time field value out of range: "2026-13-45"'],
+  ['22001', 'value too long for type character varying(100)'],
+])('a value the database refuses (%s) is 400 naming its message, never the SQL or its parameters', async (code, message) => {
+  const answer = await answerTo(failedQuery(neonError(message, { code })));
+  expect(answer).toEqual({ status: 400, body: { error: `invalid value: ${message}` }, retryAfter: null });
+});
+
+test.each([
+  ['the endpoint cannot be reached', neonError('Error connecting to database: TypeError: fetch failed', { sourceError: new TypeError('fetch failed') })],
+  ['Neon answers 5xx', neonError('Server error (HTTP status 502): bad gateway')],
+  ['Neon throttles', neonError('Server error (HTTP status 429): too many requests')],
+  ['the server takes no connections', neonError('the database system is starting up', { code: '57P03' })],
+  ['a connection failure', neonError('connection failure', { code: '08006' })],
+])('the database unavailable (%s) is 503 with Retry-After', async (_what, cause) => {
+  const answer = await answerTo(failedQuery(cause));
+  expect(answer).toEqual({ status: 503, body: { error: DATABASE_UNAVAILABLE }, retryAfter: '5' });
+});
+
+test('other database errors stay 500 internal error', async () => {
+  expect(await answerTo(failedQuery(neonError('deadlock detected', { code: '40P01' }))))
+    .toEqual({ status: 500, body: { error: 'internal error' }, retryAfter: null });
 });

@@ -4,7 +4,8 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { loggableError } from '../db/errors.js';
+import { isDatabaseUnavailable, isValueError, loggableError, valueErrorMessage } from '../db/errors.js';
+import { databaseUnavailable } from '../db/outage.js';
 import { ServiceError, type ServiceErrorKind } from '../services/errors.js';
 
 export class ApiError extends Error {
@@ -43,6 +44,13 @@ export function errorBody(error: string, fields?: Record<string, string>) {
   return fields ? { error, fields } : { error };
 }
 
+export const DATABASE_UNAVAILABLE = 'service temporarily unavailable: the database did not answer; retry later';
+/** Seconds a client is told to wait when the database did not answer. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** What names a request in the log and to its client: Cloudflare's ray id, else one of our own. */
+const requestIdOf = (c: Context) => c.req.header('cf-ray') ?? crypto.randomUUID();
+
 /** Maps every thrown error to a JSON response; unknown errors become a generic 500. */
 export function handleError(err: Error, c: Context): Response {
   if (err instanceof ApiError) {
@@ -56,6 +64,18 @@ export function handleError(err: Error, c: Context): Response {
     const message = /malformed json/i.test(err.message) ? 'malformed JSON body' : err.message || 'bad request';
     return c.json(errorBody(message), err.status as ContentfulStatusCode);
   }
-  console.error('unhandled error', c.req.method, c.req.path, loggableError(err));
-  return c.json(errorBody('internal error'), 500);
+  const requestId = requestIdOf(c);
+  const what = `${c.req.method} ${c.req.path}`;
+  if (isDatabaseUnavailable(err)) {
+    // Logged once per outage (db/outage.ts): every request of it fails alike.
+    databaseUnavailable(requestId, what, loggableError(err));
+    return c.json(errorBody(DATABASE_UNAVAILABLE), 503, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS), 'X-Request-Id': requestId });
+  }
+  if (isValueError(err)) {
+    // A value the input guard could not judge (http/input-guard.ts): the server's message names it, never the SQL.
+    console.warn(`request ${requestId} (${what}): value refused by the database:`, loggableError(err));
+    return c.json(errorBody(`invalid value: ${valueErrorMessage(err)}`), 400, { 'X-Request-Id': requestId });
+  }
+  console.error(`unhandled error (request ${requestId})`, what, loggableError(err));
+  return c.json(errorBody('internal error'), 500, { 'X-Request-Id': requestId });
 }

@@ -24,6 +24,9 @@ export async function admitApiKey(c: Context<AppEnv>, limiter: LimiterName | und
   const id = ids.get(tokenHash) ?? ids.set(tokenHash, namespace.idFromName(tokenHash));
   try {
     const admission = await namespace.get(id).admit(keyPrefix, tokenHash, limit, WINDOW_MS);
+    // The gate works, the database does not: the caller's own look-up fails alike and answers 503
+    // (its rate check counts this request a second time, in an outage only).
+    if (admission.databaseUnavailable) return null;
     if (admission.verdict) c.set('rateLimit', admission.verdict);
     return admission;
   } catch (e) {

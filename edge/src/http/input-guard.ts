@@ -1,0 +1,118 @@
+// The one check every declared route's input passes before it is validated:
+// PostgreSQL stores no NUL in text and no unpaired UTF-16 surrogate (a lone
+// `\ud800` JSON escape) in UTF-8, and a body that is not UTF-8 would be read
+// with U+FFFD in place of its bad bytes and stored so. Refused here, each
+// names its field or parameter as a validation failure does (validation.ts),
+// instead of reaching the database as a 500 or a silently changed value.
+import type { RouteConfig } from '@hono/zod-openapi';
+import { createMiddleware } from 'hono/factory';
+import { ApiError, badRequest } from './errors.js';
+import type { AppEnv } from '../env.js';
+
+/** The content types zod-openapi validates as JSON (its `isJSONContentType`). */
+const JSON_TYPE = /^application\/([a-z-.]+\+)?json/i;
+const NUL = '\u0000';
+/** With the `u` flag a proper pair is one code point: only a lone half is of category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+export const NUL_PROBLEM = 'must not contain NUL characters';
+export const SURROGATE_PROBLEM = 'must be valid Unicode: contains an unpaired surrogate';
+export const BODY_REQUIRED = 'request body required: send a JSON object with Content-Type: application/json';
+
+/** What is wrong with one string, if anything. */
+export function stringProblem(value: string): string | undefined {
+  if (value.includes(NUL)) return NUL_PROBLEM;
+  if (LONE_SURROGATE.test(value)) return SURROGATE_PROBLEM;
+  return undefined;
+}
+
+/**
+ * The first bad string in a parsed JSON value, by its dotted path
+ * (`attachments.0.filename`, as validation failures name nested fields); a
+ * bad object key is named by the path to it.
+ */
+export function firstBadString(value: unknown, path: string[] = []): { path: string; problem: string } | undefined {
+  if (typeof value === 'string') {
+    const problem = stringProblem(value);
+    return problem ? { path: path.join('.'), problem } : undefined;
+  }
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const bad = firstBadString(item, [...path, String(i)]);
+      if (bad) return bad;
+    }
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const keyProblem = stringProblem(key);
+      // JSON.stringify escapes both NUL and a lone surrogate: the name can be shown.
+      if (keyProblem) return { path: [...path, JSON.stringify(key)].join('.'), problem: `field name ${keyProblem}` };
+      const bad = firstBadString(item, [...path, key]);
+      if (bad) return bad;
+    }
+  }
+  return undefined;
+}
+
+/** The refusal for one bad field: `invalid <target>: <field>: <problem>`, and `fields` naming it. */
+function refuse(target: 'request body' | 'query' | 'param', field: string, problem: string): ApiError {
+  const name = field || 'body';
+  return badRequest(`invalid ${target}: ${name}: ${problem}`, { [name]: problem });
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** Whether the declared request body is JSON, and whether it must be sent. */
+export function bodyOf(config: Pick<RouteConfig, 'request'>): { json: boolean; required: boolean } {
+  const body = config.request?.body;
+  const json = Object.keys(body?.content ?? {}).some((type) => JSON_TYPE.test(type));
+  return { json, required: json && body?.required === true };
+}
+
+/**
+ * Mounted last in a declared route's middleware (defineRoute and its relay
+ * and webhook siblings), after the body limit and the permission check: a
+ * refused caller learns nothing of the input rules. A body is read here only
+ * where the route declares a JSON one (the validator would read it next);
+ * streamed bodies (inbound forwarding) are left to their handlers.
+ */
+export const guardInput = (body: { json: boolean; required: boolean }) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    for (const [name, value] of Object.entries(c.req.param() as Record<string, string>)) {
+      const problem = stringProblem(value);
+      if (problem) throw refuse('param', name, problem);
+    }
+    for (const [name, value] of new URL(c.req.url).searchParams) {
+      const nameProblem = stringProblem(name);
+      if (nameProblem) throw refuse('query', JSON.stringify(name), `parameter name ${nameProblem}`);
+      const problem = stringProblem(value);
+      if (problem) throw refuse('query', name, problem);
+    }
+    if (!body.json) return next();
+    const contentType = c.req.header('content-type');
+    if (!contentType || !JSON_TYPE.test(contentType)) {
+      // No JSON body: the validator would judge `{}` and a PATCH would answer 200 having changed nothing.
+      // Another content type with a body is the media-type gate's 415.
+      if (body.required && (await c.req.arrayBuffer()).byteLength === 0) throw badRequest(BODY_REQUIRED);
+      return next();
+    }
+    let text: string;
+    try {
+      text = strictUtf8.decode(await c.req.arrayBuffer());
+    } catch {
+      throw badRequest('body is not valid UTF-8');
+    }
+    // What the validator's `c.req.json()` reads next: the text just checked, not a second lenient decoding.
+    // (Hono types its cache by the parsed values; it holds their promises.)
+    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return next(); // the validator answers `malformed JSON body`
+    }
+    const bad = firstBadString(parsed);
+    if (bad) throw refuse('request body', bad.path, bad.problem);
+    await next();
+  });
