@@ -126,6 +126,25 @@ describe('registering and managing passkeys', () => {
     expect(await passkeyRows(ada.user.id)).toMatchObject([{ name: 'After signing in again' }]);
   });
 
+  test('a session signed in over 15 minutes ago cannot rename or delete one either (403: sign in again), and nothing changes; a fresh sign-in can', async () => {
+    const ada = await signedInUser('stale-manage');
+    const passkey = await addPasskey(ada.cookie, ada.authenticator, 'Laptop');
+    await stack.sql.query(`UPDATE sessions SET created_at = now() - interval '16 minutes' WHERE user_id = $1`, [ada.user.id]);
+    const renamed = await call('PATCH', `/app/api/account/passkeys/${passkey.id}`, { cookie: ada.cookie, body: { name: 'Stolen' } });
+    expect([renamed.status, renamed.body]).toEqual([403, { error: 'sign in again to rename a passkey: this session signed in more than 15 minutes ago' }]);
+    const deleted = await call('DELETE', `/app/api/account/passkeys/${passkey.id}`, { cookie: ada.cookie });
+    expect([deleted.status, deleted.body]).toEqual([403, { error: 'sign in again to delete a passkey: this session signed in more than 15 minutes ago' }]);
+    expect(await passkeyRows(ada.user.id)).toMatchObject([{ id: passkey.id, name: 'Laptop' }]);
+    const { rows } = await stack.sql.query(
+      `SELECT type FROM audit_events WHERE category = 'security' AND actor_id = $1 AND type LIKE 'auth.passkey.%' ORDER BY created_at, id`, [ada.user.id]);
+    expect(rows.map((r) => r.type)).toEqual(['auth.passkey.added']);
+
+    const fresh = cookieOf((await signIn(stack, { email: ada.user.email, password: PASSWORD }, freshAddress())).headers.get('set-cookie'));
+    expect((await call('PATCH', `/app/api/account/passkeys/${passkey.id}`, { cookie: fresh, body: { name: 'Renamed' } })).body.passkey).toMatchObject({ name: 'Renamed' });
+    expect((await call('DELETE', `/app/api/account/passkeys/${passkey.id}`, { cookie: fresh })).status).toBe(204);
+    expect(await passkeyRows(ada.user.id)).toEqual([]);
+  });
+
   test('at most 20 passkeys a user: the options and the answer are 409 past it, also when ten answers race for the last place', async () => {
     const ada = await signedInUser('many');
     const seed = (n: number) => stack.sql.query(

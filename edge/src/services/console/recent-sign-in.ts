@@ -1,7 +1,8 @@
 // What a stolen session cookie must not be enough for (docs/console.md,
-// "Recent sign-in"): adding a way to sign in (a passkey) or changing the second
-// factor (TOTP) needs a session opened in the last 15 minutes, so the account's
-// owner proves it again rather than whoever holds an old cookie.
+// "Recent sign-in"): adding, renaming or deleting a way to sign in (a passkey,
+// a linked provider) or changing the second factor (TOTP) needs a session
+// opened in the last 15 minutes, so the account's owner proves it again rather
+// than whoever holds an old cookie.
 import { forbidden } from '../errors.js';
 
 export const RECENT_SIGN_IN_MS = 15 * 60_000;
