@@ -62,8 +62,8 @@ const UNAVAILABLE_CODE = /^(08...|53300|57P0[123])$/;
  * The database could not be reached, or answered that it takes no work now:
  * the Neon driver's fetch to its SQL-over-HTTP endpoint failed (Neon down, the
  * local bridge gone: `Error connecting to database`, with the fetch error as
- * `sourceError`), the endpoint answered 5xx or 429 (throttled), or the server
- * named a connection failure. A client should retry: 503, not 500.
+ * `sourceError`), the endpoint answered 5xx or 429 (throttled) or that it
+ * could not reach the compute, or the server named a connection failure. A client should retry: 503, not 500.
  */
 export function isDatabaseUnavailable(e: unknown): boolean {
   const err = (e instanceof DrizzleQueryError ? e.cause : e) as (Error & { sourceError?: unknown }) | undefined;
@@ -72,5 +72,7 @@ export function isDatabaseUnavailable(e: unknown): boolean {
   if (code !== undefined && UNAVAILABLE_CODE.test(code)) return true;
   if (err.name !== 'NeonDbError') return false;
   if (err.sourceError !== undefined || err.message.startsWith('Error connecting to database')) return true;
-  return /^Server error \(HTTP status (5\d\d|429)\)/.test(err.message);
+  if (/^Server error \(HTTP status (5\d\d|429)\)/.test(err.message)) return true;
+  // Neon's proxy, answering for a compute it could not reach or wake (no SQLSTATE: no server answered).
+  return code === undefined && /couldn't connect to compute node|control plane request failed|console request failed/i.test(err.message);
 }

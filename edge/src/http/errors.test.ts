@@ -55,6 +55,7 @@ test.each([
   ['the endpoint cannot be reached', neonError('Error connecting to database: TypeError: fetch failed', { sourceError: new TypeError('fetch failed') })],
   ['Neon answers 5xx', neonError('Server error (HTTP status 502): bad gateway')],
   ['Neon throttles', neonError('Server error (HTTP status 429): too many requests')],
+  ['Neon\'s proxy cannot reach the compute', neonError('Couldn\'t connect to compute node')],
   ['the server takes no connections', neonError('the database system is starting up', { code: '57P03' })],
   ['a connection failure', neonError('connection failure', { code: '08006' })],
 ])('the database unavailable (%s) is 503 with Retry-After', async (_what, cause) => {
