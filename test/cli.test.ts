@@ -176,6 +176,16 @@ describe('the default database', () => {
 });
 
 describe('usage errors', () => {
+  it('help, --help and -h print the usage on stdout and exit 0, even with a malformed setting', async () => {
+    for (const args of [['help'], ['--help'], ['-h'], ['help', 'tls'], ['tls', '--help']]) {
+      const run = await edgemail(args, { SERVICE_RATELIMIT_API_PER_MINUTE: 'lots' });
+      expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
+      expect(run.stdout, args.join(' ')).toMatch(/^usage: edgemail <command>\n/);
+      expect(run.stdout, args.join(' ')).toContain('tls status [--database-url <url>]');
+      expect(run.stderr, args.join(' ')).toBe('');
+    }
+  });
+
   it('an unknown command exits 2', async () => {
     const run = await edgemail(['frobnicate']);
     expect(run.code).toBe(2);

@@ -67,6 +67,13 @@ describe('edgemail tls, the database alone', () => {
     ].join('\n'));
   });
 
+  it('status prints no warning: its queries never overlap on one connection (pg deprecates that, and pg 9 refuses it)', async () => {
+    const run = await tls(['status']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain('DeprecationWarning');
+    expect(run.stderr).toBe('');
+  });
+
   it('assign, status, unassign: each write moves tls_state.generation', async () => {
     await insertCertificate(sql, encryptionKey, { name: 'mx1', kind: 'issued', hosts: ['mx1.example.net'], days: 90 });
     await insertCertificate(sql, encryptionKey, { name: 'soon', kind: 'uploaded', hosts: ['soon.example.net', 'alt.example.net'], days: 10 });

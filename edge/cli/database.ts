@@ -4,6 +4,8 @@
 // recorded in .data/stack.json.
 import { existsSync } from 'node:fs';
 import pg from 'pg';
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import * as schema from '@edgemail/schema';
 import { credentialsFile, localDataDir, pgUrl, readCredentials } from '../local/pg-credentials.js';
 import { readStackRecord, stackRecordFile } from '../local/stack-record.js';
 
@@ -60,5 +62,22 @@ export async function checkReachable(target: DatabaseTarget): Promise<void> {
     throw unreachable(target, e);
   } finally {
     await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The commands' database: a small pool, not one `pg.Client`. The services they
+ * call are the Worker's, which run independent reads at once (Promise.all); on
+ * one client those overlap, which pg deprecates (a warning on every
+ * `tls status`) and pg 9 refuses. A pool gives each its own connection.
+ */
+export async function withCliDatabase<T>(url: string, fn: (db: NodePgDatabase<typeof schema>) => Promise<T>): Promise<T> {
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // An idle connection the server drops is the pool's to replace, not a crash.
+  pool.on('error', () => undefined);
+  try {
+    return await fn(drizzle(pool, { schema }));
+  } finally {
+    await pool.end();
   }
 }

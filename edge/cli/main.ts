@@ -5,11 +5,12 @@ import { runMigrations } from '@edgemail/schema/migrate';
 import { isUuid, ConfigError, loadConfig, renderConfigDocs } from '@edgemail/shared';
 import { createPlatformCredential } from '../src/services/platform-credentials/create.js';
 import { setNodeScope } from '../src/services/relay-nodes/scope.js';
-import { checkReachable, databaseTarget } from './database.js';
-import { withDatabase } from '../local/with-database.js';
+import { checkReachable, databaseTarget, withCliDatabase } from './database.js';
 import { runTls } from './tls.js';
 
 const USAGE = `usage: edgemail <command>
+
+  help, --help, -h                            print this
 
   migrate [--database-url <url>]             apply the committed migrations (idempotent)
   admin create-credential --name <n>          mint a platform credential; prints the mya_ token
@@ -95,15 +96,17 @@ async function run(argv: string[]): Promise<void> {
       certificate: { type: 'string' },
     },
   });
+  const command = positionals.join(' ');
+  // `help` as a command too (`edgemail help`, `edgemail help tls`), as most tools take it;
+  // before the settings are read, so that help works even when they are wrong.
+  if (values.help || !command || positionals[0] === 'help') {
+    console.log(USAGE);
+    return;
+  }
   // Settings given to the binary are checked like the server's, and removed
   // ones that are set are named at boot as the edge names them (`relay start` too).
   const { config, removedInUse } = loadConfig(process.env);
   if (removedInUse.length) console.warn(`edgemail: removed settings are set and ignored: ${removedInUse.join(', ')}`);
-  const command = positionals.join(' ');
-  if (values.help || !command) {
-    console.log(USAGE);
-    return;
-  }
   switch (command) {
     case 'migrate': {
       await runMigrations(await database(values['database-url']));
@@ -115,7 +118,7 @@ async function run(argv: string[]): Promise<void> {
       if (!name) throw new UsageError('--name is required');
       const expires = values['expires-at'];
       if (expires && !(Date.parse(expires) > Date.now())) throw new UsageError('--expires-at must be a future RFC 3339 timestamp');
-      const created = await withDatabase(await database(values['database-url']), (db) =>
+      const created = await withCliDatabase(await database(values['database-url']), (db) =>
         createPlatformCredential(db, { name, allowed_ips: values['allowed-ip'], expires_at: expires }));
       // The token alone on stdout, so it can be captured: TOKEN=$(pnpm -s edgemail admin create-credential --name ops)
       console.log(created.token);
@@ -147,7 +150,7 @@ async function run(argv: string[]): Promise<void> {
       const wide = values['installation-wide'] === true;
       if (!values.node || !isUuid(values.node)) throw new UsageError('--node <id> (a UUID) is required');
       if (wide === (values['project-only'] === true)) throw new UsageError('give exactly one of --installation-wide and --project-only');
-      const found = await withDatabase(await database(values['database-url']), (db) => setNodeScope(db, values.node!, wide));
+      const found = await withCliDatabase(await database(values['database-url']), (db) => setNodeScope(db, values.node!, wide));
       if (!found) throw new UsageError(`no relay node ${values.node}`);
       console.error(`relay node ${values.node} now serves ${wide ? 'every project\'s domains' : 'its own project\'s domains only'}`);
       return;
@@ -162,7 +165,7 @@ async function run(argv: string[]): Promise<void> {
       const sub = positionals[1]!;
       if (sub !== 'status' && !values.listener) throw new UsageError('--listener <inbound|submission> is required');
       if (sub === 'assign' && !values.certificate) throw new UsageError('--certificate <name> is required');
-      await withDatabase(await database(values['database-url']), (db) => runTls(sub, values, db, config));
+      await withCliDatabase(await database(values['database-url']), (db) => runTls(sub, values, db, config));
       return;
     }
     case 'relay start': {
