@@ -7,8 +7,9 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { useTenantStack } from './support/tenant-stack.js';
 import { sessionCookie } from './support/stack.js';
 import { withSession } from './support/console.js';
+import { eventually } from './support/wait.js';
 
-const env = useTenantStack({ keys: { owner: ['*'] } });
+const env = useTenantStack({ keys: { owner: ['*'] }, captureLogs: true });
 const NUL_PROBLEM = 'must not contain NUL characters';
 const SURROGATE_PROBLEM = 'must be valid Unicode: contains an unpaired surrogate';
 
@@ -126,6 +127,18 @@ describe('a NUL in a query or path parameter', () => {
       expect({ method, status: r.status, body: r.body }).toEqual({ method, status: 400, body: { error: `invalid param: name: ${NUL_PROBLEM}`, fields: { name: NUL_PROBLEM } } });
     }
     expect(await counts()).toEqual(before);
+  });
+});
+
+describe('a value only the database refuses', () => {
+  // Year 0 passes the RFC 3339 check but is no PostgreSQL timestamp (SQLSTATE 22008): it was a 500.
+  test('is 400 `invalid value: <the server\'s message>`, with the request id the log names it by', async () => {
+    const r = await env.stack.call('GET', `/api/v1/emails?before=0000-01-01T00:00:00Z&before_id=${crypto.randomUUID()}`, { token: env.keys.owner });
+    expect({ status: r.status, body: r.body }).toEqual({ status: 400, body: { error: expect.stringMatching(/^invalid value: .*out of range/) } });
+    expect(r.body.error).not.toMatch(/select|where|\$1/i);
+    const requestId = r.headers.get('x-request-id');
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    await eventually(async () => env.stack.logs(), (logs) => logs.some((l) => l.message.startsWith(`request ${requestId} (GET /api/v1/emails): value refused by the database`)));
   });
 });
 
