@@ -368,14 +368,14 @@ describe('stored bytes, through the relay channel (POST /relay/v1/inbound)', () 
   });
 
   /** Forwards one message as a relay node does; returns the edge's answer. */
-  async function forward(rcptTo: string[], opts: { parsedOk?: boolean } = {}) {
+  async function forward(rcptTo: string[], opts: { parsedOk?: boolean; messageId?: string } = {}) {
     const parsedOk = opts.parsedOk ?? true;
     const spoolId = `test-${crypto.randomUUID()}`;
     const meta = {
       spool_id: spoolId, received_at: new Date().toISOString(), client_ip: '203.0.113.9', helo: 'mail.example.org',
       mail_from: 'ann@example.org', rcpt_to: rcptTo, size: RAW.length, auth: AUTH, dmarc_policy: 'none', smtp_rejected: false,
       parsed: parsedOk
-        ? { ok: true, error: null, message_id: '<files@example.org>', subject: 'Files', text: 'see attached', html: '', headers: { subject: 'Files' },
+        ? { ok: true, error: null, message_id: opts.messageId ?? '<files@example.org>', subject: 'Files', text: 'see attached', html: '', headers: { subject: 'Files' },
             attachments: ATTACHMENTS.map((a) => ({ filename: a.filename, content_type: a.content_type, size: a.bytes.length })) }
         : { ok: false, error: 'unparseable MIME', message_id: '', subject: '', text: '', html: '', headers: {}, attachments: [] },
     };
@@ -447,6 +447,21 @@ describe('stored bytes, through the relay channel (POST /relay/v1/inbound)', () 
     expect(raw.bytes).toEqual(RAW);
     const none = await env.stack.call('GET', `/api/v1/inbound-emails/${mine}/attachments/0`, { token: env.keys.reader });
     expect(none).toMatchObject({ status: 404, body: { error: 'attachment 0 not found (the message has 0)' } });
+  });
+
+  test('a message without a Message-ID (or unparsed) has message_id null, not "", in the record, the list and the event', async () => {
+    const { mine: bare } = await forward([`support@${mineDomain}`], { messageId: '' });
+    const { mine: unparsed } = await forward([`support@${mineDomain}`], { parsedOk: false });
+    const { mine: usual } = await forward([`support@${mineDomain}`]);
+    const list = await env.stack.call('GET', '/api/v1/inbound-emails?limit=200', { token: env.keys.reader });
+    const listed = new Map((list.body.inbound_emails as { id: string; message_id: unknown }[]).map((e) => [e.id, e.message_id]));
+    for (const [id, expected] of [[bare, null], [unparsed, null], [usual, '<files@example.org>']] as const) {
+      const record = await env.stack.call('GET', `/api/v1/inbound-emails/${id}`, { token: env.keys.reader });
+      expect(record.body.inbound_email.message_id, id).toBe(expected);
+      expect(listed.get(id), id).toBe(expected);
+      const { rows } = await env.stack.sql.query(`SELECT data FROM outbox WHERE event = 'inbound.received' AND data->>'id' = $1`, [id]);
+      expect(rows.map((r) => r.data.message_id), id).toEqual([expected]);
+    }
   });
 
   test('retry emits the same event data ingest emitted', async () => {

@@ -204,7 +204,7 @@ describe('the plain listener (max_message_size 2 MiB, max_header_size 256 KiB)',
     expect(record).toMatchObject({
       status: 'failed', status_reason: 'Max header size for a MIME node exceeded', has_raw: true, recipients: [TO],
       // Nothing of a message the parser refused is read into the record.
-      subject: '', message_id: '', text_body: '', html_body: '', attachments: [],
+      subject: '', message_id: null, text_body: '', html_body: '', attachments: [],
     });
     await expectRawAsSent(record, sent);
 

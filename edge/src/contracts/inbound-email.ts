@@ -24,7 +24,7 @@ export const InboundEmailSchema = z.object({
   id: z.uuid(),
   project_id: z.uuid(),
   domain_id: z.uuid().nullable().openapi({ description: 'The registered domain the mail arrived for; null once that domain is deleted' }),
-  message_id: z.string().openapi({ example: '<abc@example.org>' }),
+  message_id: z.string().nullable().openapi({ description: 'The message\'s `Message-ID` header value; null when it has none (or could not be parsed)', example: '<abc@example.org>' }),
   sender: z.string().openapi({ example: 'ann@example.org' }),
   recipients: z.array(z.string()),
   subject: z.string(),

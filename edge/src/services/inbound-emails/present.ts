@@ -26,7 +26,9 @@ export function cursorTimestamp(at: Date, micros: number): string {
 
 export function presentInboundEmail(row: InboundRow): InboundEmailRecord {
   return {
-    id: row.id, project_id: row.projectId, domain_id: row.domainId, message_id: row.messageId,
+    id: row.id, project_id: row.projectId, domain_id: row.domainId,
+    // Stored "" when the message had none (the column is NOT NULL); an absent identifier reads as null.
+    message_id: row.messageId === '' ? null : row.messageId,
     sender: row.sender, recipients: row.recipients, subject: row.subject, text_body: row.textBody,
     html_body: row.htmlBody, headers: row.headers, attachments: row.attachments, auth: row.auth,
     has_raw: row.rawKey !== null, size: row.size, status: row.status, status_reason: row.statusReason,
