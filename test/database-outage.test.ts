@@ -70,8 +70,8 @@ describe('the database unreachable', () => {
     // and no other line per request (the API key gate says so instead of throwing).
     const lines = await settledLines(1);
     expect(lines).toHaveLength(1);
-    expect(lines[0].message).toMatch(/^database unavailable \(request [0-9a-f-]{36}, GET \/api\/v1\/domains\): .*Error connecting to database/);
-    expect(lines[0].message).not.toContain('gone@example.org');
+    expect(lines[0]!.message).toMatch(/^database unavailable \(request [0-9a-f-]{36}, GET \/api\/v1\/domains\): .*Error connecting to database/);
+    expect(lines[0]!.message).not.toContain('gone@example.org');
     expect(stack.logs().filter((l) => l.level !== 'log' && !l.message.includes('database unavailable'))).toEqual([]);
 
     bridge = await startBridge(bridge.port);
