@@ -8,6 +8,7 @@ import { useTenantStack } from './support/tenant-stack.js';
 import { sessionCookie } from './support/stack.js';
 import { withSession } from './support/console.js';
 import { eventually } from './support/wait.js';
+import { enroll, heartbeat } from './support/relay.js';
 
 const env = useTenantStack({ keys: { owner: ['*'] }, captureLogs: true });
 const NUL_PROBLEM = 'must not contain NUL characters';
@@ -127,6 +128,19 @@ describe('a NUL in a query or path parameter', () => {
       expect({ method, status: r.status, body: r.body }).toEqual({ method, status: 400, body: { error: `invalid param: name: ${NUL_PROBLEM}`, fields: { name: NUL_PROBLEM } } });
     }
     expect(await counts()).toEqual(before);
+  });
+});
+
+describe('the relay channel passes the same guard', () => {
+  test('enrolment and a heartbeat with a NUL → 400 naming the field; no node enrolled, nothing recorded', async () => {
+    const nodes = async () => (await env.stack.sql.query('SELECT count(*)::int AS n, max(last_heartbeat_at) AS beat FROM relay_nodes')).rows[0];
+    const refused = await env.stack.call('POST', '/relay/v1/enroll', { token: env.keys.owner, body: { name: 'mx\u0000', version: '0.1.0' } });
+    expect({ status: refused.status, body: refused.body }).toEqual({ status: 400, body: { error: `invalid request body: name: ${NUL_PROBLEM}`, fields: { name: NUL_PROBLEM } } });
+    const node = await enroll(env.stack, env.keys.owner);
+    const before = await nodes();
+    const beat = await heartbeat(env.stack, node.token, { version: '0.1.0\ud800' });
+    expect({ status: beat.status, body: beat.body }).toEqual({ status: 400, body: { error: `invalid request body: version: ${SURROGATE_PROBLEM}`, fields: { version: SURROGATE_PROBLEM } } });
+    expect(await nodes()).toEqual(before);
   });
 });
 
