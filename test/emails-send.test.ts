@@ -120,6 +120,27 @@ describe('POST /api/v1/emails/send', () => {
     expect(logged.body.email).toMatchObject(emails[0]);
   });
 
+  test('to, cc, bcc and reply_to take a single string as a one-entry array; the log and the message show arrays', async () => {
+    const r = await send({
+      from: 'news@acme.test', to: 'Ann <ann@example.org>', cc: 'carol@example.org', bcc: 'dave@example.org',
+      reply_to: 'support@acme.test', subject: 'Strings', text: 'Hi',
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.emails.map((e: { recipient: string; kind: string }) => [e.recipient, e.kind]))
+      .toEqual([['ann@example.org', 'to'], ['carol@example.org', 'cc'], ['dave@example.org', 'bcc']]);
+    expect(r.body.emails[0]).toMatchObject({ to: ['Ann <ann@example.org>'], cc: ['carol@example.org'] });
+    const { rows: [message] } = await env.stack.sql.query('SELECT "to", cc, bcc, reply_to FROM outbound_messages WHERE id = $1', [r.body.message_id]);
+    expect(message).toEqual({ to: ['Ann <ann@example.org>'], cc: ['carol@example.org'], bcc: ['dave@example.org'], reply_to: ['support@acme.test'] });
+    const logged = await env.stack.call('GET', `/api/v1/emails/${r.body.emails[0].id}`, { token: env.keys.reader });
+    expect(logged.body.email).toMatchObject({ to: ['Ann <ann@example.org>'], cc: ['carol@example.org'], reply_to: ['support@acme.test'] });
+
+    // The batch route's messages alike.
+    const b = await batch({ messages: [minimal({ to: 'erin@example.org' }), minimal({ to: ['frank@example.org'], cc: 'gina@example.org' })] });
+    expect(b.status, JSON.stringify(b.body)).toBe(201);
+    expect(b.body.messages.map((m: { emails: { recipient: string; kind: string }[] }) => m.emails.map((e) => [e.recipient, e.kind])))
+      .toEqual([[['erin@example.org', 'to']], [['frank@example.org', 'to'], ['gina@example.org', 'cc']]]);
+  });
+
   test('an address named twice gets one row, as its first mention', async () => {
     const r = await send(minimal({ to: ['ann@example.org', 'ANN@example.org'], cc: ['bob@example.org'], bcc: ['ann@EXAMPLE.org', 'Bob@example.org'] }));
     expect(r.status).toBe(201);
@@ -139,6 +160,15 @@ describe('POST /api/v1/emails/send', () => {
     ['reply_to with LF', minimal({ reply_to: 'x@example.org\nBcc: y@example.org' }), 'reply_to', 'must not contain CR or LF'],
     ['a reply_to list entry', minimal({ reply_to: ['x@example.org', 'nope'] }), 'reply_to.1', 'must be an email address (local@domain)'],
     ['11 reply_to addresses', minimal({ reply_to: Array.from({ length: 11 }, (_, i) => `r${i}@example.org`) }), 'reply_to', 'must have at most 10 addresses'],
+    ['an empty to string', minimal({ to: '' }), 'to', 'must be an email address (local@domain)'],
+    ['an empty cc string', minimal({ cc: '' }), 'cc', 'must be an email address (local@domain)'],
+    ['an empty bcc string', minimal({ bcc: '' }), 'bcc', 'must be an email address (local@domain)'],
+    ['an empty reply_to string', minimal({ reply_to: '' }), 'reply_to', 'must be an email address (local@domain)'],
+    ['a to string holding a list', minimal({ to: 'ann@example.org, bob@example.org' }), 'to', 'must be one address: a list (`,` or `;`) is not accepted, give each address as its own entry'],
+    ['a to string with CRLF', minimal({ to: 'ann@example.org\r\nBcc: x@example.org' }), 'to', 'must not contain CR or LF'],
+    ['cc that is neither a string nor an array', minimal({ cc: 5 }), 'cc', 'must be an address or an array of addresses'],
+    ['a to array holding a number', minimal({ to: ['ann@example.org', 5] }), 'to', 'must be an address or an array of addresses'],
+    ['no to', { from: 'news@acme.test', subject: 'Hello', text: 'Hi' }, 'to', 'is required'],
     ['no recipients', minimal({ to: [] }), 'to', 'must have at least one recipient'],
     ['51 recipients in to', minimal({ to: Array.from({ length: 51 }, (_, i) => `r${i}@example.org`) }), 'to', 'must have at most 50 recipients'],
     ['51 recipients with cc and bcc', minimal({ to: Array.from({ length: 30 }, (_, i) => `t${i}@example.org`), cc: Array.from({ length: 11 }, (_, i) => `c${i}@example.org`), bcc: Array.from({ length: 10 }, (_, i) => `b${i}@example.org`) }), 'to', 'must have at most 50 recipients, cc and bcc included (has 51)'],

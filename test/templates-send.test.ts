@@ -122,9 +122,22 @@ describe('POST /api/v1/templates/{templateId}/send-test', () => {
     expect(await logged(r.body.emails[0].id)).toMatchObject({ subject: 'Reset, Q', template_version_id: v1, origin: 'test' });
   });
 
+  test('to as an array of one, as the send routes take it', async () => {
+    const r = await sendTest({ to: ['QA <qa@example.org>'], version_id: draft });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.emails.map((e: { recipient: string; to: string[] }) => [e.recipient, e.to])).toEqual([['qa@example.org', ['QA <qa@example.org>']]]);
+  });
+
   test('refusals: one address only, a from-domain of the project, the sending permission, 404 for another project\'s template', async () => {
-    expect((await sendTest({ to: ['qa@example.org'] })).status).toBe(400);
+    const before = await messageCount();
+    const two = await sendTest({ to: ['a@example.org', 'b@example.org'] });
+    expect([two.status, two.body]).toEqual([400, { error: 'invalid request body: to: must be exactly one address: a test goes to one inbox', fields: { to: 'must be exactly one address: a test goes to one inbox' } }]);
     expect((await sendTest({ to: 'a@example.org, b@example.org' })).status).toBe(400);
+    const empty = await sendTest({ to: '' });
+    expect([empty.status, empty.body.fields]).toEqual([400, { to: 'must be an email address (local@domain)' }]);
+    const none = await sendTest({ to: [] });
+    expect([none.status, none.body.fields]).toEqual([400, { to: 'must have at least one recipient' }]);
+    expect(await messageCount()).toBe(before);
     const foreignFrom = await sendTest({ from: 'x@not-ours.test', version_id: draft });
     expect([foreignFrom.status, Object.keys(foreignFrom.body.fields ?? {})]).toEqual([400, ['from']]);
     const denied = await sendTest({ version_id: draft }, env.keys.templater);

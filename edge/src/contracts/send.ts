@@ -91,6 +91,39 @@ export const MailboxSchema = z.string()
   })
   .openapi({ type: 'string', example: 'Acme <news@acme.test>', description: 'Exactly one address, bare or as `Name <address>` (a list or group is refused); the header shows the name and address as the service composes them' });
 
+/**
+ * An address field (`to`, `cc`, `bcc`, `reply_to`; send-test's `to`): one
+ * mailbox as a string or several as an array, as clients written for Resend
+ * or Postmark send them; either way the service works on the array. A problem
+ * with a single string names the field (`to`), one in an array its entry
+ * (`to.1`). A list inside one string (`"a@x, b@x"`) is refused, as in an entry.
+ */
+export function AddressList(opts: { min?: number; max: number; tooMany: string; description: string; example?: string }) {
+  const mailbox = { type: 'string' as const, description: 'Exactly one address, bare or as `Name <address>`', example: opts.example ?? 'Ann <ann@example.org>' };
+  // A custom check rather than z.union: its OpenAPI would be anyOf, which .openapi() cannot replace.
+  const isForm = (v: unknown): v is string | string[] => typeof v === 'string' || (Array.isArray(v) && v.every((e) => typeof e === 'string'));
+  return z.custom<string | string[]>(isForm, { error: (issue) => (issue.input === undefined ? 'is required' : 'must be an address or an array of addresses') })
+    .transform((given, ctx): Mailbox[] => {
+      const single = !Array.isArray(given);
+      const list = single ? [given] : given;
+      if (opts.min && list.length < opts.min) ctx.addIssue({ code: 'custom', message: opts.min === 1 ? 'must have at least one recipient' : `must have at least ${opts.min} addresses` });
+      if (list.length > opts.max) ctx.addIssue({ code: 'custom', message: opts.tooMany });
+      return list.flatMap((input, i) => {
+        const parsed = input.length > 1000 ? { problem: 'must be at most 1000 characters' } : parseMailbox(input);
+        if (!('problem' in parsed)) return [parsed];
+        ctx.addIssue({ code: 'custom', path: single ? [] : [i], message: parsed.problem });
+        return [];
+      });
+    })
+    // Exactly one of the two forms (OpenAPI 3.1 takes a list of types).
+    .openapi({
+      type: ['string', 'array'],
+      oneOf: [mailbox, { type: 'array', items: mailbox, ...(opts.min ? { minItems: opts.min } : {}), maxItems: opts.max }],
+      description: opts.description,
+      ...(opts.example ? { example: opts.example } : {}),
+    });
+}
+
 /** A line of a header: no CR or LF, then the length rule. */
 const headerText = (max: number) => z.string()
   .refine((s) => !hasCrOrLf(s), CR_OR_LF)
@@ -152,25 +185,14 @@ const HeadersSchema = z.record(z.string(), headerText(2000))
 
 export const SendMessageSchema = z.object({
   from: MailboxSchema.openapi({ type: 'string', example: 'Acme <news@acme.test>', description: 'Exactly one address of a verified domain of the project, bare or as `Name <address>`; the From header is composed from its name and address' }),
-  to: z.array(MailboxSchema).min(1, 'must have at least one recipient').max(MAX_RECIPIENTS, `must have at most ${MAX_RECIPIENTS} recipients`)
-    .openapi({ example: ['ann@example.org'] }),
-  cc: z.array(MailboxSchema).max(MAX_RECIPIENTS, `must have at most ${MAX_RECIPIENTS} recipients`).optional(),
-  bcc: z.array(MailboxSchema).max(MAX_RECIPIENTS, `must have at most ${MAX_RECIPIENTS} recipients`).optional()
-    .openapi({ description: 'Recipients no header shows' }),
-  reply_to: z.union([z.string(), z.array(z.string())])
-    .transform((given, ctx): Mailbox[] => {
-      // One address names the field itself, a list its entries (`reply_to`, `reply_to.1`).
-      const list = Array.isArray(given) ? given : [given];
-      if (list.length > MAX_REPLY_TO) ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_REPLY_TO} addresses` });
-      return list.flatMap((input, i) => {
-        const parsed = parseMailbox(input);
-        if (!('problem' in parsed)) return [parsed];
-        ctx.addIssue({ code: 'custom', path: Array.isArray(given) ? [i] : [], message: parsed.problem });
-        return [];
-      });
-    })
-    .optional()
-    .openapi({ description: `One address or an array of them (at most ${MAX_REPLY_TO}), each bare or as \`Name <address>\`; a list inside one string is refused` }),
+  to: AddressList({ min: 1, max: MAX_RECIPIENTS, tooMany: `must have at most ${MAX_RECIPIENTS} recipients`, example: 'ann@example.org',
+    description: `The recipients: one address as a string, or an array of 1 to ${MAX_RECIPIENTS}; \`to\`, \`cc\` and \`bcc\` together at most ${MAX_RECIPIENTS}` }),
+  cc: AddressList({ max: MAX_RECIPIENTS, tooMany: `must have at most ${MAX_RECIPIENTS} recipients`,
+    description: 'Copy recipients, shown in the Cc header: one address as a string, or an array' }).optional(),
+  bcc: AddressList({ max: MAX_RECIPIENTS, tooMany: `must have at most ${MAX_RECIPIENTS} recipients`,
+    description: 'Recipients no header shows: one address as a string, or an array' }).optional(),
+  reply_to: AddressList({ max: MAX_REPLY_TO, tooMany: `must have at most ${MAX_REPLY_TO} addresses`,
+    description: `One address as a string, or an array of them (at most ${MAX_REPLY_TO})` }).optional(),
   subject: z.string()
     .refine((s) => !hasCrOrLf(s), CR_OR_LF)
     .refine((s) => !/[\x00\x7f]/.test(s), 'must not contain control characters')

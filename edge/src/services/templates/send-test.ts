@@ -11,7 +11,7 @@ import { renderLimits } from './render.js';
 
 export async function sendTest(ctx: SendContext, templateId: string, body: z.infer<typeof SendTestSchema>): Promise<SendResult> {
   const out = await renderVersion(ctx.db, ctx.projectId, { templateId, versionId: body.version_id, language: body.language, data: body.data, limits: renderLimits(ctx.config) });
-  const input = { from: body.from, to: [body.to], subject: out.subject, html: out.html ?? undefined, text: out.text ?? undefined };
+  const input = { from: body.from, to: body.to, subject: out.subject, html: out.html ?? undefined, text: out.text ?? undefined };
   const answer = await sendMessages({ ...ctx, origin: 'test', idempotency: undefined }, [
     { input, field: (name) => name, renderedFrom: { templateId, versionId: out.versionId } },
   ], ([result]) => result!);
