@@ -272,6 +272,22 @@ describe('the plain listener (max_message_size 2 MiB, max_header_size 256 KiB)',
     expect(all.filter((r) => r.sender === 'bigheader@sender.example' || r.subject === 'megabyte-header')).toEqual([]);
   });
 
+  test('an 8-bit local part without SMTPUTF8: 553 5.6.7 at MAIL FROM and at RCPT TO (RFC 6531); with SMTPUTF8 it is taken', async () => {
+    const raw = await openRaw(plain.port);
+    try {
+      expect(await raw.reply()).toMatch(/^220 /);
+      expect(await raw.command('EHLO client.test')).toMatch(/SMTPUTF8/);
+      expect(await raw.command('MAIL FROM:<jörg@sender.example>')).toMatch(/^553 5\.6\.7 <j.+rg@sender\.example>: a non-ASCII local part needs MAIL FROM with the SMTPUTF8 parameter \(RFC 6531\)$/);
+      expect(await raw.command('MAIL FROM:<ann@sender.example>')).toMatch(/^250 /);
+      expect(await raw.command(`RCPT TO:<jörg@${DOMAIN}>`)).toMatch(/^553 5\.6\.7 /);
+      expect(await raw.command('RSET')).toMatch(/^250 /);
+      expect(await raw.command('MAIL FROM:<jörg@sender.example> SMTPUTF8')).toMatch(/^250 /);
+      expect(await raw.command(`RCPT TO:<jörg@${DOMAIN}>`)).toMatch(/^250 /);
+    } finally {
+      raw.close();
+    }
+  });
+
   test.each([
     ['<LF>.<CRLF>', '\n.\r\n', 'lf'],
     ['<CR>.<CR><LF>', '\r.\r\n', 'cr'],

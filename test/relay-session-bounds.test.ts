@@ -24,6 +24,7 @@ const TO = `support@${DOMAIN}`;
 const BOUNDS = {
   SERVICE_RELAY_NODE_INBOUND_MAX_SESSIONS_PER_IP: '2',
   SERVICE_RELAY_NODE_INBOUND_MAX_NOOP_RSET_PER_SESSION: '3',
+  SERVICE_RELAY_NODE_INBOUND_MAX_COMMANDS_PER_SESSION: '40',
   SERVICE_RELAY_NODE_INBOUND_MAX_MESSAGES_PER_SESSION: '2',
   SERVICE_RELAY_NODE_INBOUND_IDLE_TIMEOUT: '2s',
   SERVICE_RELAY_NODE_INBOUND_MAX_SESSION_DURATION: '4s',
@@ -131,6 +132,34 @@ describe('session bounds from the settings', () => {
     for (const command of ['NOOP', 'RSET', 'NOOP']) expect(await raw.command(command)).toMatch(/^250 /);
     expect(await raw.command('NOOP')).toBe('421 4.7.0 Too many NOOP and RSET commands in this session (at most 3), closing');
     await raw.closed;
+  });
+
+  test('3,000 pipelined EHLOs: 40 are answered, the 41st 421 4.7.0 and the session closed', async () => {
+    const raw = await greeted(node!.port, '127.0.0.9');
+    raw.write('EHLO client.test\r\n'.repeat(3000));
+    const replies: string[] = [];
+    while (!replies.at(-1)?.startsWith('421')) replies.push(await raw.reply());
+    expect(replies).toHaveLength(41);
+    expect(replies.slice(0, 40).every((r) => /^250[ -]/.test(r))).toBe(true);
+    expect(replies[40]).toBe('421 4.7.0 Too many commands outside a mail transaction in this session (at most 40), closing');
+    await raw.closed;
+  });
+
+  test('HELO, HELP, VRFY and unknown commands count together; MAIL, RCPT and DATA do not', async () => {
+    const raw = await greeted(node!.port, '127.0.0.10');
+    // 1 + 20 + 10 + 9 = 40 commands outside a transaction, with a whole message in the middle.
+    expect(await raw.command('EHLO client.test')).toMatch(/^250/);
+    for (let i = 0; i < 20; i++) expect(await raw.command('HELP')).toMatch(/^214 /);
+    expect(await raw.command('MAIL FROM:<ann@sender.example>')).toMatch(/^250 /);
+    expect(await raw.command(`RCPT TO:<${TO}>`)).toMatch(/^250 /);
+    expect(await raw.command('DATA')).toMatch(/^354 /);
+    expect(await raw.command(`${mail('between-commands')}.`)).toMatch(/^250 2\.6\.0 /);
+    for (let i = 0; i < 10; i++) expect(await raw.command(`HELO client-${i}.test`)).toMatch(/^250 /);
+    for (let i = 0; i < 5; i++) expect(await raw.command('VRFY someone')).toMatch(/^252 /);
+    for (let i = 0; i < 4; i++) expect(await raw.command('XYZZY')).toMatch(/^500 /);
+    expect(await raw.command('HELP')).toBe('421 4.7.0 Too many commands outside a mail transaction in this session (at most 40), closing');
+    await raw.closed;
+    await stored('between-commands');
   });
 
   test('two messages per session reach the edge; the third MAIL FROM is answered 421 4.7.0 and the session closed', async () => {

@@ -3,7 +3,7 @@
 // nodemailer (STARTTLS, AUTH PLAIN and LOGIN) and a byte-level client for the
 // exact replies; what was accepted is read back through GET /api/v1/emails and
 // delivered by the same node's outbound worker into a capture directory.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -193,6 +193,111 @@ describe('accepted submissions', () => {
   });
 });
 
+describe('the message size: one limit, advertised and enforced (docs/submission.md, "Message size")', () => {
+  /** The send route's body limit at the default settings: ceil(4/3 × 10 MiB) + 1 MiB. */
+  const EDGE_LIMIT = Math.ceil((10_485_760 * 4) / 3) + 1_048_576;
+  let sized: RelayNode;
+  let sizedDir: string;
+
+  beforeAll(async () => {
+    // A node at the default inbound.max_message_size (25 MiB): the edge's smaller limit is the one.
+    const enrolled = await enroll(stack, (await acme.key(['relay:write'])).token);
+    await makeInstallationWide(stack, enrolled.id);
+    sizedDir = mkdtempSync(join(tmpdir(), 'edgemail-submission-size-'));
+    await writeNodeState(sizedDir, { edge_url: stack.url, node_id: enrolled.id, name: 'submission-size', token: enrolled.token, enrolled_at: new Date().toISOString() });
+    sized = await startTestNode({
+      stack, stateDir: sizedDir, dnsAddress: dns.address, log: collectingLog([]), submissionPort: 0, outbound: false,
+      env: { SERVICE_SUBMISSION_RATE_PER_MINUTE: '0' },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await sized?.stop();
+    if (sizedDir) rmSync(sizedDir, { recursive: true, force: true });
+  });
+
+  test(`EHLO advertises SIZE ${EDGE_LIMIT} (not 26214400); MAIL FROM SIZE= above it is 552 5.3.4 before any data`, async () => {
+    const raw = await openRaw(sized.submissionPort!);
+    expect(await raw.reply()).toMatch(/^220 /);
+    const ehlo = await raw.command('EHLO client.test');
+    expect(ehlo).toMatch(new RegExp(`^250[ -]SIZE ${EDGE_LIMIT}$`, 'm'));
+    expect(await raw.command(`AUTH PLAIN ${plain(sender)}`)).toMatch(/^235 /);
+    expect(await raw.command(`MAIL FROM:<news@${domain}> SIZE=${EDGE_LIMIT + 1}`)).toMatch(new RegExp(`^552 5\\.3\\.4 .*maximum message size (of )?${EDGE_LIMIT}`));
+    expect(await raw.command(`MAIL FROM:<news@${domain}> SIZE=${EDGE_LIMIT}`)).toMatch(/^250 /);
+    raw.close();
+  });
+
+  test('a 17 MB message without SIZE=: 552 5.3.4 naming the limit at the dot, nothing stored or written', async () => {
+    const before = (await stack.sql.query('SELECT count(*)::int AS n FROM outbound_messages')).rows[0].n;
+    const raw = await openRaw(sized.submissionPort!);
+    expect(await raw.reply()).toMatch(/^220 /);
+    await raw.command('EHLO client.test');
+    expect(await raw.command(`AUTH PLAIN ${plain(sender)}`)).toMatch(/^235 /);
+    expect(await raw.command(`MAIL FROM:<news@${domain}>`)).toMatch(/^250 /);
+    expect(await raw.command('RCPT TO:<huge@example.org>')).toMatch(/^250 /);
+    expect(await raw.command('DATA')).toMatch(/^354 /);
+    const line = `${'x'.repeat(998)}\r\n`;
+    raw.write(`From: news@${domain}\r\nTo: huge@example.org\r\nSubject: Huge\r\n\r\n`);
+    for (let i = 0; i < 17_000; i++) raw.write(line);
+    raw.write('.\r\n');
+    // The node's own cap, not the edge's 413 after a hand-over ("too large for the service").
+    expect(await raw.reply(60_000)).toBe(`552 5.3.4 Message exceeds the fixed maximum message size of ${EDGE_LIMIT} bytes`);
+    raw.close();
+    expect((await stack.sql.query('SELECT count(*)::int AS n FROM outbound_messages')).rows[0].n).toBe(before);
+    // No message and no partial file kept in the submission spool.
+    await expect.poll(() => readdirSync(join(sizedDir, 'submission-spool')).filter((name) => /\.(eml|json)/.test(name))).toEqual([]);
+  });
+});
+
+describe('a message sent again (docs/submission.md, "Sent twice?")', () => {
+  const countOf = async (subject: string) =>
+    (await stack.sql.query('SELECT count(*)::int AS n FROM outbound_messages WHERE subject = $1', [subject])).rows[0].n as number;
+
+  test('the same Message-ID and envelope in a new session: 250 naming the first message, one email; another Message-ID is another email', async () => {
+    const subject = `Retried ${crypto.randomUUID()}`;
+    const to = ['retry@example.org', 'again@example.org'];
+    const mail = (messageId: string, rcpt = to) => ({
+      from: `news@${domain}`, to, subject, text: 'once', messageId, envelope: { from: `news@${domain}`, to: rcpt },
+    });
+    const messageId = `<${crypto.randomUUID()}@client.test>`;
+    const first = await transport(sender).sendMail(mail(messageId));
+    expect(first.response).toMatch(/^250 2\.0\.0 Message accepted as [0-9a-f-]{36}$/);
+    // As a client sends it after its connection broke before the 250: a new session, the same message
+    // (RCPT TO in another order: the envelope is compared sorted).
+    const again = await transport(sender).sendMail(mail(messageId, [...to].reverse()));
+    expect(again.response).toBe(first.response);
+    expect(await countOf(subject)).toBe(1);
+    const { rows } = await stack.sql.query('SELECT count(*)::int AS n FROM emails WHERE message_id = $1', [first.response.split(' ').at(-1)]);
+    expect(rows[0].n).toBe(2); // one message, one email per recipient
+
+    const other = await transport(sender).sendMail(mail(`<${crypto.randomUUID()}@client.test>`));
+    expect(other.response).toMatch(/^250 2\.0\.0 /);
+    expect(other.response).not.toBe(first.response);
+    expect(await countOf(subject)).toBe(2);
+  });
+
+  test('the same Message-ID to other recipients is another message; with other content it is refused 554 5.6.0, nothing sent', async () => {
+    const subject = `Reused ${crypto.randomUUID()}`;
+    const messageId = `<${crypto.randomUUID()}@client.test>`;
+    const first = await transport(sender).sendMail({ from: `news@${domain}`, to: 'one@example.org', subject, text: 'x', messageId });
+    const otherEnvelope = await transport(sender).sendMail({ from: `news@${domain}`, to: 'two@example.org', subject, text: 'x', messageId });
+    expect(otherEnvelope.response).not.toBe(first.response);
+    expect(await countOf(subject)).toBe(2);
+    const err = await transport(sender).sendMail({ from: `news@${domain}`, to: 'one@example.org', subject, text: 'changed', messageId }).catch((e) => e);
+    expect(err.response).toMatch(/^554 5\.6\.0 a message with this Message-ID and envelope was submitted in the last 24 hours with other content/);
+    expect(await countOf(subject)).toBe(2);
+  });
+
+  test('a message without Message-ID sent twice is sent twice (nothing to recognise it by)', async () => {
+    const subject = `No id ${crypto.randomUUID()}`;
+    const message = `From: news@${domain}\r\nTo: noid@example.org\r\nSubject: ${subject}\r\n\r\nx\r\n`;
+    for (let i = 0; i < 2; i++) {
+      const info = await transport(sender).sendMail({ envelope: { from: `news@${domain}`, to: ['noid@example.org'] }, raw: message });
+      expect(info.response).toMatch(/^250 2\.0\.0 /);
+    }
+    expect(await countOf(subject)).toBe(2);
+  });
+});
+
 describe('the hand-over', () => {
   const submission = (spoolId: string, subject: string) => ({
     spool_id: spoolId, token: sender, client_address: '127.0.0.1', mail_from: `news@${domain}`, rcpt_to: ['idem@example.org'], size: 100,
@@ -263,6 +368,33 @@ describe('refusals', () => {
     expect(await raw.command('EHLO client.test')).toMatch(/STARTTLS/);
     expect(await raw.command(`AUTH PLAIN ${plain(sender)}`)).toMatch(/^538 5\.7\.11 /);
     expect(await raw.command(`MAIL FROM:<news@${domain}>`)).toMatch(/^530 /);
+    raw.close();
+  });
+
+  test('AUTH PLAIN with malformed base64 is 501 5.5.2 (never 454), initial response or continuation; an empty password is 535 5.7.8', async () => {
+    // Its own address, so the 535 below counts toward no other test's failures.
+    const raw = await tlsSession('127.0.0.5');
+    for (const junk of ['!!!not-base64!!!', 'AAA', 'AA=A', `${plain(sender)}%`]) {
+      expect(await raw.command(`AUTH PLAIN ${junk}`)).toBe('501 5.5.2 Malformed AUTH response: not valid base64 (RFC 4954)');
+    }
+    expect(await raw.command('AUTH PLAIN')).toMatch(/^334/);
+    expect(await raw.command('@@@@')).toBe('501 5.5.2 Malformed AUTH response: not valid base64 (RFC 4954)');
+    expect(await raw.command('AUTH LOGIN')).toMatch(/^334/);
+    expect(await raw.command(Buffer.from('apikey').toString('base64'))).toMatch(/^334/);
+    expect(await raw.command('not base64 at all')).toBe('501 5.5.2 Malformed AUTH response: not valid base64 (RFC 4954)');
+    // Valid base64 of authzid NUL authcid NUL and no password: a wrong password, not the edge's failure.
+    expect(await raw.command('AUTH PLAIN AAA=')).toMatch(/^535 5\.7\.8 /);
+    // The session is still usable: a good key is taken.
+    expect(await raw.command(`AUTH PLAIN ${plain(sender)}`)).toMatch(/^235 /);
+    raw.close();
+  });
+
+  test('an 8-bit local part without SMTPUTF8 is 553 5.6.7 at MAIL FROM and RCPT TO (RFC 6531)', async () => {
+    const { raw, reply } = await authReply(sender);
+    expect(reply).toMatch(/^235 /);
+    expect(await raw.command(`MAIL FROM:<jörg@${domain}>`)).toMatch(/^553 5\.6\.7 .*SMTPUTF8/);
+    expect(await raw.command(`MAIL FROM:<news@${domain}>`)).toMatch(/^250 /);
+    expect(await raw.command('RCPT TO:<jörg@example.org>')).toMatch(/^553 5\.6\.7 .*SMTPUTF8/);
     raw.close();
   });
 

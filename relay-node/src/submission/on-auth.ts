@@ -3,21 +3,29 @@
 // project id or `apikey` are good habits), since the key names its project.
 import type { SMTPServerOptions } from 'smtp-server';
 import { smtpReply } from '../inbound/listener/index.js';
+import { EdgeRefusedError } from '../edge/errors.js';
 import type { SubmissionDeps, SubmissionUser } from './types.js';
 
 /** How long AUTH waits for the edge's verdict before answering `454 4.7.0` (try again). */
 const AUTH_TIMEOUT_MS = 15_000;
+/** The relay route's bound on a presented token (shared/src/relay-protocol/submission.ts). */
+const MAX_TOKEN_CHARS = 200;
 
 /**
  * Replies: success `235 2.7.0`; a key the edge refuses `535 5.7.8 <why>`,
  * counted against the client's address, and past `max_auth_failures` in the
- * window `421 4.7.0` with the session closed; the edge unreachable
- * `454 4.7.0` (RFC 4954: temporary), not counted.
+ * window `421 4.7.0` with the session closed (so is an empty password, one
+ * longer than any key, or one the edge's relay route refuses as malformed);
+ * the edge unreachable `454 4.7.0` (RFC 4954: temporary), not counted.
+ * A response that is not base64 never gets here: `501 5.5.2`
+ * (submission-connection.ts).
  */
 export const onAuth = (deps: SubmissionDeps): NonNullable<SMTPServerOptions['onAuth']> => (auth, session, callback) => {
   const client = session.remoteAddress;
   if (deps.authFailures.blocked(client)) return callback(smtpReply(421, '4.7.0 Too many failed AUTH attempts from your address, try again later'));
   const token = auth.password ?? '';
+  // No key is empty or that long (the relay route refuses both): a wrong password, not the edge's failure.
+  if (!token || token.length > MAX_TOKEN_CHARS) return refuse(deps, auth.method, session.id, client, 'invalid', 'no API key given', callback);
   deps.checkKey({ token, client_address: client }, AbortSignal.timeout(AUTH_TIMEOUT_MS)).then(
     (answer) => {
       if (answer.ok) {
@@ -25,14 +33,23 @@ export const onAuth = (deps: SubmissionDeps): NonNullable<SMTPServerOptions['onA
         deps.log.debug?.('submission AUTH accepted', { session: session.id, client, project: answer.project_id, sandbox: answer.sandbox });
         return callback(null, { user });
       }
-      const over = deps.authFailures.fail(client);
-      deps.log.info('submission AUTH refused', { session: session.id, client, method: auth.method, reason: answer.reason, closed: over });
-      if (over) return callback(smtpReply(421, '4.7.0 Too many failed AUTH attempts from your address, closing; try again later'));
-      callback(smtpReply(535, `5.7.8 Authentication credentials invalid: ${answer.message}`));
+      refuse(deps, auth.method, session.id, client, answer.reason, answer.message, callback);
     },
     (err: Error) => {
+      // The edge refused the request itself (a password its contract does not take): a wrong password.
+      if (err instanceof EdgeRefusedError) return refuse(deps, auth.method, session.id, client, 'invalid', 'not an API key', callback);
       deps.log.warn('submission AUTH not checked: the edge did not answer', { session: session.id, client, error: err.message });
       callback(smtpReply(454, '4.7.0 Temporary authentication failure, try again later'));
     },
   );
 };
+
+type AuthCallback = Parameters<NonNullable<SMTPServerOptions['onAuth']>>[2];
+
+/** `535 5.7.8` naming why, counted against the address; past `max_auth_failures`, `421 4.7.0` and closed. */
+function refuse(deps: SubmissionDeps, method: string, session: string, client: string, reason: string, message: string, callback: AuthCallback): void {
+  const over = deps.authFailures.fail(client);
+  deps.log.info('submission AUTH refused', { session, client, method, reason, closed: over });
+  if (over) return callback(smtpReply(421, '4.7.0 Too many failed AUTH attempts from your address, closing; try again later'));
+  callback(smtpReply(535, `5.7.8 Authentication credentials invalid: ${message}`));
+}

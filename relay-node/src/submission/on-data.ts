@@ -8,7 +8,7 @@ import { isSmtpReplyError, smtpReply } from '../inbound/listener/index.js';
 import { guardMessage, type MessageLimits, type SmtpDataStream } from '../inbound/listener/message-guard.js';
 import { EdgeRefusedError } from '../edge/errors.js';
 import { retrying } from '../edge/retry.js';
-import { readSubmission } from './read-submission.js';
+import { readSubmissionAndId } from './read-submission.js';
 import type { SubmissionDeps, SubmissionUser } from './types.js';
 
 const DEFAULT_HANDOVER_TIMEOUT_MS = 30_000;
@@ -70,9 +70,9 @@ async function receive(deps: OnDataDeps, stream: SmtpDataStream, session: SMTPSe
   const spooledAt = performance.now();
   try {
     const entry = await deps.spool.read(spooled.id);
-    let message;
+    let message, messageId;
     try {
-      message = await readSubmission(entry.openBody(), envelope.rcptTo);
+      ({ message, messageId } = await readSubmissionAndId(entry.openBody(), envelope.rcptTo));
     } catch (err) {
       throw smtpReply(550, `5.6.0 The message cannot be read as MIME: ${(err as Error).message}`);
     }
@@ -80,6 +80,8 @@ async function receive(deps: OnDataDeps, stream: SmtpDataStream, session: SMTPSe
     const answer = await handOver(deps, {
       spool_id: spooled.id, token: user.token, client_address: session.remoteAddress,
       mail_from: envelope.mailFrom, rcpt_to: envelope.rcptTo, size: spooled.size, message,
+      // With the envelope, what recognises this message sent again (docs/submission.md, "Sent twice?").
+      ...(messageId ? { message_id: messageId } : {}),
     });
     if (!answer.accepted) {
       deps.log.info('submission refused by the edge', { ...fields, id: spooled.id, reply: `${answer.code} ${answer.text}` });

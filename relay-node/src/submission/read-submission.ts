@@ -4,7 +4,7 @@
 // outbound path composes (and DKIM-signs) the message from them, as for an
 // API send. So nothing the client wrote reaches a header unchecked.
 import type { Readable } from 'node:stream';
-import { simpleParser, type AddressObject, type EmailAddress } from 'mailparser';
+import { simpleParser, type AddressObject, type EmailAddress, type ParsedMail } from 'mailparser';
 import type { SubmissionMessage } from '@edgemail/shared';
 import { headerValues } from '../inbound/forwarder/parse-message.js';
 
@@ -43,7 +43,22 @@ export function mailboxText(mailbox: EmailAddress): string {
  * @param rcptTo the envelope recipients
  */
 export async function readSubmission(input: Readable, rcptTo: string[]): Promise<SubmissionMessage> {
+  return (await readSubmissionAndId(input, rcptTo)).message;
+}
+
+/**
+ * As `readSubmission`, with the message's `Message-ID` as the client wrote it
+ * (null without one): the edge recognises a message sent again by it and its
+ * envelope. It is not one of the send's fields: the outbound composition
+ * writes a Message-ID of its own.
+ */
+export async function readSubmissionAndId(input: Readable, rcptTo: string[]): Promise<{ message: SubmissionMessage; messageId: string | null }> {
   const mail = await simpleParser(input, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
+  const messageId = mail.messageId?.trim().slice(0, 998) || null;
+  return { message: fieldsOf(mail, rcptTo), messageId };
+}
+
+function fieldsOf(mail: ParsedMail, rcptTo: string[]): SubmissionMessage {
   const envelope = new Map(rcptTo.map((a) => [a.toLowerCase(), a]));
   const taken = new Set<string>();
   const pick = (header: AddressObject | AddressObject[] | undefined): string[] => mailboxes(header).flatMap((m) => {

@@ -30,7 +30,7 @@ const dnsServer = z.string().refine(isDnsServer, 'expected an IP address, option
 type ListenerSettings<N extends string> =
   & Record<`${N}.rate_per_minute` | `${N}.greeting_delay`, Setting<number>>
   & Record<`${N}.max_sessions` | `${N}.max_sessions_per_ip` | `${N}.max_session_duration` | `${N}.idle_timeout`, Setting<number>>
-  & Record<`${N}.max_messages_per_session` | `${N}.max_noop_rset_per_session`, Setting<number>>
+  & Record<`${N}.max_messages_per_session` | `${N}.max_noop_rset_per_session` | `${N}.max_commands_per_session`, Setting<number>>
   & Record<`${N}.proxy_protocol.enabled` | `${N}.tls.enabled`, Setting<boolean>>
   & Record<`${N}.proxy_protocol.trusted`, Setting<string[]>>;
 
@@ -52,6 +52,8 @@ const listener = <N extends string>(name: N, ratePerMinute: number): ListenerSet
   [`${name}.idle_timeout`]: duration(300_000, `Time the ${name} listener waits for the client's next command or data (RFC 5321 4.5.3.2 asks for at least 5 minutes) before ending the session.`),
   [`${name}.max_messages_per_session`]: integer(100, `Messages one SMTP session on the ${name} listener may send; MAIL FROM beyond it is answered \`421 4.7.0\` and the session closed. 0 disables.`),
   [`${name}.max_noop_rset_per_session`]: integer(50, `NOOP and RSET commands (counted together) one SMTP session on the ${name} listener may send; one more is answered \`421 4.7.0\` and the session closed. 0 disables.`),
+  // Not only NOOP and RSET cost nothing and keep a session busy: EHLO, HELP, VRFY, an unknown command do too.
+  [`${name}.max_commands_per_session`]: integer(100, `Commands outside a mail transaction (every one but MAIL, RCPT, DATA and BDAT: EHLO, HELO, NOOP, RSET, VRFY, HELP, STARTTLS, AUTH, unknown ones, …) one SMTP session on the ${name} listener may send; one more is answered \`421 4.7.0\` and the session closed. NOOP and RSET count here too, and also against \`max_noop_rset_per_session\`. 0 disables.`),
 }) as ListenerSettings<N>;
 
 type MxSettings<N extends string> =

@@ -7,9 +7,20 @@
 // these schemas (edge/src/contracts/relay-submission.ts adds OpenAPI metadata);
 // the node parses the answers with them.
 import { z } from 'zod';
+import type { Config } from '../config/load.js';
 
 /** Recipients per message, as the send route takes them (edge/src/contracts/send.ts MAX_RECIPIENTS; relay-submission.ts fails the typecheck if they part). */
 export const SUBMISSION_MAX_RECIPIENTS = 50;
+
+/**
+ * The send routes' request body limit (and the submission hand-over's): the
+ * attachments base64-encoded (4/3 of `send.max_attachment_bytes`) plus
+ * `server.max_body_bytes` for the rest. A submission listener takes no
+ * message larger than this (docs/submission.md, "Message size"): its MIME,
+ * attachments already in base64, is not smaller than the JSON the edge gets.
+ */
+export const sendBodyLimitBytes = (config: Pick<Config, 'send.max_attachment_bytes' | 'server.max_body_bytes'>): number =>
+  Math.ceil((config['send.max_attachment_bytes'] * 4) / 3) + config['server.max_body_bytes'];
 
 /** A presented token is at most this long; longer is no key of ours. */
 const MAX_TOKEN_CHARS = 200;
@@ -71,6 +82,12 @@ export const SubmissionRequest = z.object({
   rcpt_to: z.array(z.string().max(1000)).min(1).max(1000),
   /** Bytes of the message as received. */
   size: z.number().int().min(0),
+  /**
+   * The message's `Message-ID` header as the client wrote it (absent when it has none). With the project
+   * and the envelope it recognises a submission sent again after a lost 250: answered as the first time
+   * for 24 hours, nothing sent twice. Absent from older nodes.
+   */
+  message_id: z.string().min(1).max(998).optional(),
   message: SubmissionMessage,
 });
 export type SubmissionRequest = z.input<typeof SubmissionRequest>;

@@ -65,9 +65,8 @@ export async function submitMessage(
     projectId: key.key.projectId,
     sandbox: key.key.sandbox,
     origin: 'smtp',
-    // The node's spool id (per node) is the Idempotency-Key: a hand-over sent again after a lost answer writes nothing twice.
     idempotency: {
-      key: `smtp:${node.id}:${request.spool_id}`,
+      key: await submissionKey(node.id, request),
       route: 'emails.smtp',
       requestHash: await sha256Hex(JSON.stringify(request.message)),
       sandbox: key.key.sandbox,
@@ -85,6 +84,22 @@ export async function submitMessage(
   }
 }
 
+/**
+ * The Idempotency-Key of a submission (kept 24 hours, as the API's). With a
+ * `Message-ID`: the envelope (MAIL FROM and the sorted RCPT TO) and the
+ * Message-ID, so a client that sends the message again in a new session
+ * (its 250 lost when the node died after the edge committed) gets the first
+ * answer and nothing is sent twice; the node's retries of one hand-over carry
+ * the same. Without one: the node's spool id, which only the node's own
+ * retries repeat. The Message-ID key's U+001F separators are no printable
+ * ASCII, so no API Idempotency-Key can spell it.
+ */
+async function submissionKey(nodeId: string, request: SubmissionRequest): Promise<string> {
+  if (request.message_id === undefined) return `smtp:${nodeId}:${request.spool_id}`;
+  const envelope = JSON.stringify([request.mail_from, [...request.rcpt_to].sort(), request.message_id]);
+  return `smtp\u001fmessage-id\u001f${await sha256Hex(envelope)}`;
+}
+
 /** The send's refusals as SMTP replies (spec, "Errors": a plan limit is `452 4.7.0` with the API's message). */
 function smtpRefusal(e: ServiceError): Refusal {
   switch (e.kind) {
@@ -97,7 +112,8 @@ function smtpRefusal(e: ServiceError): Refusal {
       return refuse(550, `5.6.0 ${e.message}`);
     }
     case 'conflict':
-      return refuse(554, `5.6.0 this spool id was submitted before with other content: ${e.message}`);
+      // The same Message-ID and envelope (or the same spool id) within 24 hours, with other content.
+      return refuse(554, '5.6.0 a message with this Message-ID and envelope was submitted in the last 24 hours with other content; give a new message a Message-ID of its own');
     default:
       throw e;
   }

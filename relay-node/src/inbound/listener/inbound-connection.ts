@@ -1,7 +1,8 @@
 // smtp-server 3.21 with what it has no option for: the delay before the
 // greeting (fixed at 100 ms in SMTPConnection.init), replies whose text
 // already carries its enhanced status code, and the bounds of one session
-// (its place among the open sessions, its length, its NOOP and RSET count).
+// (its place among the open sessions, its length, its NOOP and RSET count,
+// the count of its commands outside a mail transaction).
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
@@ -25,7 +26,12 @@ export interface SessionBounds {
   dataGraceMs: number;
   /** `max_noop_rset_per_session`. */
   maxNoopRset: number;
+  /** `max_commands_per_session`: commands other than MAIL, RCPT, DATA and BDAT. */
+  maxCommands: number;
 }
+
+/** The commands of a mail transaction: bounded by `max_messages_per_session` and the recipient cap, not counted. */
+const TRANSACTION_COMMANDS = new Set(['MAIL', 'RCPT', 'DATA', 'BDAT']);
 
 const REFUSED_BY: Record<'total' | 'address', string> = {
   total: '4.7.0 Too many open sessions on this server, try again later',
@@ -46,6 +52,7 @@ export class InboundConnection extends SMTPConnection {
   /** Past `maxDurationMs`, waiting for a message in progress to be answered. */
   private overtime = false;
   private noopRset = 0;
+  private commands = 0;
 
   constructor(
     server: SMTPServer,
@@ -86,6 +93,26 @@ export class InboundConnection extends SMTPConnection {
     this.slot?.release();
     if (this.durationTimer) clearTimeout(this.durationTimer);
     if (this.graceTimer) clearTimeout(this.graceTimer);
+  }
+
+  /**
+   * Every command line passes here. One outside a transaction past
+   * `maxCommands` ends the session: pipelined EHLOs (or HELP, VRFY, unknown
+   * commands) cost the client nothing and would otherwise be answered for
+   * ever. Not counted: the lines of an AUTH exchange (`_nextHandler`), what
+   * the library drops unanswered during a TLS upgrade or refuses before the
+   * greeting.
+   */
+  override _onCommand(command: Buffer, callback?: () => void): void {
+    if (this.bounds.maxCommands > 0 && this._ready && !this._upgrading && !this._nextHandler) {
+      const name = (command || '').toString().split(' ').shift()!.toUpperCase();
+      if (!TRANSACTION_COMMANDS.has(name) && ++this.commands > this.bounds.maxCommands) {
+        // The 421 closes the session; commands already pipelined behind it get no answer.
+        if (this.commands === this.bounds.maxCommands + 1) this.send(421, `4.7.0 Too many commands outside a mail transaction in this session (at most ${this.bounds.maxCommands}), closing`);
+        return;
+      }
+    }
+    super._onCommand(command, callback);
   }
 
   override handler_NOOP(command: Buffer, callback: () => void): void {

@@ -7,7 +7,7 @@ export type InboundListenerName = 'inbound' | 'relay_node.inbound';
 
 type SettingsBacked =
   | 'maxMessageSize' | 'maxHeaderSize' | 'ratePerMinute' | 'greetingDelayMs'
-  | 'maxSessions' | 'maxSessionsPerIp' | 'maxSessionDurationMs' | 'idleTimeoutMs' | 'maxMessagesPerSession' | 'maxNoopRsetPerSession';
+  | 'maxSessions' | 'maxSessionsPerIp' | 'maxSessionDurationMs' | 'idleTimeoutMs' | 'maxMessagesPerSession' | 'maxNoopRsetPerSession' | 'maxCommandsPerSession';
 
 /**
  * The settings-backed part of `InboundServerOptions`; the caller adds the
@@ -27,5 +27,6 @@ export function inboundOptionsFromConfig(config: Config, listener: InboundListen
     idleTimeoutMs: config[`${listener}.idle_timeout`],
     maxMessagesPerSession: config[`${listener}.max_messages_per_session`],
     maxNoopRsetPerSession: config[`${listener}.max_noop_rset_per_session`],
+    maxCommandsPerSession: config[`${listener}.max_commands_per_session`],
   };
 }

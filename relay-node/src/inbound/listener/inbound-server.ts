@@ -71,6 +71,8 @@ export interface InboundServerOptions {
   maxMessagesPerSession?: number;
   /** `max_noop_rset_per_session`: one NOOP or RSET past it gets `421 4.7.0`. 0 or none disables. */
   maxNoopRsetPerSession?: number;
+  /** `max_commands_per_session`: one command past it that is not MAIL, RCPT, DATA or BDAT gets `421 4.7.0`. 0 or none disables. */
+  maxCommandsPerSession?: number;
   /** How long `close()` lets open sessions finish before it ends them with 421 (smtp-server's default 30 s). */
   closeTimeoutMs?: number;
 }
@@ -138,5 +140,6 @@ export function sessionBounds(options: InboundServerOptions): SessionBounds {
     maxDurationMs: options.maxSessionDurationMs ?? 0,
     dataGraceMs: Math.min(options.idleTimeoutMs || LIBRARY_IDLE_TIMEOUT_MS, DATA_GRACE_MAX_MS),
     maxNoopRset: options.maxNoopRsetPerSession ?? 0,
+    maxCommands: options.maxCommandsPerSession ?? 0,
   };
 }

@@ -3,6 +3,7 @@
 // (RFC 1870 SIZE=), one above the limit is refused before any data is sent.
 import type { SMTPServerOptions } from 'smtp-server';
 import { smtpReply } from './smtp-reply.js';
+import { eightBitWithoutSmtpUtf8 } from './smtputf8.js';
 import type { InboundDeps } from './types.js';
 
 export interface OnMailFromDeps extends Pick<InboundDeps, 'admission'> {
@@ -14,6 +15,8 @@ export interface OnMailFromDeps extends Pick<InboundDeps, 'admission'> {
 
 /**
  * In order:
+ * - `553 5.6.7` for a sender whose local part is not ASCII without the
+ *   SMTPUTF8 parameter (RFC 6531);
  * - `552 5.3.4` for `MAIL FROM:<...> SIZE=n` above the limit. smtp-server
  *   already does so when its `size` option is set and advertised; this keeps
  *   the rule with the listener even if the advertisement is hidden;
@@ -24,6 +27,8 @@ export interface OnMailFromDeps extends Pick<InboundDeps, 'admission'> {
  * DMARC judge it once the message is in.
  */
 export const onMailFrom = (deps: OnMailFromDeps): NonNullable<SMTPServerOptions['onMailFrom']> => (address, session, callback) => {
+  const eightBit = eightBitWithoutSmtpUtf8(address.address, session);
+  if (eightBit) return callback(eightBit);
   const declared = Number((address.args && address.args.SIZE) ?? 0);
   if (declared > deps.maxMessageSize) {
     return callback(smtpReply(552, `5.3.4 Message size ${declared} exceeds the fixed maximum message size of ${deps.maxMessageSize} bytes`));

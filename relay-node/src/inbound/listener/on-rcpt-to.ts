@@ -4,6 +4,7 @@ import { domainToASCII } from 'node:url';
 import type { SMTPServerOptions } from 'smtp-server';
 import { MAX_RECIPIENT_DOMAINS, splitAddress } from '@edgemail/shared';
 import { smtpReply } from './smtp-reply.js';
+import { eightBitWithoutSmtpUtf8 } from './smtputf8.js';
 import type { Log } from '../../log.js';
 
 export interface OnRcptToDeps {
@@ -44,6 +45,8 @@ export function asciiRecipient(address: string): string {
  * so the sender retries instead of bouncing mail we may well accept.
  */
 export const onRcptTo = (deps: OnRcptToDeps): NonNullable<SMTPServerOptions['onRcptTo']> => (address, session, callback) => {
+  const eightBit = eightBitWithoutSmtpUtf8(address.address, session); // 553 5.6.7 (RFC 6531)
+  if (eightBit) return callback(eightBit);
   const domain = recipientDomain(address.address);
   if (!domain) {
     return callback(smtpReply(550, `5.1.1 <${address.address}>: recipient address has no domain this server accepts mail for`));

@@ -1,7 +1,7 @@
 // What both send routes hand the send service: the request's project, the
 // caller's sandbox mode, and its Idempotency-Key with the body's hash.
 import type { Context } from 'hono';
-import type { Config } from '@edgemail/shared';
+import { sendBodyLimitBytes, type Config } from '@edgemail/shared';
 import type { ProjectEnv } from '../../../http/define-route.js';
 import { requestHash } from '../../../services/idempotency/keys.js';
 import type { SendContext } from '../../../services/emails/send.js';
@@ -11,7 +11,8 @@ import type { SendContext } from '../../../services/emails/send.js';
  * `send.max_attachment_bytes`) plus `server.max_body_bytes` for the rest.
  */
 export const sendBodyLimit = {
-  maxOf: (config: Config) => Math.ceil((config['send.max_attachment_bytes'] * 4) / 3) + config['server.max_body_bytes'],
+  // Shared: a relay node's submission listener advertises and enforces no more (docs/submission.md).
+  maxOf: (config: Config) => sendBodyLimitBytes(config),
   description: 'Request body larger than 4/3 × `send.max_attachment_bytes` + `server.max_body_bytes` (about 14.3 MiB by default)',
 };
 
