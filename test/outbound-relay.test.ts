@@ -476,4 +476,13 @@ describe('POST /relay/v1/outbound/results', () => {
     expect(stored.error_message).toHaveLength(4000);
     expect(stored.error_message.startsWith('550-5.7.1 xxx')).toBe(true);
   });
+
+  test('a hostile server\'s reply (NUL, an unpaired surrogate) is stored cleaned; the report is never refused for it', async () => {
+    await send({ to: ['hostile@example.org'] });
+    const [job] = await jobsOf(node);
+    const r = await report(node, [result(job, { outcome: 'failed', smtp_code: 550, reply: '550 no\u0000 such \ud800user', server: 'mx.example.org:25\u0000' })]);
+    expect(r.status, JSON.stringify(r.body).slice(0, 200)).toBe(200);
+    expect(r.body.accepted).toEqual([job.email_id]);
+    expect((await row(job.email_id)).error_message).toBe('550 no such \ufffduser');
+  });
 });

@@ -49,6 +49,13 @@ type Declared = Omit<RouteConfig, 'middleware'> & {
    * body without one would be buffered whole to be counted).
    */
   streamsBody?: boolean;
+  /**
+   * Body fields (dotted, `*` for any array index) that carry the outside
+   * world's text, relayed as received (a remote server's reply): the contract
+   * cleans them (storedText), so the input guard lets their NUL and lone
+   * surrogates through instead of refusing a whole report for one hostile server.
+   */
+  remoteText?: string[];
   errors?: RelayErrorStatus[];
   auditType?: string;
 };
@@ -56,7 +63,7 @@ type Declared = Omit<RouteConfig, 'middleware'> & {
 type DeclaredExtensions = { 'x-relay-credential': RelayCredential; 'x-rate-limit': string; 'x-permission'?: 'relay:write'; 'x-audit-type'?: string };
 
 export function defineRelayRoute<const R extends Declared>(declared: R) {
-  const { credential, limiter, limiterCount, bodyLimit, streamsBody, errors = [], auditType, ...config } = declared;
+  const { credential, limiter, limiterCount, bodyLimit, streamsBody, remoteText = [], errors = [], auditType, ...config } = declared;
   if (!config.path.startsWith('/relay/v1/')) throw new Error(`${config.path}: relay routes live under /relay/v1/`);
   if ((credential === 'node') !== (limiter !== undefined)) throw new Error(`${config.path}: a node route names its limiter, enrolment none`);
   const middleware: MiddlewareHandler<AppEnv>[] = [...(streamsBody ? [requireContentLength] : []), limitBodyBy(bodyLimit)];
@@ -70,7 +77,7 @@ export function defineRelayRoute<const R extends Declared>(declared: R) {
       requireEnrollingKey(),
     );
   }
-  middleware.push(guardInput(bodyOf(config)));
+  middleware.push(guardInput(bodyOf(config), remoteText));
   const statuses: RelayErrorStatus[] = [400, 401, 413, 429, ...(credential === 'enrolment' ? [403 as const] : []), ...errors];
   const route = {
     ...config,

@@ -31,14 +31,14 @@ export function stringProblem(value: string): string | undefined {
  * (`attachments.0.filename`, as validation failures name nested fields); a
  * bad object key is named by the path to it.
  */
-export function firstBadString(value: unknown, path: string[] = []): { path: string; problem: string } | undefined {
+export function firstBadString(value: unknown, path: string[] = [], exempt: (path: string[]) => boolean = () => false): { path: string; problem: string } | undefined {
   if (typeof value === 'string') {
-    const problem = stringProblem(value);
+    const problem = exempt(path) ? undefined : stringProblem(value);
     return problem ? { path: path.join('.'), problem } : undefined;
   }
   if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) {
-      const bad = firstBadString(item, [...path, String(i)]);
+      const bad = firstBadString(item, [...path, String(i)], exempt);
       if (bad) return bad;
     }
     return undefined;
@@ -48,7 +48,7 @@ export function firstBadString(value: unknown, path: string[] = []): { path: str
       const keyProblem = stringProblem(key);
       // JSON.stringify escapes both NUL and a lone surrogate: the name can be shown.
       if (keyProblem) return { path: [...path, JSON.stringify(key)].join('.'), problem: `field name ${keyProblem}` };
-      const bad = firstBadString(item, [...path, key]);
+      const bad = firstBadString(item, [...path, key], exempt);
       if (bad) return bad;
     }
   }
@@ -77,8 +77,9 @@ export function bodyOf(config: Pick<RouteConfig, 'request'>): { json: boolean; r
  * where the route declares a JSON one (the validator would read it next);
  * streamed bodies (inbound forwarding) are left to their handlers.
  */
-export const guardInput = (body: { json: boolean; required: boolean }) =>
-  createMiddleware<AppEnv>(async (c, next) => {
+export const guardInput = (body: { json: boolean; required: boolean }, exemptFields: string[] = []) => {
+  const exempt = fieldMatcher(exemptFields);
+  return createMiddleware<AppEnv>(async (c, next) => {
     for (const [name, value] of Object.entries(c.req.param() as Record<string, string>)) {
       const problem = stringProblem(value);
       if (problem) throw refuse('param', name, problem);
@@ -112,7 +113,14 @@ export const guardInput = (body: { json: boolean; required: boolean }) =>
     } catch {
       return next(); // the validator answers `malformed JSON body`
     }
-    const bad = firstBadString(parsed);
+    const bad = firstBadString(parsed, [], exempt);
     if (bad) throw refuse('request body', bad.path, bad.problem);
     await next();
   });
+};
+
+/** Whether a body path is one of `patterns` (dotted; `*` stands for any one segment, such as an array index). */
+export function fieldMatcher(patterns: string[]): (path: string[]) => boolean {
+  const split = patterns.map((p) => p.split('.'));
+  return (path) => split.some((p) => p.length === path.length && p.every((segment, i) => segment === '*' || segment === path[i]));
+}

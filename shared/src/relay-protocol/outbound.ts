@@ -17,7 +17,8 @@ export const MAX_REPLY_CHARS = 4000;
 const MAX_SERVER_CHARS = 300;
 
 /** PostgreSQL text cannot hold U+0000; cut to `max` rather than refuse. */
-const storedText = (max: number) => z.string().transform((s) => s.replace(/\u0000/g, '').slice(0, max));
+// A remote server's words, as the node received them: PostgreSQL text holds no NUL and no unpaired surrogate.
+const storedText = (max: number) => z.string().transform((s) => s.replace(/\u0000/g, '').replace(/\p{Cs}/gu, '\uFFFD').slice(0, max));
 
 /** `POST /relay/v1/outbound/claim`: how many recipients the node can take now (its free delivery slots). */
 export const OutboundClaim = z.object({
