@@ -9,6 +9,7 @@ import { enroll, forward, inboundMeta, type EnrolledNode } from './support/relay
 import { sessionCookie } from './support/stack.js';
 import { openSse, type SseEvent, type SseStream } from './support/sse.js';
 import { useTenantStack } from './support/tenant-stack.js';
+import { eventually } from './support/wait.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const DOMAIN = 'events-acme.test';
@@ -303,5 +304,53 @@ describe('isolation and credentials', () => {
     expect(platform.status).toBe(403);
     const none = await env.stack.call('GET', '/app/api/events');
     expect(none.status).toBe(401);
+  });
+});
+
+describe('an event whose stream hand-over failed every try', () => {
+  const runSweep = async () => (await fetch(`${env.stack.url}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*`)).status;
+  const streamedAt = async (id: number | string) =>
+    (await env.stack.sql.query('SELECT streamed_at FROM outbox WHERE id = $1', [id])).rows[0]?.streamed_at as Date | null;
+
+  test('a hand-over that succeeds marks the row streamed, with or without an open stream', async () => {
+    const watched = await follow(owner);
+    const id = await mailArrives();
+    await watched.waitFor(1, (e) => e.event === 'inbound.received' && payload(e).data.id === id);
+    const row = async (inboundId: string) =>
+      (await env.stack.sql.query(`SELECT id FROM outbox WHERE event = 'inbound.received' AND data->>'id' = $1`, [inboundId])).rows[0].id as string;
+    expect(await eventually(async () => streamedAt(await row(id)), (at) => at !== null)).not.toBeNull();
+    watched.close();
+    // Nobody watching: the stream keeps nothing, and the row is still marked (the sweep has nothing to redo).
+    const unwatched = await mailArrives();
+    expect(await eventually(async () => streamedAt(await row(unwatched)), (at) => at !== null)).not.toBeNull();
+  });
+
+  test('reaches an open stream at the next cron sweep, once', async () => {
+    const stream = await follow(owner);
+    // As a request leaves it when its webhook hand-over succeeded and every try of its stream hand-over
+    // failed: committed, handed over, never streamed (`streamed_at` null), past the sweep's one-minute grace.
+    const sender = `missed-${crypto.randomUUID().slice(0, 8)}@example.org`;
+    const { rows: [row] } = await env.stack.sql.query(
+      `INSERT INTO outbox (project_id, event, data, created_at, handed_over_at)
+       VALUES ($1, 'inbound.received', $2, now() - interval '2 minutes', now() - interval '2 minutes') RETURNING id`,
+      [env.tenant.project.id, JSON.stringify({ id: crypto.randomUUID(), sender })],
+    );
+    // And one within the grace: the request that wrote it may still be handing it over.
+    const young = `young-${crypto.randomUUID().slice(0, 8)}@example.org`;
+    await env.stack.sql.query(
+      `INSERT INTO outbox (project_id, event, data, handed_over_at) VALUES ($1, 'inbound.received', $2, now())`,
+      [env.tenant.project.id, JSON.stringify({ id: crypto.randomUUID(), sender: young })],
+    );
+
+    expect(await runSweep()).toBe(200);
+    const [missed] = await stream.waitFor(1, (e) => e.event === 'inbound.received' && payload(e).data.sender === sender);
+    expect(payload(missed!)).toMatchObject({ type: 'inbound.received', data: { sender } });
+    expect(await eventually(() => streamedAt(row.id), (at) => at !== null)).not.toBeNull();
+
+    // Swept again: shown once, and the young row is still left to its request.
+    expect(await runSweep()).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(stream.events.filter((e) => e.data.includes(sender))).toHaveLength(1);
+    expect(stream.events.some((e) => e.data.includes(young))).toBe(false);
   });
 });

@@ -39,7 +39,7 @@ export default {
     const db = connect(config['database.url'], env.LOCAL_NEON_BRIDGE);
     if (controller.cron !== CRON.auditRetention) {
       ctx.waitUntil(sweepWebhooks(db, env).then((r) => {
-        if (r.handedOver || r.woken) console.log(`webhook sweep: handed over ${r.handedOver} outbox rows, woke ${r.woken} dispatchers`);
+        if (r.handedOver || r.streamed || r.woken) console.log(`webhook sweep: handed over ${r.handedOver} outbox rows (and ${r.streamed} more to the event stream only), woke ${r.woken} dispatchers`);
       }));
       ctx.waitUntil(countInboundUsage(db, config['inbound.storage_quota_bytes']).then((r) => {
         if (r.full) console.log(`inbound storage: ${r.full} of ${r.projects} projects at their quota (RCPT answered 452 4.2.2)`);

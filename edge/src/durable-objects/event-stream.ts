@@ -9,7 +9,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { connect } from '../db/client.js';
 import { settingsOf } from '../settings.js';
-import { outboxStreamEvents } from '../services/event-stream/outbox-events.js';
+import { markStreamed, outboxStreamEvents } from '../services/event-stream/outbox-events.js';
 import { liveSessions } from '../services/event-stream/live-sessions.js';
 import { visibleEventNames } from '../services/event-stream/events.js';
 import { sseComment, sseEvent, sseRetry } from '../services/event-stream/sse.js';
@@ -71,9 +71,17 @@ export class EventStream extends DurableObject<Bindings> implements EventStreamR
     return connect(config['database.url'], this.env.LOCAL_NEON_BRIDGE);
   }
 
+  /**
+   * Appends the rows, then marks them streamed (`outbox.streamed_at`): never
+   * before the stream holds them (or passed them unkept while nobody records,
+   * when nobody could be shown them). A failure before the mark leaves them to
+   * the cron sweep, which hands them over again; a repeat is dropped by source.
+   * The mark runs outside the append queue, so it never delays the next append.
+   */
   async publishOutbox(projectId: string, outboxIds: number[]): Promise<void> {
     this.remember(projectId);
     await this.appends.add([{ outboxIds }]);
+    await markStreamed(this.db, projectId, outboxIds);
   }
 
   async publish(projectId: string, events: StreamEventInput[]): Promise<void> {

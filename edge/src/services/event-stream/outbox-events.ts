@@ -16,3 +16,15 @@ export async function outboxStreamEvents(db: Db, projectId: string, outboxIds: n
     order by id`);
   return rows.flatMap((r) => outboxEvent({ id: Number(r.id), event: r.event, data: r.data, createdAt: new Date(r.created_at) }) ?? []);
 }
+
+/**
+ * Records that the stream has these rows (`outbox.streamed_at`), set by the
+ * stream itself once it holds them, so it is never set before; the cron sweep
+ * hands over again every row still without it (services/webhook-outbox/sweep.ts).
+ */
+export async function markStreamed(db: Db, projectId: string, outboxIds: number[]): Promise<void> {
+  if (!outboxIds.length) return;
+  await db.execute(sql`
+    update ${outbox} set streamed_at = now()
+    where id = any(${`{${outboxIds.join(',')}}`}::bigint[]) and project_id = ${projectId} and streamed_at is null`);
+}
