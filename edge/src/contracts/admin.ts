@@ -44,3 +44,12 @@ export const CredentialSchema = z.object({
   last_used_at: Timestamp.nullable(), created_at: Timestamp,
 }).openapi('PlatformCredential');
 
+
+export const SetUserPasswordSchema = z.object({
+  password: z.string().openapi({ description: 'The new password; the console\'s password rule (docs/console.md "The password rule"): 10 to 128 characters, not only spaces, not the account\'s address or its local part', example: 'correct horse battery staple' }),
+}).strict().openapi('SetUserPassword');
+
+export const SetUserPasswordResultSchema = z.object({
+  user: UserSchema,
+  replaced: z.boolean().openapi({ description: 'True when the account had a password before: it is replaced and every session of the account is signed out. False for a first password: sessions (passkey, single sign-on) stay.' }),
+}).openapi('SetUserPasswordResult');
