@@ -1,11 +1,13 @@
 // `pnpm dev`: the whole local stack in the foreground; Ctrl-C stops it all.
 // Data lives in `.data/`, so a second start reuses it.
+import { resolve } from 'node:path';
 import { ConfigError } from '@edgemail/shared';
 import { credentialsFile, localDataDir } from './pg-credentials.js';
 import { ENCRYPTION_KEY_ENV, encryptionKeyFile, localEncryptionKey } from './encryption-key.js';
 import { serviceSettings, startStack } from './stack.js';
 import { writeStackRecord } from './stack-record.js';
 import { quietRelayChatter } from './quiet-logs.js';
+import { endStaleProcesses, startWatchdog } from './watchdog.js';
 
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
@@ -24,7 +26,16 @@ async function main() {
   }
   // `--verbose` also shows the relay node's debug lines (each step of a message): relay_node.log_level = debug.
   if (process.argv.includes('--verbose')) settings.SERVICE_RELAY_NODE_LOG_LEVEL = 'debug';
-  const dataDir = localDataDir();
+  const dataDir = resolve(localDataDir());
+  // What a crashed run left on this data directory is ended first (or, a run still going, named).
+  const stale = await endStaleProcesses(dataDir);
+  if (stale?.fatal) {
+    console.error(`edgemail: ${stale.line}`);
+    process.exit(1);
+  }
+  if (stale) console.log(`[stack] ${stale.line}`);
+  // Our children (PostgreSQL, workerd) end with us, however we end: a SIGKILL included.
+  startWatchdog(dataDir);
   // Sealing needs a key the next start still has: made once into .data/, unless one is given.
   settings[ENCRYPTION_KEY_ENV] ||= localEncryptionKey(encryptionKeyFile(dataDir));
   const ports = {
