@@ -31,10 +31,14 @@ module.exports = {
     layer('relay-outbound-not-inbound', 'The two directions share only what lies below them.', '^relay-node/src/outbound/', `^relay-node/src/(inbound|submission)/|${relayTop}`),
     layer('relay-submission-not-outbound', 'Submission builds on the inbound listener\'s parts and hands mail to the edge; delivery is outbound\'s.', '^relay-node/src/submission/', `^relay-node/src/outbound/|${relayTop}`),
 
+    // clients/: the generated clients are packages of their own, installed by people who have none of this repository's code;
+    // the generator reads the OpenAPI document through the CLI (a child process), never the Worker's modules.
+    layer('clients-stand-alone', 'A client library imports only itself; the generator reads the API through export-api-spec.', '^clients/', '^(edge|relay-node|shared|schema|test|bench)/'),
+
     layer('no-test-support-in-production', 'Only tests import test support.', '^(edge/src|edge/local|edge/cli|relay-node/src|shared/src)/', '(^|/)test-support/|^test/', { from: { pathNot: `${notTest}|test-support/` } }),
   ],
   options: {
-    includeOnly: '^(edge|relay-node|shared|schema)/',
+    includeOnly: '^(edge|relay-node|shared|schema|clients)/',
     exclude: { path: 'node_modules' },
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
