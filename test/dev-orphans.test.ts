@@ -2,7 +2,8 @@
 // dies"): a SIGKILL of the dev process alone (not its process group) used to
 // leave PostgreSQL and workerd running, the edge answering 500s and the next
 // start blocked by them. Now its watchdog ends them within seconds; and when
-// even the watchdog was killed, the next start ends what was left and names it.
+// even the watchdog was killed, the next start ends what was left and names it
+// (but never a pnpm dev still running on the same data).
 import { readFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { afterAll, expect, test } from 'vitest';
 import { freePort } from './support/global-setup.js';
@@ -71,4 +72,10 @@ test('SIGKILL of the dev process alone: PostgreSQL, workerd and the ports are go
   expect(third.output()).toMatch(/ended processes a previous pnpm dev left running on .*: .*postgres \(pid \d+\).*workerd \(pid \d+\)|ended processes a previous pnpm dev left running on .*: .*workerd \(pid \d+\).*postgres \(pid \d+\)/);
   expect(names(run.recorded)).toEqual([]);
   expect(await listening(workerPort)).toBe(true);
+
+  // 4. A start on a data directory whose pnpm dev still runs touches nothing: it names it and stops.
+  const live = readStackRecord(dataDir)!.pid;
+  await expect(start()).rejects.toThrow(new RegExp(`edgemail: another pnpm dev \\(pid ${live}\\) is running on ${dataDir}`));
+  expect(await Promise.all(ports.map(listening))).toEqual([true, true, true]);
+  void third;
 }, 300_000);
