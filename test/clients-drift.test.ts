@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { exportSpec, writeClients } from '../clients/generate.js';
+import { VERSION } from '../clients/typescript/src/version.js';
 
 const committed = join(import.meta.dirname, '../clients');
 const fresh = mkdtempSync(join(tmpdir(), 'edgemail-clients-'));
@@ -21,3 +22,7 @@ test('regenerating the clients from the api surface changes nothing (run `pnpm c
   const folders = new Set(written.map((f) => f.slice(0, f.lastIndexOf('/'))));
   for (const folder of folders) expect(readdirSync(join(committed, folder)).sort()).toEqual(readdirSync(join(fresh, folder)).sort());
 }, 60_000);
+
+test('the version the TypeScript client names in its User-Agent is its package.json\'s', () => {
+  expect(VERSION).toBe(JSON.parse(readFileSync(join(committed, 'typescript/package.json'), 'utf8')).version);
+});
