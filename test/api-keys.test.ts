@@ -230,7 +230,7 @@ describe('sessions and role gates', () => {
     const plain = await member('member');
     await stack.sql.query(`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [plain.userId]);
     expect((await stack.call('GET', '/api/v1/api-keys', { headers: plain.headers })).status).toBe(401);
-    expect((await stack.call('GET', '/api/v1/api-keys', { headers: { cookie: 'edgemail_session=nope' } })).status).toBe(401);
+    expect((await stack.call('GET', '/api/v1/api-keys', { headers: { cookie: `${stack.sessionCookieName}=nope` } })).status).toBe(401);
   });
 
   test('session cookies are refused on the admin surface', async () => {

@@ -62,7 +62,7 @@ async function addProvider(name: string, issuer: string): Promise<string> {
 const idpOf = (provider: string) => (provider === providerB ? idpB : idp);
 const browser = (cookie?: string) => ({ 'cf-connecting-ip': freshAddress(), ...(cookie ? { cookie } : {}) });
 const withCookie = (cookie: string) => ({ cookie, origin: PUBLIC_URL });
-const sessionCookieIn = (setCookies: string[]) => setCookies.find((c) => c.startsWith('edgemail_session='));
+const sessionCookieIn = (setCookies: string[]) => setCookies.find((c) => c.startsWith('__Host-edgemail_session='));
 
 /** A whole provider sign-in (start, the provider, the callback) as `sub`. */
 async function signInAs(sub: string, provider = providerA) {

@@ -108,7 +108,7 @@ describe('signing in', () => {
     expect(r.headers.get('location')).toBe('/');
     const setCookies = r.headers.getSetCookie();
     expect(setCookies.some((c) => c.startsWith('edgemail_oidc=; Path=/app/api/session/oidc; Max-Age=0'))).toBe(true);
-    const cookie = cookieOf(setCookies.find((c) => c.startsWith('edgemail_session=')) ?? null);
+    const cookie = cookieOf(setCookies.find((c) => c.startsWith('__Host-edgemail_session=')) ?? null);
 
     const me = await stack.call('GET', '/app/api/session', { headers: { cookie } });
     expect(me.status).toBe(200);
@@ -138,7 +138,7 @@ describe('signing in', () => {
     const r = await signInAs('ada-1');
     expect(r.status, JSON.stringify(r.body)).toBe(409);
     expect(r.body.error).toBe('an account with this email already exists: sign in to it another way and link Acme SSO from your account settings');
-    expect(r.headers.getSetCookie().some((c) => c.startsWith('edgemail_session='))).toBe(false);
+    expect(r.headers.getSetCookie().some((c) => /^(__Host-)?edgemail_session=/.test(c))).toBe(false);
     const { rows } = await stack.sql.query('SELECT user_id FROM user_identities WHERE subject = $1', ['ada-1']);
     expect(rows).toEqual([]);
     expect(await lastEvent('auth.oidc.denied')).toMatchObject({ actor_id: ada.user.id, status: 409, detail: `provider=${providerId} reason=link_required` });
@@ -160,7 +160,7 @@ describe('refusals: nobody signed in, nobody created, the trail says why', () =>
     const users = await countOf('users');
     const r = await signInAs('eve-1');
     expect(r).toMatchObject({ status: 403, body: { error: 'evil.example may not sign in through Acme SSO' } });
-    expect(r.headers.getSetCookie().some((c) => c.startsWith('edgemail_session='))).toBe(false);
+    expect(r.headers.getSetCookie().some((c) => /^(__Host-)?edgemail_session=/.test(c))).toBe(false);
     expect(await countOf('users')).toBe(users);
     expect(await lastEvent('auth.oidc.denied')).toMatchObject({ actor_id: null, actor_email: 'eve@evil.example', status: 403, detail: `provider=${providerId} domain=evil.example` });
   });

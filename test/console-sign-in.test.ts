@@ -35,7 +35,8 @@ describe('signing in', () => {
   test('opens a session: the cookie (HttpOnly, SameSite=Strict, Secure: server.public_url is https here), who am I, the event, the hash raised to today\'s cost', async () => {
     const { user, project, cookie, reply } = await signedIn('happy');
     const setCookie = reply.headers.get('set-cookie')!;
-    expect(setCookie).toMatch(/^edgemail_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=604800; HttpOnly; SameSite=Strict; Secure$/);
+    // `__Host-`: Secure, Path=/ and no Domain, so a sibling subdomain cannot plant one.
+    expect(setCookie).toMatch(/^__Host-edgemail_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=604800; HttpOnly; SameSite=Strict; Secure$/);
     expect(reply.body.user).toMatchObject({ id: user.id, email: user.email, two_factor_enabled: false, default_project_id: project.id });
     expect(reply.body.session).toMatchObject({ method: 'password', current_project_id: project.id });
     // Only the token's SHA-256 is stored.
@@ -53,6 +54,26 @@ describe('signing in', () => {
     // The test stored a cheap hash; the good sign-in replaced it at today's cost (after answering).
     const stored = async () => (await stack.sql.query('SELECT password_hash FROM users WHERE id = $1', [user.id])).rows[0].password_hash as string;
     expect(await eventually(stored, (h) => !h.startsWith('scrypt$1024$'), 15_000)).toMatch(/^scrypt\$32768\$8\$1\$/);
+  });
+
+  test('a plain `edgemail_session` cookie, as a sibling subdomain could plant it, is no session here (Secure site: only `__Host-` is read)', async () => {
+    // The attacker's own live session, planted under the name a Domain cookie can take.
+    const attacker = await signedIn('planter');
+    const victim = await signedIn('planted');
+    const attackerToken = attacker.cookie.split('=')[1]!;
+    expect(attacker.cookie.startsWith('__Host-edgemail_session=')).toBe(true);
+    const planted = `edgemail_session=${attackerToken}`;
+    const alone = await whoAmI(planted);
+    expect(alone.status).toBe(401);
+    expect((await stack.call('GET', '/api/v1/api-keys', { headers: withSession(stack, planted, { 'X-Service-Project-Id': attacker.project.id }) })).status).toBe(401);
+    // Beside the victim's own cookie, the planted one is ignored: the victim stays themselves.
+    const beside = await whoAmI(`${planted}; ${victim.cookie}`);
+    expect(beside.status).toBe(200);
+    expect(beside.body.user.id).toBe(victim.user.id);
+    // A mutating request with only the planted cookie acts as nobody (401), and the attacker's session is unchanged.
+    const put = await stack.call('PUT', '/app/api/session/project', { headers: withSession(stack, planted), body: { project_id: attacker.project.id } });
+    expect(put.status).toBe(401);
+    expect((await whoAmI(attacker.cookie)).status).toBe(200);
   });
 
   test('an unknown email and a wrong password get the same 401, open nothing, and are in the trail', async () => {
@@ -127,7 +148,7 @@ describe('signing out', () => {
 
     const r = await stack.call('DELETE', '/app/api/session', { headers: withSession(stack, tenant.cookie) });
     expect(r.status).toBe(204);
-    expect(r.headers.get('set-cookie')).toBe('edgemail_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict; Secure');
+    expect(r.headers.get('set-cookie')).toBe('__Host-edgemail_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict; Secure');
     expect((await whoAmI(tenant.cookie)).status).toBe(401);
     expect((await whoAmI(other)).status).toBe(200);
     await eventually(() => securityEvents(stack.sql, tenant.user.email), (e) => e.some((x) => x.type === 'auth.logout'));

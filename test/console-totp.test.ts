@@ -107,7 +107,7 @@ describe('signing in with two-factor on', () => {
     const code = codeAt(secret, 0);
     const good = await signIn(stack, { email: user.email, password: PASSWORD, totp_code: code });
     expect(good.status).toBe(200);
-    expect(good.headers.get('set-cookie')).toMatch(/^edgemail_session=/);
+    expect(good.headers.get('set-cookie')).toMatch(/^__Host-edgemail_session=/);
     expect((await stack.sql.query('SELECT failed_password_count FROM users WHERE id = $1', [user.id])).rows[0].failed_password_count).toBe(0);
 
     const replay = await signIn(stack, { email: user.email, password: PASSWORD, totp_code: code });

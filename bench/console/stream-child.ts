@@ -13,7 +13,7 @@ import { writeOpenLoop } from '../support/event-load.js';
 
 export interface StreamLoadStart {
   workerUrl: string;
-  /** The signed-in browser's cookie (`edgemail_session=…`). */
+  /** The signed-in browser's cookie (`__Host-edgemail_session=…`). */
   cookie: string;
   key: string;
   /** The inbound email whose retry route writes each event. */

@@ -85,8 +85,8 @@ async function signIn(stack: Stack, email: string): Promise<string> {
   });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`sign-in answered ${res.status}: ${text.slice(0, 300)}`);
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('edgemail_session='));
-  if (!cookie) throw new Error('sign-in set no edgemail_session cookie');
+  const cookie = res.headers.getSetCookie().find((c) => /^(__Host-)?edgemail_session=/.test(c));
+  if (!cookie) throw new Error('sign-in set no session cookie');
   return cookie.split(';')[0]!;
 }
 

@@ -37,7 +37,10 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>, surface: Surface) {
     schemas: referencedSchemas(doc.paths, doc.components?.schemas ?? {}),
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: '`myk_` project key, or `mya_` platform credential on /api/v1/admin' },
-      sessionCookie: { type: 'apiKey', in: 'cookie', name: 'edgemail_session' },
+      sessionCookie: {
+        type: 'apiKey', in: 'cookie', name: '__Host-edgemail_session',
+        description: 'A console session (`POST /app/api/session`). The cookie is `__Host-edgemail_session` wherever it is `Secure` (every deployment but plain http on a loopback host, as `pnpm dev`, where it is `edgemail_session`); only the name the deployment sets is read.',
+      },
       ...(surface === 'relay' ? { relayNodeCredential: { type: 'http', scheme: 'bearer', description: '`myr_` relay node credential, issued by `POST /relay/v1/enroll`' } } : {}),
     },
   };

@@ -24,10 +24,10 @@ export async function setPassword(sql: pg.Pool, userId: string, password: string
   await sql.query('UPDATE users SET password_hash = $2 WHERE id = $1', [userId, hashPassword(password, cost)]);
 }
 
-/** The `edgemail_session=<token>` pair of a Set-Cookie header, for the Cookie header. */
+/** The `__Host-edgemail_session=<token>` (or, on loopback http, `edgemail_session=`) pair of a Set-Cookie header, for the Cookie header. */
 export function cookieOf(setCookie: string | null): string {
   const pair = setCookie?.split(';')[0];
-  if (!pair?.startsWith('edgemail_session=')) throw new Error(`no session cookie in ${setCookie}`);
+  if (!pair || !/^(__Host-)?edgemail_session=/.test(pair)) throw new Error(`no session cookie in ${setCookie}`);
   return pair;
 }
 

@@ -8,8 +8,11 @@ import { pgUrl } from '../../edge/local/pg-credentials.js';
 import { startEdgeWorker, type WorkerLog } from '../../edge/local/edge-worker.js';
 import { ENCRYPTION_KEY_ENV, newEncryptionKey } from '../../edge/local/encryption-key.js';
 import { createPlatformCredential } from '../../edge/src/services/platform-credentials/create.js';
+import { sessionCookieName } from '../../edge/src/services/console/sessions.js';
 
 const TEMPLATE_DATABASE = 'edgemail_template';
+/** `server.public_url` when a test sets none (wrangler.toml `[vars]`). */
+const DEFAULT_PUBLIC_URL = 'https://mail.example.com';
 
 export interface CallOptions {
   token?: string;
@@ -33,6 +36,8 @@ export interface TestStack {
   /** Direct database access for setting up and checking state. */
   sql: pg.Pool;
   db: ReturnType<typeof drizzle<typeof schema>>;
+  /** The session cookie's name here: `__Host-edgemail_session`, or `edgemail_session` on loopback http. */
+  sessionCookieName: string;
   call<T = any>(method: string, path: string, opts?: CallOptions): Promise<Reply<T>>;
   /** The Worker's console output so far, in order (start the stack with `captureLogs`). */
   logs(): WorkerLog[];
@@ -107,6 +112,7 @@ export async function startTestStack(opts: StackOptions = {}): Promise<TestStack
   return {
     get url() { return worker.url; },
     databaseUrl, encryptionKey, sql, db: drizzle(sql, { schema }), call,
+    sessionCookieName: sessionCookieName({ 'server.public_url': opts.settings?.SERVICE_SERVER_PUBLIC_URL ?? DEFAULT_PUBLIC_URL }),
     logs() {
       // An empty list would pass any "nothing was logged" assertion.
       if (!opts.captureLogs) throw new Error('start the stack with { captureLogs: true } to read its logs');
@@ -150,5 +156,5 @@ export async function sessionCookie(stack: TestStack, userId: string, method: 'p
   const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
   const hash = (await import('node:crypto')).createHash('sha256').update(token).digest('hex');
   await stack.sql.query(`INSERT INTO sessions (user_id, token_hash, expires_at, method, identity_provider_id) VALUES ($1, $2, now() + interval '1 day', $3, $4)`, [userId, hash, method, identityProviderId]);
-  return `edgemail_session=${token}`;
+  return `${stack.sessionCookieName}=${token}`;
 }

@@ -10,7 +10,7 @@ import { ipMatcher, parseToken, sha256Hex, type WindowVerdict } from '@edgemail/
 import { ApiError, forbidden, unauthorized } from '../http/errors.js';
 import { findApiKey, findPlatformCredential, findSession, type CredentialRow } from '../services/auth/find-credential.js';
 import { lastUsedUpdate } from '../services/auth/touch-last-used.js';
-import { SESSION_COOKIE, touchSession } from '../services/console/sessions.js';
+import { sessionCookieName, touchSession } from '../services/console/sessions.js';
 import { checkCookieOrigin } from './cookie-origin.js';
 import { bearerToken } from './bearer.js';
 import { projectHeader } from './project-header.js';
@@ -19,8 +19,6 @@ import { admitApiKey } from './api-key-admission.js';
 import type { Principal } from './principal.js';
 import type { ApiKeyRow } from '../services/auth/find-credential.js';
 import type { AppEnv } from '../env.js';
-
-export { SESSION_COOKIE };
 
 /** Refuses a credential that was found but may not be used now or from here. */
 function assertUsable(row: CredentialRow, label: string, clientIp: string): void {
@@ -46,7 +44,9 @@ async function presented(c: Context<AppEnv>): Promise<Presented> {
     if (!parseToken(token)) return { kind: 'malformed', message: 'malformed API key' };
     return { kind: 'token', token, hash: await sha256Hex(token) };
   }
-  const cookie = getCookie(c, SESSION_COOKIE);
+  // Only the name this deployment sets: on a Secure site a plain `edgemail_session`, which a sibling
+  // subdomain could have planted, is not read at all.
+  const cookie = getCookie(c, sessionCookieName(c.get('config')));
   return cookie ? { kind: 'cookie', value: cookie } : { kind: 'none' };
 }
 

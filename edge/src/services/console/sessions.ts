@@ -1,5 +1,6 @@
-// Console browser sessions: an opaque random token in the `edgemail_session`
-// cookie; only hex(sha256(token)) is stored (find-credential.ts looks it up).
+// Console browser sessions: an opaque random token in the
+// `__Host-edgemail_session` cookie (`edgemail_session` on loopback http);
+// only hex(sha256(token)) is stored (find-credential.ts looks it up).
 // Two expiries: absolute (`expires_at`, fixed at sign-in) and idle
 // (`last_seen_at` + `console.session_idle_timeout`, moved by requests at most
 // once a minute); `users.sessions_valid_after` voids every older session.
@@ -9,7 +10,19 @@ import { base64url, isIp, sha256Hex, type Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { loggableError } from '../../db/errors.js';
 
-export const SESSION_COOKIE = 'edgemail_session';
+/**
+ * The cookie's name wherever it is `Secure`: browsers take a `__Host-` cookie
+ * only when it is Secure, has Path=/ and no Domain, so a sibling subdomain
+ * cannot plant (or overwrite) a session here with a Domain cookie.
+ */
+export const SECURE_SESSION_COOKIE = '__Host-edgemail_session';
+/** Its name on plain http on a loopback host (`pnpm dev`), where `__Host-` cannot be had (it needs Secure). */
+export const PLAIN_SESSION_COOKIE = 'edgemail_session';
+
+/** The one name this deployment sets and reads: a plain-named cookie on a Secure site is never a session. */
+export function sessionCookieName(config: Pick<Config, 'server.public_url'>): string {
+  return isSecureCookieSite(config) ? SECURE_SESSION_COOKIE : PLAIN_SESSION_COOKIE;
+}
 
 export type SessionMethod = 'password' | 'passkey' | 'oidc';
 
@@ -35,7 +48,7 @@ export interface OpenedSession {
 }
 
 /** `Secure` is left off only for plain http on a loopback host (`pnpm dev`), where browsers would drop it. */
-export function isSecureCookieSite(config: Config): boolean {
+export function isSecureCookieSite(config: Pick<Config, 'server.public_url'>): boolean {
   const url = new URL(config['server.public_url']);
   if (url.protocol === 'https:') return true;
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -45,7 +58,8 @@ export function isSecureCookieSite(config: Config): boolean {
 }
 
 function cookie(config: Config, value: string, maxAgeSeconds: number): string {
-  const attributes = [`${SESSION_COOKIE}=${value}`, 'Path=/', `Max-Age=${maxAgeSeconds}`, 'HttpOnly', 'SameSite=Strict'];
+  // No Domain attribute, ever: a `__Host-` cookie with one is dropped by the browser.
+  const attributes = [`${sessionCookieName(config)}=${value}`, 'Path=/', `Max-Age=${maxAgeSeconds}`, 'HttpOnly', 'SameSite=Strict'];
   if (isSecureCookieSite(config)) attributes.push('Secure');
   return attributes.join('; ');
 }

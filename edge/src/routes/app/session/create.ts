@@ -27,7 +27,7 @@ export const route = defineRoute({
   auditType: null, // recorded here: `auth.login.succeeded` / `auth.login.failed`, failures included
   summary: 'Sign in with email and password',
   description: [
-    'Opens a browser session: answers the user and the session and sets the `edgemail_session` cookie',
+    'Opens a browser session: answers the user and the session and sets the `__Host-edgemail_session` cookie (`edgemail_session` on loopback http)',
     '(`HttpOnly; SameSite=Strict; Secure`, see docs/console.md). With two-factor authentication on, send',
     '`totp_code` (or a `recovery_code`) in the same call; without one the answer is 401 with',
     '`two_factor_required: true`, and the client repeats the call with it.',

@@ -19,7 +19,7 @@ export const route = defineRoute({
     '`/api/v1/admin/identity-providers`). Spends the `state` (once, 10 minutes, only in the browser holding the `edgemail_oidc` cookie), exchanges the code',
     'with the PKCE verifier and the client secret, checks the ID token (issuer, audience, authorized party, expiry, issued-at, nonce, and its signature by',
     'the provider\'s JWKS) and requires a verified email whose domain the provider allows. Then 303 to the `return_to` of the start with the',
-    '`edgemail_session` cookie: a session with `method: oidc` that remembers its provider (it ends when the provider is disabled or deleted).',
+    '`__Host-edgemail_session` cookie (`edgemail_session` on loopback http): a session with `method: oidc` that remembers its provider (it ends when the provider is disabled or deleted).',
     'The user is the one linked to this identity before; a first sign-in creates the user (email verified, member of the provider\'s default project',
     'with its default role), or links an existing user with the same email only when nothing but an identity provider lets that user in (no password,',
     'no TOTP, no passkey, no identity at another provider; docs/sso.md "Accounts"). A link started from a signed-in session (`POST /app/api/account/identities`)',

@@ -19,7 +19,7 @@ export const route = defineRoute({
   summary: 'Sign in with a passkey',
   description: [
     'Verifies the answer of `navigator.credentials.get()` to `POST /app/api/session/passkey/options` and opens a browser session as the password sign-in does',
-    '(200 `{user, session}` with `session.method: passkey`, and the `edgemail_session` cookie). The passkey is the whole sign-in: no password, no TOTP code',
+    '(200 `{user, session}` with `session.method: passkey`, and the `__Host-edgemail_session` cookie (`edgemail_session` on loopback http)). The passkey is the whole sign-in: no password, no TOTP code',
     '(the authenticator verified the user). Not subject to the password lockout: a locked account signs in with its passkey.',
     `Refusals: 401 \`${REFUSED}\` alike for an unknown, expired or already used challenge, an unknown or deleted passkey, a foreign origin or rpID,`,
     'a user not verified, a bad signature and a signature counter that did not move forward (the security trail names which);',
