@@ -9,7 +9,8 @@
 //    Goal: a template send costs at most 20% more (p50 latency).
 import pg from 'pg';
 import type { Stack } from '../edge/local/stack.js';
-import { renderContent } from '../edge/src/services/templates/render.js';
+import { loadConfig } from '@edgemail/shared';
+import { renderContent, renderLimits } from '../edge/src/services/templates/render.js';
 import { numberFlags } from './args.js';
 import { finishRun, startRun } from './support/results.js';
 import { assertAll200, loadTarget, toRun } from './support/load.js';
@@ -131,9 +132,11 @@ export async function runTemplatesBench(argv: string[]): Promise<void> {
 
 function engineRendersPerSecond(renders: number): number {
   const content = { subject: SUBJECT, html: HTML, text: TEXT };
-  for (let i = 0; i < 1000; i++) renderContent(content, DATA, CSS);
+  // The default bounds, as the Worker renders with them.
+  const limits = renderLimits(loadConfig({}).config);
+  for (let i = 0; i < 1000; i++) renderContent(content, DATA, CSS, limits);
   const started = performance.now();
-  for (let i = 0; i < renders; i++) renderContent(content, DATA, CSS);
+  for (let i = 0; i < renders; i++) renderContent(content, DATA, CSS, limits);
   return renders / ((performance.now() - started) / 1000);
 }
 
