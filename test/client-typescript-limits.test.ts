@@ -62,9 +62,10 @@ describe('429', () => {
   });
 
   test('the request rate: a request_rate 429 with Retry-After and the RateLimit headers; the client waits it out and retries', async () => {
-    // Fixed one-minute windows: start a few seconds before one ends, so that Retry-After is short.
+    // Fixed one-minute windows: start 10-15 s before one ends, so that Retry-After is short and a slow machine
+    // still has the whole burst and the first retrying attempt inside the same window.
     const intoWindow = Date.now() % 60_000;
-    const wait = intoWindow < 52_000 ? 52_000 - intoWindow : intoWindow > 56_000 ? 60_000 - intoWindow + 52_000 : 0;
+    const wait = intoWindow < 45_000 ? 45_000 - intoWindow : intoWindow > 50_000 ? 60_000 - intoWindow + 45_000 : 0;
     await new Promise((r) => setTimeout(r, wait));
 
     const { token } = await tenant.key(['apikeys:read']);
@@ -76,7 +77,7 @@ describe('429', () => {
     expect(limited.kind).toBe('request_rate');
     expect(limited.message).toBe(`rate limit exceeded: ${PER_MINUTE} requests per minute`);
     expect(limited.retryAfter).toBeGreaterThanOrEqual(1);
-    expect(limited.retryAfter).toBeLessThanOrEqual(10);
+    expect(limited.retryAfter).toBeLessThanOrEqual(16);
     expect(limited.rateLimit).toMatchObject({ limit: PER_MINUTE, remaining: 0 });
 
     // The same call with retries: the second attempt leaves no sooner than Retry-After said, and succeeds in the next window.
@@ -89,6 +90,6 @@ describe('429', () => {
     const asked = Number(timed.retryAfter[0]);
     expect(asked).toBeGreaterThanOrEqual(1);
     expect(timed.at[1]! - timed.at[0]!).toBeGreaterThanOrEqual(asked * 1000 - 50);
-    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(Date.now() - started).toBeLessThan(30_000);
   }, 90_000);
 });
