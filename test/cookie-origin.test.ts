@@ -64,7 +64,7 @@ describe('DELETE', () => {
 describe('PUT and PATCH', () => {
   // No route takes PUT or PATCH yet. The check runs in authentication, before
   // routing, so it guards them already: a foreign Origin gets 403 where the
-  // service's own origin gets the router's 404.
+  // service's own origin gets the router's 405 (the path declares DELETE only).
   test.each(['PUT', 'PATCH'])('%s with the cookie: 403 from a foreign or null Origin, before any route is looked up', async (method) => {
     const owner = await ownerOf(`${method.toLowerCase()}-key`);
     const path = `/api/v1/api-keys/${owner.victim.api_key.id}`;
@@ -74,8 +74,8 @@ describe('PUT and PATCH', () => {
       expect(r.body.error).toMatch(REFUSED);
     }
     const own = await stack.call(method, path, { headers: owner.headers(PUBLIC_ORIGIN), body: { name: 'renamed' } });
-    expect(own.status).toBe(404);
-    expect(own.body).toEqual({ error: 'not found' });
+    expect(own.status).toBe(405);
+    expect(own.body).toEqual({ error: `method ${method} not allowed on ${path}: allowed DELETE` });
     const { rows } = await stack.sql.query('SELECT name FROM api_keys WHERE id = $1', [owner.victim.api_key.id]);
     expect(rows).toEqual([{ name: 'key-apikeys:read' }]);
   });

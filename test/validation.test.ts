@@ -56,7 +56,8 @@ describe('POST /api/v1/api-keys', () => {
     // Either body names a key in its own format: a route that read it regardless of type would create one.
     const r = await stack.call('POST', '/api/v1/api-keys', { token: minter, rawBody: contentType === 'text/plain' ? '{"name":"x"}' : 'name=x', headers: { 'content-type': contentType } });
     expect(r.status).toBe(415);
-    expect(r.body).toEqual({ error: 'Unsupported Media Type' });
+    // The refusal says what the route takes (issue 26, item 6): it was a bare `Unsupported Media Type`.
+    expect(r.body).toEqual({ error: `unsupported content-type ${contentType}: the body must be application/json`, fields: { 'content-type': 'must be application/json' } });
     expect(await count('api_keys')).toBe(before);
   });
 });

@@ -21,7 +21,14 @@ export function buildApp() {
     },
   });
   app.onError(handleError);
-  app.notFound((c) => c.json(errorBody('not found'), 404));
+  // A path a route declares, asked with a method none declares for it, is 405 naming the ones that are.
+  let methodsOf: ((path: string) => string[]) | undefined;
+  app.notFound((c) => {
+    const allowed = (methodsOf ??= declaredMethods(app))(c.req.path);
+    if (!allowed.length || allowed.includes(c.req.method)) return c.json(errorBody('not found'), 404);
+    const list = allowed.join(', ');
+    return c.json(errorBody(`method ${c.req.method} not allowed on ${c.req.path}: allowed ${list}`), 405, { Allow: list });
+  });
 
   // Nothing is served on an unusable configuration (a bad setting, no encryption key).
   app.use('*', requireUsableConfig());
@@ -49,6 +56,27 @@ export function buildApp() {
 
   for (const route of [...apiRoutes, ...appRoutes, ...relayRoutes, ...webhookRoutes]) route.mount(app);
   return app;
+}
+
+/**
+ * The methods mounted on each path (every declared route, `/health`, the OpenAPI document),
+ * read from the router's own table once every route is mounted; middleware (`ALL`) is no route.
+ * HEAD is not listed: Hono answers it wherever GET is.
+ */
+function declaredMethods(app: OpenAPIHono<AppEnv>): (path: string) => string[] {
+  const patterns = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  for (const { method, path } of app.routes) {
+    if (method === 'ALL' || path.includes('*')) continue;
+    const source = path.split('/').map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+    const entry = patterns.get(source) ?? { pattern: new RegExp(`^${source}$`), methods: new Set<string>() };
+    entry.methods.add(method.toUpperCase());
+    patterns.set(source, entry);
+  }
+  return (path) => {
+    const methods = new Set<string>();
+    for (const { pattern, methods: own } of patterns.values()) if (pattern.test(path)) own.forEach((m) => methods.add(m));
+    return [...methods].sort();
+  };
 }
 
 async function serialized(document: unknown): Promise<{ body: string; etag: string }> {

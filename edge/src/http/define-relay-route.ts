@@ -12,7 +12,7 @@ import { limitBodyBy } from '../middleware/body-limit.js';
 import { authenticateNode, requireEnrollingKey, type RelayLimiter } from '../middleware/relay-node.js';
 import { ErrorSchema, type ProjectEnv } from './define-route.js';
 import { ApiError } from './errors.js';
-import { bodyOf, guardInput } from './input-guard.js';
+import { guardInput, inputOf } from './input-guard.js';
 import type { AppEnv } from '../env.js';
 
 /** `node`: a `myr_` node credential; `enrolment`: a project key holding relay:write. */
@@ -77,7 +77,7 @@ export function defineRelayRoute<const R extends Declared>(declared: R) {
       requireEnrollingKey(),
     );
   }
-  middleware.push(guardInput(bodyOf(config), remoteText));
+  middleware.push(guardInput(inputOf(config), remoteText));
   const statuses: RelayErrorStatus[] = [400, 401, 413, 429, ...(credential === 'enrolment' ? [403 as const] : []), ...errors];
   const route = {
     ...config,

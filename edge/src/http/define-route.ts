@@ -9,7 +9,7 @@ import { authorize, type ProjectlessAccess, type RouteAccess } from '../middlewa
 import { authenticate } from '../middleware/authenticate.js';
 import { declareRouteBodyLimit } from '../middleware/body-limit.js';
 import { auditType } from './audit-type.js';
-import { bodyOf, guardInput } from './input-guard.js';
+import { guardInput, inputOf } from './input-guard.js';
 import type { AppEnv } from '../env.js';
 
 /** What a project-scoped route's handler sees: `authorize` has set the project the request acts in. */
@@ -102,7 +102,7 @@ export function defineRoute<const R extends Declared>(declared: R) {
       createMiddleware<AppEnv>(async (c, next) => { c.set('auditType', type); await next(); }),
       ...(onConsole && permission !== 'public' ? [authenticate()] : []),
       authorize(permission, role, { alsoGrantedBy, sandboxPermission }),
-      guardInput(bodyOf(config)),
+      guardInput(inputOf(config)),
     ],
     responses: {
       // A route may describe one of the error statuses itself (sign-in's 401 says more than `error`).

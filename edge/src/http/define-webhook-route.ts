@@ -6,7 +6,7 @@ import { createRoute, type OpenAPIHono, type RouteConfig, type RouteHandler } fr
 import type { MiddlewareHandler } from 'hono';
 import { addressBucketOf, rateLimit, type LimiterName } from '../middleware/rate-limit.js';
 import { ErrorSchema } from './define-route.js';
-import { bodyOf, guardInput } from './input-guard.js';
+import { guardInput, inputOf } from './input-guard.js';
 import type { AppEnv } from '../env.js';
 
 const ERROR_TEXT = {
@@ -35,7 +35,7 @@ export function defineWebhookRoute<const R extends Declared>(declared: R) {
     ...config,
     'x-rate-limit': limiter,
     security: [],
-    middleware: [rateLimit(limiter, addressBucketOf), guardInput(bodyOf(config))],
+    middleware: [rateLimit(limiter, addressBucketOf), guardInput(inputOf(config))],
     responses: {
       ...config.responses,
       ...Object.fromEntries(statuses.map((s) => [s, { description: ERROR_TEXT[s], content: { 'application/json': { schema: ErrorSchema } } }])),

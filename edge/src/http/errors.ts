@@ -25,6 +25,12 @@ export const unauthorized = (message: string) => new ApiError(401, message);
 export const forbidden = (message: string) => new ApiError(403, message);
 export const notFound = (message: string) => new ApiError(404, message);
 
+/** 415 saying what the route takes: `unsupported content-type text/plain: the body must be application/json`. */
+export function unsupportedContentType(sent: string | undefined, declared: string[]): ApiError {
+  const expected = declared.length ? declared.join(' or ') : 'of a type the route declares';
+  return new ApiError(415, `unsupported content-type ${sent?.split(';')[0]!.trim() || '(none)'}: the body must be ${expected}`, { 'content-type': `must be ${expected}` });
+}
+
 /** The status each kind of service refusal answers with. */
 const STATUS_OF_KIND = {
   invalid: 400,
@@ -60,7 +66,12 @@ export function handleError(err: Error, c: Context): Response {
     return c.json(errorBody(err.message, err.fields), STATUS_OF_KIND[err.kind]);
   }
   if (err instanceof HTTPException) {
-    // Hono's own refusals: malformed JSON bodies, wrong content types.
+    // Hono's own refusals: malformed JSON bodies, wrong content types (the input guard answers those
+    // of declared routes first, naming the type; this is the fallback's wording).
+    if (err.status === 415) {
+      const { message, fields } = unsupportedContentType(c.req.header('content-type'), []);
+      return c.json(errorBody(message, fields), 415);
+    }
     const message = /malformed json/i.test(err.message) ? 'malformed JSON body' : err.message || 'bad request';
     return c.json(errorBody(message), err.status as ContentfulStatusCode);
   }

@@ -6,7 +6,7 @@
 // instead of reaching the database as a 500 or a silently changed value.
 import type { RouteConfig } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
-import { ApiError, badRequest } from './errors.js';
+import { ApiError, badRequest, unsupportedContentType } from './errors.js';
 import type { AppEnv } from '../env.js';
 
 /** The content types zod-openapi validates as JSON (its `isJSONContentType`). */
@@ -18,6 +18,9 @@ const LONE_SURROGATE = /\p{Cs}/u;
 export const NUL_PROBLEM = 'must not contain NUL characters';
 export const SURROGATE_PROBLEM = 'must be valid Unicode: contains an unpaired surrogate';
 export const BODY_REQUIRED = 'request body required: send a JSON object with Content-Type: application/json';
+export const UNKNOWN_PARAMETER = 'unknown parameter';
+/** What a keyset-paged list (one declaring `before_id`) says of `offset`: ignoring it would hand the first page forever. */
+export const NO_OFFSET = 'not supported: page with before and before_id';
 
 /** What is wrong with one string, if anything. */
 export function stringProblem(value: string): string | undefined {
@@ -63,11 +66,45 @@ function refuse(target: 'request body' | 'query' | 'param', field: string, probl
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-/** Whether the declared request body is JSON, and whether it must be sent. */
-export function bodyOf(config: Pick<RouteConfig, 'request'>): { json: boolean; required: boolean } {
+/**
+ * What the guard needs of a route's declared input: whether its body is JSON
+ * and must be sent, the body's declared content types, and the query
+ * parameters it takes (`any`: its query schema lets unknown ones through, as
+ * the OIDC callback's does for what providers add).
+ */
+export interface DeclaredInput {
+  json: boolean;
+  required: boolean;
+  types?: string[];
+  query?: ReadonlySet<string> | 'any';
+}
+
+export function inputOf(config: Pick<RouteConfig, 'method' | 'path' | 'request'>): DeclaredInput {
   const body = config.request?.body;
-  const json = Object.keys(body?.content ?? {}).some((type) => JSON_TYPE.test(type));
-  return { json, required: json && body?.required === true };
+  const types = Object.keys(body?.content ?? {});
+  const json = types.some((type) => JSON_TYPE.test(type));
+  return { json, required: json && body?.required === true, types, query: queryNames(config) };
+}
+
+/** The parameter names of a declared query schema (a zod object, perhaps piped or refined). */
+function queryNames(config: Pick<RouteConfig, 'method' | 'path' | 'request'>): ReadonlySet<string> | 'any' {
+  let schema = config.request?.query as unknown as { shape?: Record<string, unknown>; _zod?: { def: { type: string; in?: unknown; catchall?: { _zod?: { def: { type: string } } } } } } | undefined;
+  if (!schema) return new Set();
+  while (schema?._zod?.def.type === 'pipe') schema = schema._zod.def.in as typeof schema;
+  if (!schema?.shape || schema._zod?.def.type !== 'object') {
+    // Declared once, at start-up: a route whose query names cannot be read would let every parameter through.
+    throw new Error(`${config.method.toUpperCase()} ${config.path}: the query schema must be a zod object`);
+  }
+  // `.passthrough()`/`.catchall()`: the route takes parameters it does not name; `.strict()` sets `never`.
+  const catchall = schema._zod.def.catchall?._zod?.def.type;
+  if (catchall && catchall !== 'never') return 'any';
+  return new Set(Object.keys(schema.shape));
+}
+
+/** Whether a request's content type is one of the route's declared types (parameters such as `charset` aside). */
+function declaresType(types: string[], contentType: string): boolean {
+  const essence = contentType.split(';')[0]!.trim().toLowerCase();
+  return types.some((type) => (JSON_TYPE.test(type) ? JSON_TYPE.test(essence) : type.toLowerCase() === essence));
 }
 
 /**
@@ -77,7 +114,7 @@ export function bodyOf(config: Pick<RouteConfig, 'request'>): { json: boolean; r
  * where the route declares a JSON one (the validator would read it next);
  * streamed bodies (inbound forwarding) are left to their handlers.
  */
-export const guardInput = (body: { json: boolean; required: boolean }, exemptFields: string[] = []) => {
+export const guardInput = (body: DeclaredInput, exemptFields: string[] = []) => {
   const exempt = fieldMatcher(exemptFields);
   return createMiddleware<AppEnv>(async (c, next) => {
     for (const [name, value] of Object.entries(c.req.param() as Record<string, string>)) {
@@ -89,13 +126,21 @@ export const guardInput = (body: { json: boolean; required: boolean }, exemptFie
       if (nameProblem) throw refuse('query', JSON.stringify(name), `parameter name ${nameProblem}`);
       const problem = stringProblem(value);
       if (problem) throw refuse('query', name, problem);
+      // As an unknown body field is: a misspelt filter would otherwise answer the unfiltered list.
+      if (body.query && body.query !== 'any' && !body.query.has(name)) {
+        throw refuse('query', name, name === 'offset' && body.query.has('before_id') ? NO_OFFSET : UNKNOWN_PARAMETER);
+      }
     }
     if (!body.json) return next();
     const contentType = c.req.header('content-type');
+    const types = body.types ?? ['application/json'];
+    if (contentType && !declaresType(types, contentType)) throw unsupportedContentType(contentType, types);
     if (!contentType || !JSON_TYPE.test(contentType)) {
       // No JSON body: the validator would judge `{}` and a PATCH would answer 200 having changed nothing.
-      // Another content type with a body is the media-type gate's 415.
-      if (body.required && (await c.req.arrayBuffer()).byteLength === 0) throw badRequest(BODY_REQUIRED);
+      const length = (await c.req.arrayBuffer()).byteLength;
+      if (body.required && length === 0) throw badRequest(BODY_REQUIRED);
+      // A body without a type is not guessed at (zod-openapi's gate would answer a bare 415).
+      if (!contentType && length > 0) throw unsupportedContentType(undefined, types);
       return next();
     }
     let text: string;

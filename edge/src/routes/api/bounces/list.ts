@@ -1,10 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
-import { badRequest } from '../../../http/errors.js';
 import { BounceCursorSchema, BounceSchema, BOUNCE_LIMIT_DEFAULT, BOUNCE_LIMIT_MAX, ListBouncesQuery } from '../../../contracts/bounce.js';
 import { listBounces } from '../../../services/bounces/list.js';
-
-const NO_OFFSET = 'not supported: page with before and before_id';
 
 export const route = defineRoute({
   method: 'get',
@@ -23,8 +20,6 @@ export const route = defineRoute({
 });
 
 export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
-  // Ignoring it would hand an offset-paging client the first page forever.
-  if (c.req.query('offset') !== undefined) throw badRequest(`invalid query: offset: ${NO_OFFSET}`, { offset: NO_OFFSET });
   const { limit, type, recipient, email_id, before, before_id } = c.req.valid('query');
   const cursor = before !== undefined && before_id !== undefined ? { before, before_id } : undefined;
   return c.json(await listBounces(c.get('db'), c.get('projectId'), { limit, type, recipient, emailId: email_id, cursor }), 200);

@@ -18,4 +18,4 @@ export const route = defineRoute({
 });
 
 export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) =>
-  c.json(await listEmails(c.get('db'), c.get('projectId'), listQuery(c.req.query('offset'), c.req.valid('query'))), 200);
+  c.json(await listEmails(c.get('db'), c.get('projectId'), listQuery(c.req.valid('query'))), 200);

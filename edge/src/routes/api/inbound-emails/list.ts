@@ -1,10 +1,7 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
-import { badRequest } from '../../../http/errors.js';
 import { InboundCursorSchema, InboundEmailSchema, INBOUND_LIMIT_DEFAULT, INBOUND_LIMIT_MAX, ListInboundQuery } from '../../../contracts/inbound-email.js';
 import { listInboundEmails } from '../../../services/inbound-emails/list.js';
-
-const NO_OFFSET = 'not supported: page with before and before_id';
 
 export const route = defineRoute({
   method: 'get',
@@ -23,8 +20,6 @@ export const route = defineRoute({
 });
 
 export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
-  // Ignoring it would hand an offset-paging client the first page forever.
-  if (c.req.query('offset') !== undefined) throw badRequest(`invalid query: offset: ${NO_OFFSET}`, { offset: NO_OFFSET });
   const { limit, status, before, before_id } = c.req.valid('query');
   const cursor = before !== undefined && before_id !== undefined ? { before, before_id } : undefined;
   return c.json(await listInboundEmails(c.get('db'), c.get('projectId'), { limit, status, cursor }), 200);

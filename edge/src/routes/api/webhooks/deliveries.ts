@@ -1,11 +1,8 @@
 import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute, type ProjectEnv } from '../../../http/define-route.js';
-import { badRequest } from '../../../http/errors.js';
 import { IdParams } from '../../../contracts/common.js';
 import { DELIVERIES_LIMIT_DEFAULT, DELIVERIES_LIMIT_MAX, ListDeliveriesQuery, WebhookDeliveryCursorSchema, WebhookDeliverySchema } from '../../../contracts/webhook.js';
 import { listDeliveries } from '../../../services/webhooks/deliveries.js';
-
-const NO_OFFSET = 'not supported: page with before and before_id';
 
 export const route = defineRoute({
   method: 'get',
@@ -25,8 +22,6 @@ export const route = defineRoute({
 });
 
 export const handler: RouteHandler<typeof route, ProjectEnv> = async (c) => {
-  // Ignoring it would hand an offset-paging client the first page forever.
-  if (c.req.query('offset') !== undefined) throw badRequest(`invalid query: offset: ${NO_OFFSET}`, { offset: NO_OFFSET });
   const { limit, status, before, before_id } = c.req.valid('query');
   const cursor = before !== undefined && before_id !== undefined ? { before, before_id } : undefined;
   return c.json(await listDeliveries(c.get('db'), c.get('projectId'), c.req.valid('param').id, { limit, status, cursor }), 200);
