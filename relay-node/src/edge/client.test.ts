@@ -45,6 +45,14 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 const domains = json(200, { domains: ['acme.test'], version: 'v1' });
 const fastBackoff = { initialMs: 20, maxMs: 80 };
 
+/** Closes the current stand-in and starts another. */
+async function restart(handlers: Handler[]) {
+  const s = server!;
+  s.closeAllConnections();
+  await new Promise((resolve) => s.close(resolve));
+  return standIn(handlers);
+}
+
 afterEach(async () => {
   const s = server;
   server = undefined;
@@ -72,6 +80,20 @@ describe('edge client errors', () => {
     expect(refused).toBeInstanceOf(EdgeRefusedError);
     expect(refused).toMatchObject({ status: 400, detail: 'invalid meta: rcpt_to', retryable: false });
     await expect(edge.domains()).rejects.toMatchObject({ status: 503, retryable: true });
+  });
+
+  it('types a 408 (the edge gave up reading the request) as retryable, every other 4xx as a refusal', async () => {
+    const { url } = await standIn([json(408, { error: 'request timeout' }), json(403, { error: 'not for this node' }), domains]);
+    const edge = createEdgeClient({ url, token: 'myr_abcdefgh_x' });
+    const timedOut = await edge.domains().catch((e: unknown) => e);
+    expect(timedOut).toBeInstanceOf(EdgeUnavailableError);
+    expect(timedOut).toMatchObject({ status: 408, retryable: true });
+    await expect(edge.domains()).rejects.toMatchObject({ name: 'EdgeRefusedError', status: 403, retryable: false });
+    // retrying() waits a 408 out: the next try is answered.
+    const { url: url2, calls } = await restart([json(408, { error: 'request timeout' }), domains]);
+    const answer = await retrying(() => createEdgeClient({ url: url2, token: 't' }).domains(), { backoff: fastBackoff });
+    expect(answer.domains).toEqual(['acme.test']);
+    expect(calls).toHaveLength(2);
   });
 
   it('reports a network failure and a timeout as retryable', async () => {

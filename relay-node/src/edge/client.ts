@@ -231,7 +231,8 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
       throw /revoked/i.test(detail) ? new NodeRevokedError(route) : new NodeCredentialError(route, detail);
     }
     if (res.status === 429) throw new EdgeRateLimitedError(route, parseRetryAfter(res.headers.get('retry-after')));
-    if (res.status >= 400 && res.status < 500) throw new EdgeRefusedError(route, res.status, detail);
+    // 408: the edge (or a proxy before it) gave up reading the request, a timeout like no answer; not a refusal of it.
+    if (res.status >= 400 && res.status < 500 && res.status !== 408) throw new EdgeRefusedError(route, res.status, detail);
     throw new EdgeUnavailableError(route, res.status, detail);
   }
 

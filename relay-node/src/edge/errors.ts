@@ -1,5 +1,6 @@
 // What can go wrong when the node calls the edge, as types the callers act on:
-// revoked → stop; 429 → wait Retry-After; 4xx → permanent; 5xx/network → retry.
+// revoked → stop; 429 → wait Retry-After; any other 4xx but 408 → permanent;
+// 408, 5xx, network, timeout → retry.
 
 /** Any failed call to the edge. `retryable` says whether asking again may help. */
 export class EdgeError extends Error {
@@ -49,7 +50,7 @@ export class EdgeRateLimitedError extends EdgeError {
   }
 }
 
-/** Any other 4xx: the request itself is wrong; the same request will be refused again. */
+/** Any other 4xx but 408: the request itself is wrong; the same request will be refused again. */
 export class EdgeRefusedError extends EdgeError {
   constructor(
     readonly route: string,
@@ -62,7 +63,7 @@ export class EdgeRefusedError extends EdgeError {
   }
 }
 
-/** 5xx, a network failure or a timeout: the edge may answer later. */
+/** 5xx, 408, a network failure or a timeout: the edge may answer later. */
 export class EdgeUnavailableError extends EdgeError {
   constructor(readonly route: string, status: number | null, detail: string) {
     super(`the edge could not be reached for ${route} (${status ?? 'no answer'}): ${detail}`, status, true);

@@ -16,7 +16,10 @@ const MAX_TOKEN_CHARS = 200;
  * counted against the client's address, and past `max_auth_failures` in the
  * window `421 4.7.0` with the session closed (so is an empty password, one
  * longer than any key, or one the edge's relay route refuses as malformed);
- * the edge unreachable `454 4.7.0` (RFC 4954: temporary), not counted.
+ * any 4xx of the edge to the check but 408/429 (its relay route refusing the
+ * request, a front before it refusing it) is a refused credential too: `535`,
+ * never "try again", or a client like Postfix retries forever; the edge
+ * unreachable, 5xx, 408 or 429 is `454 4.7.0` (RFC 4954: temporary), not counted.
  * A response that is not base64 never gets here: `501 5.5.2`
  * (submission-connection.ts).
  */
@@ -36,7 +39,8 @@ export const onAuth = (deps: SubmissionDeps): NonNullable<SMTPServerOptions['onA
       refuse(deps, auth.method, session.id, client, answer.reason, answer.message, callback);
     },
     (err: Error) => {
-      // The edge refused the request itself (a password its contract does not take): a wrong password.
+      // The edge refused the request itself (a password its contract does not take; the client
+      // typed 408 and 429 as unavailable/rate-limited, not as this): a wrong password.
       if (err instanceof EdgeRefusedError) return refuse(deps, auth.method, session.id, client, 'invalid', 'not an API key', callback);
       deps.log.warn('submission AUTH not checked: the edge did not answer', { session: session.id, client, error: err.message });
       callback(smtpReply(454, '4.7.0 Temporary authentication failure, try again later'));

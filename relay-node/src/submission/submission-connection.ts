@@ -10,6 +10,7 @@ import type { SMTPConnectionOptions } from 'smtp-server/lib/smtp-connection.js';
 import { nonPublicRange } from '@edgemail/shared';
 import { InboundConnection, InboundSmtpServer } from '../inbound/listener/index.js';
 import type { SessionBounds } from '../inbound/listener/inbound-connection.js';
+import { tagClient } from '../inbound/listener/listener-errors.js';
 
 /** 127.0.0.0/8 and ::1: the same machine, where no one can read the password on the wire. */
 export const isLoopback = (address: string): boolean => nonPublicRange(address) === 'loopback';
@@ -69,7 +70,7 @@ export class SubmissionSmtpServer extends InboundSmtpServer {
   override connect(socket: Socket | TLSSocket, socketOptions?: SMTPConnectionOptions | null): void {
     const connection = new SubmissionConnection(this, socket, socketOptions, this.bounds);
     this.connections.add(connection);
-    connection.on('error', (err: Error) => this._onError(err));
+    connection.on('error', (err: Error) => this._onError(tagClient(err, connection)));
     connection.on('connect', (data) => this._onClientConnect(data));
     connection.init();
   }

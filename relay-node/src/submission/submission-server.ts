@@ -7,6 +7,8 @@ import { SUBMISSION_MAX_RECIPIENTS } from '@edgemail/shared';
 import { createSessionRate, sessionBounds, smtpReply, type InboundServerOptions } from '../inbound/listener/index.js';
 import { onConnect as rateOnConnect } from '../inbound/listener/on-connect.js';
 import { onMailFrom } from '../inbound/listener/on-mail-from.js';
+import { logListenerError, type SessionError } from '../inbound/listener/listener-errors.js';
+import { logRefusals } from '../inbound/listener/refusal-log.js';
 import { onAuth } from './on-auth.js';
 import { onData } from './on-data.js';
 import { onRcptTo } from './on-rcpt-to.js';
@@ -53,12 +55,13 @@ export function createSubmissionServer(deps: SubmissionDeps, options: Submission
       sessionRate(session, callback);
     },
     onAuth: onAuth(deps),
-    onMailFrom: onMailFrom({ maxMessageSize: options.maxMessageSize, maxMessagesPerSession: options.maxMessagesPerSession ?? 0, admission: deps.admission }),
-    onRcptTo: onRcptTo(SUBMISSION_MAX_RECIPIENTS),
+    onMailFrom: logRefusals(deps.log, 'submission sender refused', 'from', onMailFrom({ maxMessageSize: options.maxMessageSize, maxMessagesPerSession: options.maxMessagesPerSession ?? 0, admission: deps.admission })),
+    onRcptTo: logRefusals(deps.log, 'submission recipient refused', 'to', onRcptTo(SUBMISSION_MAX_RECIPIENTS)),
     onData: onData({ ...deps, limits: { maxMessageSize: options.maxMessageSize, maxHeaderSize: options.maxHeaderSize } }),
   };
   const server = new SubmissionSmtpServer(smtpOptions, sessionBounds(options));
   if (secureContext) server.secureContext.set('*', secureContext);
-  server.on('error', (err: Error & { code?: string }) => deps.log.warn('submission listener error', { error: err.message, code: err.code }));
+  const listener = options.secure ? 'submission (implicit TLS)' : 'submission';
+  server.on('error', (err: SessionError) => logListenerError(deps.log, listener, err));
   return server;
 }

@@ -109,6 +109,30 @@ describe('forwarder', () => {
     expect(logs.some((l) => l.level === 'error' && l.message.includes('dead/'))).toBe(true);
   });
 
+  it('moves a message the edge refuses with any other 4xx (403, 409) to dead/ rather than retrying it forever; a 408 is retried', async () => {
+    for (const status of [403, 409]) {
+      const { id } = await spool.write(message(`bad${status}`), meta(`bad${status}`));
+      const sent: boolean[] = [];
+      const f = start(async (r) => {
+        sent.push(r.meta.parsed.ok);
+        throw new EdgeRefusedError('POST /relay/v1/inbound', status, `refused with ${status}`);
+      });
+      await until(() => existsSync(join(spool.dir, 'dead', `${id}.reason.txt`)));
+      await f.stop();
+      expect(sent).toEqual([true, false]);
+      expect(readFileSync(join(spool.dir, 'dead', `${id}.reason.txt`), 'utf8')).toContain(`refused with ${status}`);
+    }
+    const { id } = await spool.write(message('slow'), meta('slow'));
+    let tries = 0;
+    start(async () => {
+      if (++tries === 1) throw new EdgeUnavailableError('POST /relay/v1/inbound', 408, 'request timeout');
+      return OK;
+    });
+    await until(async () => (await spool.depth()) === 0, 10_000);
+    expect(tries).toBe(2);
+    expect(existsSync(join(spool.dir, 'dead', `${id}.eml`))).toBe(false);
+  });
+
   it('answers a 400 to its parsed parts by sending the raw message alone, stored failed naming why (control characters escaped), never to dead/', async () => {
     const { id } = await spool.write(message('odd'), meta('odd'));
     const seen: ForwardRequest[] = [];

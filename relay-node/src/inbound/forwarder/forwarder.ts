@@ -87,7 +87,16 @@ export interface Forwarder {
  * even those are too large it waits (the edge's `inbound.max_message_size` is
  * below the node's, which an operator fixes).
  */
-const PERMANENT = new Set([400, 422]);
+const PERMANENT = { has: (status: number) => status >= 400 && status < 500 && !RETRIED_4XX.has(status) };
+/**
+ * The 4xx a message waits out: 401 (fatal to the node, handled before), 404,
+ * 411 and 415 (an edge older or newer than the node, mid-upgrade: fixed by
+ * the upgrade, not by the message), 408 (a body cut short), 413 (handled on
+ * its own: raw-only, then kept for the operator) and 429 (Retry-After). Any
+ * other 4xx (400, 403, 409, 422, …) refuses the same forward again: retrying
+ * it would hold the message in the spool forever, so it goes to dead/.
+ */
+const RETRIED_4XX = new Set([401, 404, 408, 411, 413, 415, 429]);
 /**
  * A message up to this size (as spooled) is read into memory once, parsed
  * from there and sent as one buffer; a larger one is streamed from its file

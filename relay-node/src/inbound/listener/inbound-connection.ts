@@ -9,6 +9,7 @@ import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { SMTPConnection, type SMTPConnectionOptions } from 'smtp-server/lib/smtp-connection.js';
 import type { SessionSlot, SessionSlots } from './session-slots.js';
 import { hasEnhancedCode } from './smtp-reply.js';
+import { tagClient } from './listener-errors.js';
 
 /** What one session may hold and do (the listener's `max_*` settings); a 0 disables that bound. */
 export interface SessionBounds {
@@ -211,7 +212,8 @@ export class InboundSmtpServer extends SMTPServer {
   override connect(socket: Socket | TLSSocket, socketOptions?: SMTPConnectionOptions | null): void {
     const connection = new InboundConnection(this, socket, socketOptions, this.bounds);
     this.connections.add(connection);
-    connection.on('error', (err: Error) => this._onError(err));
+    // The client's address and port on every error it reports (a failed TLS handshake names who failed it).
+    connection.on('error', (err: Error) => this._onError(tagClient(err, connection)));
     connection.on('connect', (data) => this._onClientConnect(data));
     connection.init();
   }

@@ -9,6 +9,8 @@ import { onMailFrom } from './on-mail-from.js';
 import { onRcptTo } from './on-rcpt-to.js';
 import { createSessionRate } from './session-rate.js';
 import { createSessionSlots, type SessionSlots } from './session-slots.js';
+import { logListenerError, type SessionError } from './listener-errors.js';
+import { logRefusals } from './refusal-log.js';
 import type { InboundDeps } from './types.js';
 
 // RFC 5321 allows 512 octets and extensions add parameters; Postfix's
@@ -116,8 +118,8 @@ export function createInboundServer(deps: InboundDeps, options: InboundServerOpt
     // session until its socket has closed, not only until the server has ended it.
     logger: false,
     onConnect: onConnect({ sessionRate: createSessionRate(options.ratePerMinute), log: deps.log }),
-    onMailFrom: onMailFrom({ maxMessageSize: options.maxMessageSize, maxMessagesPerSession: options.maxMessagesPerSession ?? 0, admission: deps.admission }),
-    onRcptTo: onRcptTo(deps),
+    onMailFrom: logRefusals(deps.log, 'inbound sender refused', 'from', onMailFrom({ maxMessageSize: options.maxMessageSize, maxMessagesPerSession: options.maxMessagesPerSession ?? 0, admission: deps.admission })),
+    onRcptTo: logRefusals(deps.log, 'inbound recipient refused', 'to', onRcptTo(deps)),
     onData: onData({
       ...deps,
       name: options.name,
@@ -128,7 +130,8 @@ export function createInboundServer(deps: InboundDeps, options: InboundServerOpt
   // updateSecureContext() rebuilds the default from key/cert; a context given ready-made replaces it.
   if (secureContext) server.secureContext.set('*', secureContext);
   // smtp-server reports socket and TLS errors as 'error' events; unheard, one would stop the process.
-  server.on('error', (err: Error & { code?: string }) => deps.log.warn('inbound listener error', { error: err.message, code: err.code }));
+  const listener = options.secure ? 'inbound (implicit TLS)' : 'inbound';
+  server.on('error', (err: SessionError) => logListenerError(deps.log, listener, err));
   return server;
 }
 
