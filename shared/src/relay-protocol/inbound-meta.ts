@@ -9,10 +9,16 @@
 import { z } from 'zod';
 import type { AuthVerdict, DmarcPolicy } from './mail-auth.js';
 
-/** PostgreSQL text and jsonb cannot hold U+0000; a hostile message may carry it. */
+/**
+ * PostgreSQL text and jsonb cannot hold U+0000 or an unpaired surrogate; a
+ * hostile message may carry either (an encoded word in UTF-16 decodes to a
+ * lone half). NUL is dropped, a lone half becomes U+FFFD, as a remote server's
+ * reply is stored (outbound.ts): the message's words as it gave them, not a
+ * refusal that would keep only its raw bytes.
+ */
 const text = (max?: number) => {
   const base = max === undefined ? z.string() : z.string().max(max, `must be at most ${max} characters`);
-  return base.transform((s) => s.replace(/\u0000/g, ''));
+  return base.transform((s) => s.replace(/\u0000/g, '').replace(/\p{Cs}/gu, '\uFFFD'));
 };
 const optionalText = (max?: number) => text(max).nullable().optional().transform((s) => s ?? '');
 
