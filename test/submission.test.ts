@@ -298,6 +298,63 @@ describe('a message sent again (docs/submission.md, "Sent twice?")', () => {
   });
 });
 
+describe('the client\'s Message-ID and Date (docs/submission.md, "Kept as written")', () => {
+  const reader = () => acme.key(['emails:read']).then((k) => k.token);
+  /** The one email of `subject` once delivered: its API detail and the bytes the outbound worker delivered. */
+  async function delivered(subject: string): Promise<{ email: any; bytes: string }> {
+    const token = await reader();
+    const row = (await emailsOf(token)).find((e) => e.subject === subject);
+    expect(row).toBeDefined();
+    await eventually(async () => (await stack.call('GET', `/api/v1/emails/${row.id}`, { token })).body.email.status, (status) => status === 'sent', 20_000);
+    const email = (await stack.call('GET', `/api/v1/emails/${row.id}`, { token })).body.email;
+    return { email, bytes: readFileSync(join(captureDir, `${row.id}.eml`), 'utf8') };
+  }
+
+  test('a valid Message-ID and Date are delivered as the client wrote them; the API names the Message-ID; the retry dedupe still answers once', async () => {
+    const subject = `Threaded ${crypto.randomUUID()}`;
+    const messageId = `<${crypto.randomUUID()}.thread@client.example>`;
+    const mail = {
+      from: `news@${domain}`, to: 'thread@example.org', subject, text: 'kept', messageId,
+      date: 'Tue, 1 Jul 2003 10:52:37 +0200', inReplyTo: '<parent@client.example>', references: ['<parent@client.example>'],
+    };
+    const info = await transport(sender).sendMail(mail);
+    expect(info.response).toMatch(/^250 2\.0\.0 Message accepted as [0-9a-f-]{36}$/);
+    const { email, bytes } = await delivered(subject);
+    expect(bytes).toMatch(new RegExp(`^Message-ID: ${messageId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\r?$`, 'm'));
+    expect(bytes).toMatch(/^Date: Tue, 01 Jul 2003 10:52:37 \+0200\r?$/m);
+    expect(bytes).toMatch(/^In-Reply-To: <parent@client\.example>\r?$/m);
+    expect(email.message_id_header).toBe(messageId);
+    // Sent again in a new session (its 250 lost): the first answer, nothing sent twice.
+    const again = await transport(sender).sendMail(mail);
+    expect(again.response).toBe(info.response);
+    const { rows } = await stack.sql.query('SELECT count(*)::int AS n FROM outbound_messages WHERE subject = $1', [subject]);
+    expect(rows[0].n).toBe(1);
+  }, 60_000);
+
+  test('a malformed Message-ID or Date, or none, is written anew', async () => {
+    const subject = `Malformed ${crypto.randomUUID()}`;
+    const message = [
+      `From: news@${domain}`, 'To: fixed@example.org', `Subject: ${subject}`,
+      'Message-ID: not a msg-id at all', 'Date: yesterday at noon', '', 'x', '',
+    ].join('\r\n');
+    const before = Date.now();
+    const info = await transport(sender).sendMail({ envelope: { from: `news@${domain}`, to: ['fixed@example.org'] }, raw: message });
+    expect(info.response).toMatch(/^250 2\.0\.0 /);
+    const { email, bytes } = await delivered(subject);
+    expect(email.message_id_header).toMatch(new RegExp(`^<[0-9a-f-]{36}@${domain.replace(/\./g, '\\.')}>$`));
+    expect(bytes).toMatch(new RegExp(`^Message-ID: ${email.message_id_header}\r?$`, 'm'));
+    expect(bytes).not.toMatch(/not a msg-id|yesterday/);
+    const date = Date.parse(/^Date: (.*)$/m.exec(bytes)![1]!);
+    expect(date).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 - 1000);
+
+    const none = `No headers ${crypto.randomUUID()}`;
+    await transport(sender).sendMail({ envelope: { from: `news@${domain}`, to: ['fixed@example.org'] }, raw: `From: news@${domain}\r\nTo: fixed@example.org\r\nSubject: ${none}\r\n\r\nx\r\n` });
+    const fresh = await delivered(none);
+    expect(fresh.email.message_id_header).toMatch(/^<[0-9a-f-]{36}@/);
+    expect(fresh.bytes).toMatch(/^Date: .*\+0000\r?$/m);
+  }, 60_000);
+});
+
 describe('the hand-over', () => {
   const submission = (spoolId: string, subject: string) => ({
     spool_id: spoolId, token: sender, client_address: '127.0.0.1', mail_from: `news@${domain}`, rcpt_to: ['idem@example.org'], size: 100,

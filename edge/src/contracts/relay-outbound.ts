@@ -32,7 +32,7 @@ const OutboundAttachmentSchema = OutboundAttachment.extend({
 const message = OutboundMessage.shape;
 const OutboundMessageSchema = OutboundMessage.extend({
   message_id: message.message_id.meta({ example: '<0b9b7c1e-4a8a-4c55-9d9f-1c3f1e0d2a11@acme.test>' }),
-  date: asTimestamp(message.date, 'The send\'s created_at: the Date header'),
+  date: asTimestamp(message.date, 'The Date header: the send\'s created_at, or a submitted message\'s own valid Date in its client\'s offset (docs/submission.md, "Kept as written")'),
   from: message.from.meta({ example: 'Acme <news@acme.test>' }),
   headers: message.headers.meta({ description: 'Custom headers, name → value' }),
   attachments: arrayOf(message.attachments, OutboundAttachmentSchema),

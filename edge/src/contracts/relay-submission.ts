@@ -28,6 +28,7 @@ export const SubmissionSchema = SubmissionRequest
     spool_id: SubmissionRequest.shape.spool_id.meta({ description: 'The node\'s spool id: the same id again answers as the first time and writes nothing' }),
     token: SubmissionRequest.shape.token.meta({ description: 'The key the session authenticated with; judged again (a key revoked since AUTH is refused)' }),
     message_id: SubmissionRequest.shape.message_id.meta({ description: 'The message\'s `Message-ID` header as the client wrote it (absent without one). With the project and the envelope (`mail_from`, the sorted `rcpt_to`) it is the submission\'s idempotency key for 24 hours: the same again, as a client sends it after a lost 250, answers as the first time and sends nothing twice; with other content it is refused `554 5.6.0`' }),
+    date: SubmissionRequest.shape.date.meta({ description: 'The message\'s `Date` header as the client wrote it (absent without one). Kept on the sent message when it parses as an RFC 5322 date-time, as a valid `message_id` (`<left@right>`) is kept as its `Message-ID`; either is written anew when missing or malformed' }),
   })
   .openapi('Submission');
 

@@ -54,6 +54,21 @@ export class DkimSignError extends Error {
   }
 }
 
+const OFFSET = /([+-])(\d{2}):(\d{2})$/;
+
+/**
+ * The Date header for the job's RFC 3339 `date`, in its own offset: a
+ * submitted message keeps its client's zone (`2003-07-01T10:52:37+02:00` →
+ * `Tue, 01 Jul 2003 10:52:37 +0200`); `Z` is `+0000`, as nodemailer writes.
+ */
+export function headerDate(rfc3339: string): string {
+  const instant = Date.parse(rfc3339);
+  const m = OFFSET.exec(rfc3339);
+  const minutes = m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
+  const zone = m ? `${m[1]}${m[2]}${m[3]}` : '+0000';
+  return new Date(instant + minutes * 60_000).toUTCString().replace(/GMT$/, zone);
+}
+
 /**
  * The message as RFC 5322 bytes (CRLF): From, To, Cc, Reply-To, Subject,
  * Date and Message-ID from the job (each address entry exactly one mailbox,
@@ -71,7 +86,7 @@ export async function composeMessage(message: OutboundMessage): Promise<Buffer> 
     cc: list('cc', message.cc),
     replyTo: list('reply_to', message.reply_to),
     subject: message.subject,
-    date: new Date(message.date),
+    date: headerDate(message.date),
     messageId: message.message_id,
     text: message.text ?? undefined,
     html: message.html ?? undefined,

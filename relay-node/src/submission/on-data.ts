@@ -70,9 +70,9 @@ async function receive(deps: OnDataDeps, stream: SmtpDataStream, session: SMTPSe
   const spooledAt = performance.now();
   try {
     const entry = await deps.spool.read(spooled.id);
-    let message, messageId;
+    let message, messageId, date;
     try {
-      ({ message, messageId } = await readSubmissionAndId(entry.openBody(), envelope.rcptTo));
+      ({ message, messageId, date } = await readSubmissionAndId(entry.openBody(), envelope.rcptTo));
     } catch (err) {
       throw smtpReply(550, `5.6.0 The message cannot be read as MIME: ${(err as Error).message}`);
     }
@@ -82,6 +82,8 @@ async function receive(deps: OnDataDeps, stream: SmtpDataStream, session: SMTPSe
       mail_from: envelope.mailFrom, rcpt_to: envelope.rcptTo, size: spooled.size, message,
       // With the envelope, what recognises this message sent again (docs/submission.md, "Sent twice?").
       ...(messageId ? { message_id: messageId } : {}),
+      // Kept on the sent message when valid, as a valid Message-ID is (docs/submission.md, "Kept as written").
+      ...(date ? { date } : {}),
     });
     if (!answer.accepted) {
       deps.log.info('submission refused by the edge', { ...fields, id: spooled.id, reply: `${answer.code} ${answer.text}` });

@@ -47,15 +47,17 @@ export async function readSubmission(input: Readable, rcptTo: string[]): Promise
 }
 
 /**
- * As `readSubmission`, with the message's `Message-ID` as the client wrote it
- * (null without one): the edge recognises a message sent again by it and its
- * envelope. It is not one of the send's fields: the outbound composition
- * writes a Message-ID of its own.
+ * As `readSubmission`, with the message's `Message-ID` and `Date` as the
+ * client wrote them (null without one): the edge recognises a message sent
+ * again by its Message-ID and envelope, and the sent message keeps both when
+ * they are valid (the edge judges; docs/submission.md, "Kept as written").
  */
-export async function readSubmissionAndId(input: Readable, rcptTo: string[]): Promise<{ message: SubmissionMessage; messageId: string | null }> {
+export async function readSubmissionAndId(input: Readable, rcptTo: string[]): Promise<{ message: SubmissionMessage; messageId: string | null; date: string | null }> {
   const mail = await simpleParser(input, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
   const messageId = mail.messageId?.trim().slice(0, 998) || null;
-  return { message: fieldsOf(mail, rcptTo), messageId };
+  const dateLine = mail.headerLines.find((h) => h.key === 'date')?.line;
+  const date = dateLine ? dateLine.slice(dateLine.indexOf(':') + 1).replace(/\r?\n[ \t]*/g, ' ').trim().slice(0, 998) || null : null;
+  return { message: fieldsOf(mail, rcptTo), messageId, date };
 }
 
 function fieldsOf(mail: ParsedMail, rcptTo: string[]): SubmissionMessage {

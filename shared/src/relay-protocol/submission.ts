@@ -88,6 +88,11 @@ export const SubmissionRequest = z.object({
    * for 24 hours, nothing sent twice. Absent from older nodes.
    */
   message_id: z.string().min(1).max(998).optional(),
+  /**
+   * The message's `Date` header as the client wrote it (absent when it has none, and from older nodes).
+   * The edge keeps it (and `message_id`) on the sent message when it is valid (docs/submission.md).
+   */
+  date: z.string().min(1).max(998).optional(),
   message: SubmissionMessage,
 });
 export type SubmissionRequest = z.input<typeof SubmissionRequest>;

@@ -8,7 +8,7 @@ import { ServiceError } from '../errors.js';
 import { renderVersion, type VersionReads } from '../templates/render-version.js';
 import type { RenderLimits } from '../templates/render.js';
 import type { SendMessageInput } from '../../contracts/send.js';
-import type { ComposedMessage, RenderedFrom } from './plan.js';
+import type { ComposedMessage, KeptHeaders, RenderedFrom } from './plan.js';
 
 /** One message of the request, and how a problem with it is named (`from`, `messages.3.from`). */
 export interface SendItem {
@@ -16,18 +16,20 @@ export interface SendItem {
   field: (name: string) => string;
   /** Already rendered by the caller (send-test): the input carries the content. */
   renderedFrom?: RenderedFrom;
+  /** The client's own `Message-ID` and `Date`, validated (SMTP submission only): the message keeps them. */
+  kept?: KeptHeaders;
 }
 
-export interface ComposedItem { input: ComposedMessage; field: (name: string) => string; template: RenderedFrom | null }
+export interface ComposedItem { input: ComposedMessage; field: (name: string) => string; template: RenderedFrom | null; kept?: KeptHeaders }
 
 export async function composeItems(db: Db, projectId: string, items: SendItem[], limits: RenderLimits): Promise<ComposedItem[]> {
   // One read per template and language in a batch: its messages render one version.
   const reads: VersionReads = new Map();
-  return Promise.all(items.map(async ({ input, field, renderedFrom }): Promise<ComposedItem> => {
+  return Promise.all(items.map(async ({ input, field, renderedFrom, kept }): Promise<ComposedItem> => {
     if (input.template_id === undefined) {
       // The schema required a subject without template_id; a caller that built the input itself set one.
       if (input.subject === undefined) throw new Error('a message without template_id reached the send without a subject');
-      return { input: { ...input, subject: input.subject }, field, template: renderedFrom ?? null };
+      return { input: { ...input, subject: input.subject }, field, template: renderedFrom ?? null, kept };
     }
     const templateId = input.template_id;
     try {
@@ -38,6 +40,7 @@ export async function composeItems(db: Db, projectId: string, items: SendItem[],
         input: { ...rest, subject: out.subject, html: out.html ?? undefined, text: out.text ?? undefined },
         field,
         template: { templateId, versionId: out.versionId },
+        kept,
       };
     } catch (e) {
       throw e instanceof ServiceError ? inMessage(e, field, templateId) : e;

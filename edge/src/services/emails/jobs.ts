@@ -9,6 +9,7 @@ import { SealError } from '../../crypto/seal.js';
 import type { OutboundJobSchema } from '../../contracts/relay-outbound.js';
 import { dkimForJob, domainOfAddress, type JobDkim } from '../domains/sendable.js';
 import type { ClaimedRow, SmtpServerRow } from './claim.js';
+import { KEPT_DATE_HEADER } from './plan.js';
 import { chooseRoute, RoutePasswordError } from './route.js';
 import { verpAddress } from '../bounces/verp.js';
 import type { z } from '@hono/zod-openapi';
@@ -74,6 +75,8 @@ export async function buildJobs(settings: Settings, store: R2Bucket, rows: Claim
 }
 
 function jobOf(row: ClaimedRow, dkim: JobDkim, route: OutboundJob['route'], attachments: OutboundJob['message']['attachments'], returnPath: string | null): OutboundJob {
+  // A submitted message's own Date (plan.ts, KeptHeaders) rides in its headers: it is the Date, as written.
+  const { [KEPT_DATE_HEADER]: keptDate, ...headers } = row.headers;
   return {
     email_id: row.id,
     attempt: row.attempts,
@@ -81,7 +84,7 @@ function jobOf(row: ClaimedRow, dkim: JobDkim, route: OutboundJob['route'], atta
     envelope: { from: row.sender, to: row.recipient, ...(returnPath ? { return_path: returnPath } : {}) },
     message: {
       message_id: row.message_id,
-      date: row.date,
+      date: keptDate ?? row.date,
       from: row.from,
       to: row.to,
       cc: row.cc,
@@ -89,7 +92,7 @@ function jobOf(row: ClaimedRow, dkim: JobDkim, route: OutboundJob['route'], atta
       subject: row.subject,
       text: row.text,
       html: row.html,
-      headers: row.headers,
+      headers,
       attachments,
     },
     dkim,

@@ -56,8 +56,19 @@ export type SendOrigin = 'api' | 'smtp' | 'test';
 /** The template and version a message was rendered from. */
 export interface RenderedFrom { templateId: string; versionId: string }
 
+/**
+ * A submitted message's own `Message-ID` (`<left@right>`) and `Date` (RFC 5322
+ * text), each checked valid by the submission: the sent message carries them
+ * instead of ones written anew (threading in mail clients depends on them).
+ */
+export interface KeptHeaders { messageId?: string; date?: string }
+
+/** Where the kept `Date` rides in the row's `headers` until the job is built (jobs.ts takes it out). */
+export const KEPT_DATE_HEADER = 'Date';
+
 export interface MessagePlan {
   id: string;
+  kept: KeptHeaders | null;
   projectId: string;
   input: ComposedMessage;
   template: RenderedFrom | null;
@@ -81,7 +92,7 @@ export function outcome(plan: MessagePlan, suppressed: boolean, reason = REASON_
 }
 
 /** @param sandbox sent with a sandbox key: `captured`, never queued */
-export function planMessage(input: ComposedMessage, opts: { projectId: string; sandbox: boolean; createdAt: Date; origin?: SendOrigin; template?: RenderedFrom | null }): MessagePlan {
+export function planMessage(input: ComposedMessage, opts: { projectId: string; sandbox: boolean; createdAt: Date; origin?: SendOrigin; template?: RenderedFrom | null; kept?: KeptHeaders }): MessagePlan {
   const id = crypto.randomUUID();
   const emails = recipientsOf(input).map((recipient): PlannedEmail => ({ id: crypto.randomUUID(), recipient }));
   const attachments = (input.attachments ?? []).map((a, i): OutboundAttachment => ({
@@ -91,7 +102,7 @@ export function planMessage(input: ComposedMessage, opts: { projectId: string; s
     r2_key: outboundAttachmentKey(opts.projectId, id, i),
   }));
   return {
-    id, projectId: opts.projectId, input, template: opts.template ?? null, domainName: domainOfAddress(input.from.key),
+    id, kept: opts.kept ?? null, projectId: opts.projectId, input, template: opts.template ?? null, domainName: domainOfAddress(input.from.key),
     sandbox: opts.sandbox, origin: opts.origin ?? 'api', createdAt: opts.createdAt, sendAt: input.send_at ? new Date(input.send_at) : null, emails, attachments,
   };
 }
@@ -106,7 +117,7 @@ export function messageRow(plan: MessagePlan) {
   return {
     id: plan.id,
     domain_name: plan.domainName,
-    message_id: `<${plan.id}@${plan.domainName}>`,
+    message_id: plan.kept?.messageId ?? `<${plan.id}@${plan.domainName}>`,
     from: input.from.display,
     to: input.to.map((m) => m.display),
     cc: (input.cc ?? []).map((m) => m.display),
@@ -115,7 +126,8 @@ export function messageRow(plan: MessagePlan) {
     subject: input.subject,
     html: input.html ?? null,
     text: input.text ?? null,
-    headers: input.headers ?? {},
+    // A custom header is never `Date` (the send schema reserves it), so this key is only ever the kept one.
+    headers: plan.kept?.date ? { ...input.headers, [KEPT_DATE_HEADER]: plan.kept.date } : input.headers ?? {},
     attachments: plan.attachments,
     tags: input.tags ?? [],
     sandbox: plan.sandbox,

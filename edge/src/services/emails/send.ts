@@ -62,7 +62,7 @@ export async function sendMessages<T>(ctx: SendContext, requested: SendItem[], s
   const items = await composeItems(ctx.db, projectId, requested, renderLimits(ctx.config));
 
   const createdAt = new Date();
-  const planned = items.map(({ input, template }) => planMessage(input, { projectId, sandbox: ctx.sandbox, createdAt, origin: ctx.origin, template }));
+  const planned = items.map(({ input, template, kept }) => planMessage(input, { projectId, sandbox: ctx.sandbox, createdAt, origin: ctx.origin, template, kept }));
   // Bytes first: a message is never visible (nor claimable) before its attachments are.
   await putAttachments(ctx.store, planned);
   let verdict: Verdict;

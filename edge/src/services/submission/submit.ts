@@ -12,6 +12,7 @@ import { SendMessageSchema } from '../../contracts/send.js';
 import { ServiceError } from '../errors.js';
 import { sendMessages, type SendContext } from '../emails/send.js';
 import { checkSubmissionKey } from './check-key.js';
+import { keptHeaders } from './kept-headers.js';
 import type { RelayNodeRow } from '../relay-nodes/find.js';
 
 type Refusal = Extract<SubmissionAnswer, { accepted: false }>;
@@ -73,7 +74,8 @@ export async function submitMessage(
     },
   };
   try {
-    const sent = await sendMessages(sendCtx, [{ input: parsed.data, field: (name) => name }], ([result]) => result!);
+    // The client's Message-ID and Date, when valid, are the sent message's (kept-headers.ts).
+    const sent = await sendMessages(sendCtx, [{ input: parsed.data, field: (name) => name, kept: keptHeaders(request) }], ([result]) => result!);
     return {
       answer: { accepted: true, message_id: sent.body.message_id, emails: sent.body.emails.map((e) => ({ id: e.id, recipient: e.recipient, status: e.status })) },
       touch: key.touch,
