@@ -128,5 +128,5 @@ describe('generated messages through a real node and edge', () => {
         [latin1('Subject: a\u0000b\r\n\r\nbody\u0000\r\n'), []],
       ],
     });
-  }, 240_000);
+  }, Math.max(240_000, numRuns * 3000));
 });

@@ -24,8 +24,10 @@ import { inboundRecords, startTestNode } from './support/relay-node.js';
 import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
 import { eventually } from './support/wait.js';
 
-/** Each run is a session or two; the property tests of pure code run hundreds. */
-const numRuns = Number(process.env.FC_NUM_RUNS ?? 40);
+/** Each run is a session or two (~50 ms): 40 in `pnpm test`; FC_NUM_RUNS / 20 under `pnpm fuzz` (1,000 of its 20,000). */
+const numRuns = process.env.FC_NUM_RUNS ? Math.max(40, Math.ceil(Number(process.env.FC_NUM_RUNS) / 20)) : 40;
+/** A test's time bound, grown with the runs. */
+const timeout = Math.max(120_000, numRuns * 400);
 const DOMAIN = 'acme-smtp-fuzz.test';
 const TO = `support@${DOMAIN}`;
 /** `relay_node.inbound.max_commands_per_session` of the node under test (small, so generated batches cross it). */
@@ -227,7 +229,7 @@ describe('generated command lines on the inbound listener', () => {
     const subjects = await eventually(async () => new Set((await inboundRecords(stack, key)).map((r) => r.subject)),
       (s) => newest.every((d) => s.has(d)), 30_000);
     expect(newest.filter((d) => !subjects.has(d))).toEqual([]);
-  }, 240_000);
+  }, timeout);
 });
 
 /** Local-part characters (RFC 5322 atext, ASCII; no dot, so the part is a valid dot-atom but for its 8-bit bytes) around which 8-bit bytes are put. */
@@ -256,7 +258,7 @@ describe('an 8-bit local part without SMTPUTF8 (RFC 6531 3.7.4.1)', () => {
         raw.close();
       }
     }), { numRuns: Math.ceil(numRuns / 2), examples: [[Buffer.from('jörg', 'utf8')], [Buffer.from([0x6a, 0xff, 0x67])]] });
-  }, 120_000);
+  }, timeout);
 });
 
 /** RFC 4648 base64 as RFC 4954 asks for it: the alphabet, padded to a multiple of 4. */
@@ -292,5 +294,5 @@ describe('AUTH on the submission listener', () => {
         raw.close();
       }
     }), { numRuns: Math.ceil(numRuns / 2), examples: [[[['AA=A', 'initial']]], [[['@@@@', 'plain']]]] });
-  }, 120_000);
+  }, timeout);
 });
