@@ -56,7 +56,7 @@ export async function startEdgeWorker(opts: {
       logLevel: opts.logLevel ?? 'warn',
     },
   });
-  await worker.ready;
+  await readyOrFailed(worker);
   const url = (await worker.url).origin;
   let inspector: WebSocket | undefined;
   let endpoint: string | undefined;
@@ -79,6 +79,38 @@ export async function startEdgeWorker(opts: {
       await worker.dispose();
     },
   };
+}
+
+/**
+ * Waits for the Worker, failing on the first error wrangler reports while it
+ * starts: a taken port (EADDRINUSE) leaves `ready` pending for ever, the
+ * error going to the DevEnv's `error` event alone. A Worker that failed is
+ * torn down here (`dispose()` would wait for that `ready` too).
+ */
+async function readyOrFailed(worker: Awaited<ReturnType<typeof unstable_startWorker>>): Promise<void> {
+  const devEnv = worker.raw;
+  let onError!: (event: unknown) => void;
+  const failed = new Promise<never>((_, reject) => {
+    onError = (event) => reject(startError(event));
+    devEnv.on('error', onError);
+  });
+  try {
+    await Promise.race([worker.ready, failed]);
+  } catch (e) {
+    await devEnv.teardown().catch(() => {});
+    throw e;
+  } finally {
+    devEnv.off('error', onError);
+  }
+}
+
+/** An Error from what the DevEnv reports: an Error itself, or `{ source, reason, cause }`. */
+function startError(event: unknown): Error {
+  if (event instanceof Error) return event;
+  const { reason, cause } = event as { reason?: string; cause?: unknown };
+  const error = new Error(`${reason ?? 'the Worker failed to start'}${cause instanceof Error ? `: ${cause.message}` : ''}`, { cause });
+  if (cause && typeof cause === 'object' && 'code' in cause) Object.assign(error, { code: (cause as { code: unknown }).code });
+  return error;
 }
 
 interface RemoteObject { type: string; value?: unknown; description?: string; unserializableValue?: string }

@@ -19,6 +19,7 @@ import { createApiKey } from '../src/services/api-keys/create.js';
 import { setNodeScope } from '../src/services/relay-nodes/scope.js';
 import { withDatabase } from './with-database.js';
 import { createConsoleLog, enrollNode, isEnrolled, readNodeState, startRelayNode, type RelayNode } from '../../relay-node/src/index.js';
+import { writeNodeState } from '../../relay-node/src/state/index.js';
 
 /** The project local relay nodes are enrolled under. */
 export const LOCAL_RELAY_PROJECT = 'local-relay';
@@ -53,7 +54,8 @@ export function localOutboundSettings(settings: Record<string, string>, captureD
 /**
  * Makes sure `stateDir` holds a credential this stack's edge knows and has
  * not revoked (enrolling anew otherwise: a first start, or a database reset
- * while `.data/relay-node` stayed), then starts the node.
+ * while `.data/relay-node` stayed), pointed at the Worker's URL now, then
+ * starts the node.
  */
 export async function startLocalRelayNode(options: LocalRelayOptions): Promise<RelayNode> {
   await ensureEnrolled(options);
@@ -72,11 +74,19 @@ async function ensureEnrolled(options: LocalRelayOptions): Promise<void> {
   if (await isEnrolled(options.stateDir)) {
     const state = await readNodeState(options.stateDir);
     // Known and live: (re)made installation-wide, which a node enrolled before scopes existed was not.
-    const known = state.edge_url === options.edgeUrl && (await withDatabase(options.databaseUrl, async (db) => {
+    const known = await withDatabase(options.databaseUrl, async (db) => {
       const [row] = await db.select({ id: relayNodes.id }).from(relayNodes).where(and(eq(relayNodes.id, state.node_id), eq(relayNodes.revoked, false)));
       return !!row && setNodeScope(db, state.node_id, true);
-    }));
-    if (known) return;
+    });
+    if (known) {
+      // The same database, the Worker on another port (EDGEMAIL_PORT changed): the node keeps its
+      // enrolment and is pointed at the new URL; enrolling again would leave its old record behind.
+      if (state.edge_url !== options.edgeUrl) {
+        await writeNodeState(options.stateDir, { ...state, edge_url: options.edgeUrl });
+        options.log(`relay node ${state.node_id}: the edge moved from ${state.edge_url} to ${options.edgeUrl}; ${options.stateDir}/node.json updated`);
+      }
+      return;
+    }
     options.log(`relay node ${state.node_id} in ${options.stateDir} is not known to this edge (or was revoked): enrolling it again, its spool is kept`);
   }
   const key = await withDatabase(options.databaseUrl, async (db) => {

@@ -12,6 +12,8 @@ export interface StackRecord {
   inboundPort: number;
   /** The relay node's submission port (absent in a record written before it existed). */
   submissionPort?: number;
+  /** The local DNS's ordinary DNS port (UDP and TCP; absent in a record written before it existed). */
+  dnsPort?: number;
   /** The `pnpm dev` process, while it runs. */
   pid: number;
   startedAt: string;

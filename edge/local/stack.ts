@@ -29,6 +29,13 @@ export interface StackOptions {
   localDns?: boolean;
   /** Open the Worker's DevTools endpoint (`stack.worker.inspectorUrl`): benchmarks profile through it. */
   workerInspector?: boolean;
+  /**
+   * With `localDns`: also answer ordinary DNS (UDP and TCP) on this loopback port, and give it to the
+   * relay node as `SERVICE_DNS_SERVERS` unless that is set. 0 picks a free port; none: DNS-over-HTTPS only.
+   */
+  dnsPort?: number;
+  /** Stops the start (Ctrl-C): what has started is stopped and `StartAborted` thrown. */
+  signal?: AbortSignal;
 }
 
 export interface Stack {
@@ -50,15 +57,27 @@ export function serviceSettings(env: NodeJS.ProcessEnv): Record<string, string> 
   return settings;
 }
 
+/** The start was stopped (Ctrl-C) before it finished; what had started is stopped. */
+export class StartAborted extends Error {
+  constructor() { super('start-up stopped'); }
+}
+
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const log = opts.log ?? (() => {});
   const database = opts.database ?? 'edgemail';
   loadConfig(opts.settings ?? {});
+  // What has started so far, stopped in reverse order when a later step fails or the start is stopped.
+  const undo: (() => Promise<void> | void)[] = [];
+  const unwind = async () => {
+    for (const stop of undo.splice(0).reverse()) await Promise.resolve().then(stop).catch(() => {});
+  };
+  const checkpoint = () => { if (opts.signal?.aborted) throw new StartAborted(); };
 
-  const postgres = await startPostgres({ dataDir: `${opts.dataDir}/pg`, port: opts.pgPort, log });
-  let bridge: NeonBridge | undefined;
-  let dns: DevDns | undefined;
   try {
+    checkpoint();
+    const postgres = await startPostgres({ dataDir: `${opts.dataDir}/pg`, port: opts.pgPort, log });
+    undo.push(() => postgres.stop());
+    checkpoint();
     // A second start reuses it; one from an older version is handed to the application role.
     await postgres.createDatabase(database);
     // The application role (no superuser) owns the database, migrates it and
@@ -66,12 +85,19 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const databaseUrl = postgres.url(database);
     await runMigrations(databaseUrl);
     log(`postgres ready on 127.0.0.1:${postgres.port}, database ${database} migrated`);
+    checkpoint();
 
-    bridge = await startNeonBridge({ port: opts.bridgePort ?? 0, pgHost: '127.0.0.1', pgPort: postgres.port, log });
+    const bridge = await startNeonBridge({ port: opts.bridgePort ?? 0, pgHost: '127.0.0.1', pgPort: postgres.port, log });
+    undo.push(() => bridge.close());
+    checkpoint();
     const publicUrl = `http://127.0.0.1:${opts.workerPort ?? 8787}`;
+    let dns: DevDns | undefined;
     if (opts.localDns && !opts.settings?.SERVICE_DNS_DOH_URL) {
-      dns = await startDevDns({ databaseUrl, publicUrl: opts.settings?.SERVICE_SERVER_PUBLIC_URL ?? publicUrl, log });
-      log(`local DNS (DNS-over-HTTPS) on ${dns.url}: answers for registered domains with the records they are told to publish`);
+      dns = await startDevDns({ databaseUrl, publicUrl: opts.settings?.SERVICE_SERVER_PUBLIC_URL ?? publicUrl, dnsPort: opts.dnsPort, log });
+      const d = dns;
+      undo.push(() => d.close());
+      log(`local DNS (DNS-over-HTTPS) on ${dns.url}${dns.address ? `, ordinary DNS (UDP and TCP) on ${dns.address}` : ''}: answers for registered domains with the records they are told to publish`);
+      checkpoint();
     }
     const worker = await startEdgeWorker({
       vars: {
@@ -88,34 +114,27 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       testScheduled: true,
       inspector: opts.workerInspector ?? false,
     });
+    undo.push(() => worker.stop());
+    checkpoint();
     const cron = startLocalCron(worker.url, log);
-    const b = bridge;
+    undo.push(() => cron.stop());
     let relay: RelayNode | undefined;
     if (opts.relay) {
-      try {
-        relay = await startLocalRelayNode({ ...opts.relay, edgeUrl: worker.url, databaseUrl, settings: opts.settings ?? {}, log });
-      } catch (e) {
-        cron.stop();
-        await worker.stop().catch(() => {});
-        throw e;
-      }
+      // The node checks inbound SPF/DKIM/DMARC against the records domain verification saw, unless told otherwise.
+      const relaySettings = dns?.address && !opts.settings?.SERVICE_DNS_SERVERS
+        ? { ...opts.settings, SERVICE_DNS_SERVERS: dns.address } : opts.settings ?? {};
+      relay = await startLocalRelayNode({ ...opts.relay, edgeUrl: worker.url, databaseUrl, settings: relaySettings, log });
+      const r = relay;
+      // The node first: it drains its SMTP sessions while the edge can still take what they bring.
+      undo.push(() => r.stop());
+      checkpoint();
     }
     return {
       url: worker.url, databaseUrl, postgres, bridge, worker, relay,
-      async stop() {
-        // The node first: it drains its SMTP sessions while the edge can still take what they bring.
-        await relay?.stop().catch(() => {});
-        cron.stop();
-        await worker.stop().catch(() => {});
-        await dns?.close().catch(() => {});
-        await b.close().catch(() => {});
-        await postgres.stop();
-      },
+      stop: unwind,
     };
   } catch (e) {
-    await dns?.close().catch(() => {});
-    await bridge?.close().catch(() => {});
-    await postgres.stop().catch(() => {});
+    await unwind();
     throw e;
   }
 }

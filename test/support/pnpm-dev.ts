@@ -3,6 +3,7 @@
 // process of the stack), its output kept, and a small API caller.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
+import { freePort } from '../../edge/local/free-port.js';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -19,7 +20,9 @@ export interface PnpmDev {
  */
 export async function startPnpmDev(env: Record<string, string>, opts: { silent?: boolean; timeoutMs?: number } = {}): Promise<PnpmDev> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SERVICE_')));
-  const child = spawn('pnpm', opts.silent ? ['-s', 'dev'] : ['dev'], { cwd: ROOT, env: { ...base, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The local DNS's port (UDP and TCP) is a free one unless the test names it: two stacks at once would share the default.
+  const dns = env.EDGEMAIL_DNS_PORT ? {} : { EDGEMAIL_DNS_PORT: String(await freePort()) };
+  const child = spawn('pnpm', opts.silent ? ['-s', 'dev'] : ['dev'], { cwd: ROOT, env: { ...base, ...dns, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d) => { output += d; });
   child.stderr!.on('data', (d) => { output += d; });
