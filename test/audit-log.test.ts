@@ -85,7 +85,7 @@ describe('the security trail: writes without a project', () => {
 
   const expectTrail = async (event: any, type: string, path: string, status: number) => expect(event).toEqual({
     id: expect.any(String), category: 'security', type, project_id: null, actor_id: await opsId(), actor_email: 'admin api key ops',
-    client_ip: '192.0.2.44', method: 'POST', path, status, detail: null, created_at: expect.any(Date),
+    client_ip: '192.0.2.44', method: 'POST', path, status, detail: null, user_agent: null, created_at: expect.any(Date),
   });
 
   test('a plan', async () => {

@@ -21,7 +21,8 @@ let stack: TestStack;
 let admin: string;
 let addresses = 0;
 /** A client address no other request of this file used, so only the rate-limit test meets the limiter. */
-const freshAddress = () => `203.0.113.${++addresses}`;
+// 198.18.0.0/15 (RFC 2544) holds 131,072 addresses: the file makes more calls than one /24 has (203.0.113.256 is no address).
+const freshAddress = () => { const n = ++addresses; return `198.18.${n >> 8}.${n & 255}`; };
 
 beforeAll(async () => {
   stack = await startTestStack({ settings: { SERVICE_SERVER_PUBLIC_URL: PUBLIC_URL, SERVICE_RATELIMIT_LOGIN_PER_MINUTE: String(LOGIN_PER_MINUTE) } });

@@ -187,7 +187,7 @@ describe('POST /api/v1/smtp-servers', () => {
     [{ name: 'x', host: 'mail.example.com', password: 'secret' }, 'password', 'requires username'],
     [{ name: 'x', host: 'mail.example.com', username: 'u\r\nMAIL FROM:<x@y>' }, 'username', 'must not contain CR or LF'],
     [{ name: 'x', host: 'mail.example.com', username: 'u', password: 'p\nq' }, 'password', 'must not contain CR or LF'],
-    [{ name: 'x', host: 'mail.example.com', username: 'u\0v' }, 'username', 'must not contain NUL'],
+    [{ name: 'x', host: 'mail.example.com', username: 'u\0v' }, 'username', 'must not contain NUL characters'],
   ])('%j is 400 naming %s, and nothing is stored', async (body, field, problem) => {
     const before = await rows();
     const r = await create(body);

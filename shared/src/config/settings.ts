@@ -112,13 +112,13 @@ export const settings = {
 
   'smtp_servers.allow_private_targets': boolean(false, 'Allow a project\'s SMTP servers (where relay nodes deliver its mail, and the test route connects) on loopback, RFC 1918 or other reserved space; refused at create, by the test route and by relay nodes before delivering otherwise. The shared pool is the operator\'s and is not checked.'),
   'send.max_attachment_bytes': integer(10_485_760, 'Largest total size (bytes, decoded) of the attachments of one message on the send routes; more is refused with 400 naming `attachments`.', z.number().int().min(0)),
-
-  'outbound.lease': duration(300_000, 'How long a recipient a relay node claimed stays its own; a node that reports nothing by then loses it back to the queue.'),
   // Rendering a template (docs/template-rendering.md, "Bounds of a render"): a few bytes of sections nested over a list grow as
   // the list's length to the power of the depth; each bound stops the render as it is crossed, with 422 naming it.
   'templates.max_nesting_depth': integer(8, 'Deepest a template may nest sections (`{{#a}}{{#b}}…`) in its subject, HTML or text: deeper is refused with 422 naming this setting when the localizations are saved and when they render.', z.number().int().min(1).max(100)),
   'templates.max_render_steps': integer(100_000, 'Most steps one render of a template may take (each piece of text, variable and section visited, and each list item a section renders), counted over its subject, HTML and text together: preview, send-test and sends by template. One more stops it with 422 naming this setting; nothing is sent.', z.number().int().min(1000)),
   'templates.max_rendered_bytes': integer(1_048_576, 'Largest rendered template (bytes, UTF-8): its subject, HTML with the stylesheet and text together, as `server.max_body_bytes` bounds a message sent without a template. The render stops as it crosses it, with 422 naming this setting; nothing is sent.', z.number().int().min(1024)),
+
+  'outbound.lease': duration(300_000, 'How long a recipient a relay node claimed stays its own; a node that reports nothing by then loses it back to the queue.'),
   'outbound.retry_delay': duration(60_000, 'First wait after a 4xx (deferred) delivery; it doubles on each deferral, up to an hour.'),
   'outbound.max_age': duration(172_800_000, 'How long a deferred recipient is retried from when it was sent; then it fails as expired.'),
   'outbound.concurrency': integer(10, 'Deliveries a relay node makes at once.', z.number().int().min(1).max(500)),
