@@ -189,7 +189,8 @@ describe('accepted submissions', () => {
     expect(s.status, JSON.stringify(s.body)).toBe(201);
     const info = await transport(sender).sendMail({ from: `news@${domain}`, to: ['gone@example.org', 'here@example.org'], subject: 'Suppressed', text: 'x' });
     const rows = (await emailsOf(manager)).filter((e) => e.message_id === info.response.split(' ').at(-1));
-    expect(Object.fromEntries(rows.map((e) => [e.recipient, e.status]))).toEqual({ 'gone@example.org': 'suppressed', 'here@example.org': 'queued' });
+    // The file's node delivers (to its capture folder), so the other recipient may already be on its way.
+    expect(Object.fromEntries(rows.map((e) => [e.recipient, e.status]))).toEqual({ 'gone@example.org': 'suppressed', 'here@example.org': expect.stringMatching(/^(queued|sending|sent)$/) });
   });
 });
 

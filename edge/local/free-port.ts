@@ -2,7 +2,23 @@
 // the tests and the benchmarks alike.
 import { createServer } from 'node:net';
 
+/**
+ * Ports this process has handed out. A port is free only until its taker
+ * binds it, so two calls made before either binds could get the same one
+ * (seen: PostgreSQL's port handed out again as the local DNS's); never twice here.
+ */
+const handedOut = new Set<number>();
+
 export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await unusedPort();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+}
+
+async function unusedPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -79,8 +79,25 @@ export function portHolder(port: number, udp = false): { pid: number; name: stri
   return null;
 }
 
-/** The first of `ports` (0 = a free one chosen later: not checked) that cannot be bound on `host`, as an error; null when all can. */
-export async function takenPort(ports: StackPort[], host = '127.0.0.1'): Promise<PortInUseError | null> {
+/** Two settings naming one port: the second part to start would find it taken by the first. */
+export class PortNamedTwiceError extends Error {
+  constructor(readonly port: number, first: string, second: string) {
+    super(`port ${port} is set for both ${first} and ${second}: give each its own port`);
+  }
+}
+
+/**
+ * The first of `ports` (0 = a free one chosen later: not checked) that is
+ * named by two settings or cannot be bound on `host`, as an error; null when all can.
+ */
+export async function takenPort(ports: StackPort[], host = '127.0.0.1'): Promise<PortInUseError | PortNamedTwiceError | null> {
+  const named = new Map<number, string>();
+  for (const p of ports) {
+    if (!p.port) continue;
+    const first = named.get(p.port);
+    if (first) return new PortNamedTwiceError(p.port, first, p.setting);
+    named.set(p.port, p.setting);
+  }
   for (const p of ports) {
     if (!p.port) continue;
     for (const udp of p.udp ? [false, true] : [false]) {
