@@ -102,8 +102,12 @@ async function send(to: string): Promise<string> {
 }
 
 const record = async (id: string) => (await stack.call('GET', `/api/v1/emails/${id}`, { token: sender })).body.email;
-/** The record once it has an attempt (or has failed at the claim). */
-const attempted = (id: string) => eventually(() => record(id), (e) => e.delivery_attempts.length > 0 || e.status === 'failed', 20_000);
+/**
+ * The record once it has an attempt (or has failed at the claim), settled: its status and its attempts are two
+ * statements (READ COMMITTED, a snapshot each), so a result committing between them shows an attempt beside
+ * the status it replaced ('sending').
+ */
+const attempted = (id: string) => eventually(() => record(id), (e) => (e.delivery_attempts.length > 0 && e.status !== 'sending') || e.status === 'failed', 20_000);
 const hooksFor = (id: string) => hooks.received().filter((r) => r.body?.data?.id === id);
 
 /** Nothing of the operator's server in what the tenant can read. */
