@@ -9,3 +9,4 @@ export * from './webhooks.js';
 export * from './sending.js';
 export * from './templates.js';
 export * from './people.js';
+export * from './streams.js';

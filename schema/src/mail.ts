@@ -72,9 +72,12 @@ export const suppressions = pgTable('suppressions', {
   // suppression outlives a purged email row).
   sourceEmailId: uuid('source_email_id'),
   expiresAt: timestamp('expires_at', { withTimezone: true }),
+  // '' applies to every stream; a stream's name applies to that stream only
+  // (an unsubscribe from broadcast mail still lets transactional mail through).
+  stream: text('stream').notNull().default(''),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
-  uniqueIndex('suppressions_project_id_address_idx').on(t.projectId, t.address),
+  uniqueIndex('suppressions_project_id_address_stream_idx').on(t.projectId, t.address, t.stream),
   index('suppressions_project_id_created_at_idx').on(t.projectId, t.createdAt.desc(), t.id.desc()),
 ]);
 

@@ -38,6 +38,12 @@ export const outboundMessages = pgTable('outbound_messages', {
   // The template and version a template send rendered (no foreign key: the log keeps them after a delete).
   templateId: uuid('template_id'),
   templateVersionId: uuid('template_version_id'),
+  // The message stream (docs/sending.md, "Streams"): `transactional`,
+  // `broadcast` or a project-defined one.
+  stream: text('stream').notNull().default('transactional'),
+  // Carries List-Unsubscribe and List-Unsubscribe-Post (RFC 8058): always on
+  // a broadcast stream, on a transactional one when the send asked.
+  listUnsubscribe: boolean('list_unsubscribe').notNull().default(false),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
   index('outbound_messages_project_id_created_at_idx').on(t.projectId, t.createdAt),
@@ -176,7 +182,9 @@ export const emailDailyCounts = pgTable('email_daily_counts', {
   fromDomain: text('from_domain').notNull(),
   tag: text('tag').notNull().default(''),
   status: emailStatus('status').notNull(),
+  // The message's stream (migration 0016 adds it to the triggers).
+  stream: text('stream').notNull().default('transactional'),
   count: bigint('count', { mode: 'number' }).notNull().default(0),
 }, (t) => [
-  primaryKey({ columns: [t.projectId, t.day, t.fromDomain, t.tag, t.status] }),
+  primaryKey({ columns: [t.projectId, t.day, t.fromDomain, t.tag, t.status, t.stream] }),
 ]);

@@ -125,7 +125,7 @@ export function bouncesStatement(db: Db, reports: BounceReport[], onlyIf: SQL = 
              case when type = 'complaint' then feedback_type else reason end, email_id
       from inserted where type in ('hard', 'complaint')
       order by project_id, lower(recipient), type = 'complaint' desc
-      on conflict (project_id, address) do update
+      on conflict (project_id, address, stream) do update
         set reason = excluded.reason, detail = excluded.detail, source_email_id = excluded.source_email_id,
             expires_at = null, created_at = now()
         where ${suppressions}.expires_at is not null and ${suppressions}.expires_at <= now()

@@ -128,7 +128,7 @@ export function resultsStatement(db: Db, settings: Settings, nodeId: string, res
       select distinct on (project_id, lower(recipient)) project_id, lower(recipient), 'hard_bounce'::suppression_reason, reply, email_id
       from decided where status = 'failed' and outcome = 'failed' and hard_bounce
       order by project_id, lower(recipient), i
-      on conflict (project_id, address) do update
+      on conflict (project_id, address, stream) do update
         set reason = excluded.reason, detail = excluded.detail, source_email_id = excluded.source_email_id,
             expires_at = null, created_at = now()
         where ${suppressions}.expires_at is not null and ${suppressions}.expires_at <= now()

@@ -18,7 +18,7 @@ export async function createSuppression(db: Db, projectId: string, input: Create
   };
   const [row] = await db.insert(suppressions).values(values)
     .onConflictDoUpdate({
-      target: [suppressions.projectId, suppressions.address],
+      target: [suppressions.projectId, suppressions.address, suppressions.stream],
       set: { reason: values.reason, detail: values.detail, sourceEmailId: null, expiresAt: values.expiresAt, createdAt: sql`now()` },
       setWhere: sql`${suppressions.expiresAt} <= now()`,
     })
