@@ -10,3 +10,4 @@ export * from './sending.js';
 export * from './templates.js';
 export * from './people.js';
 export * from './streams.js';
+export * from './tracking.js';

@@ -44,6 +44,9 @@ export const outboundMessages = pgTable('outbound_messages', {
   // Carries List-Unsubscribe and List-Unsubscribe-Post (RFC 8058): always on
   // a broadcast stream, on a transactional one when the send asked.
   listUnsubscribe: boolean('list_unsubscribe').notNull().default(false),
+  // The send's own open and click tracking (`{opens, clicks}`, each optional),
+  // over its from-domain's (docs/tracking.md); null: the domain's.
+  tracking: jsonb('tracking').$type<{ opens?: boolean; clicks?: boolean }>(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
   index('outbound_messages_project_id_created_at_idx').on(t.projectId, t.createdAt),
