@@ -14,6 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildModel } from './generator/model.js';
+import { emitPython } from './generator/python.js';
 import { emitTypeScript } from './generator/typescript.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -21,7 +22,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 /** Each client's generated folder (relative to the output root) and its files. */
 export function generate(spec: unknown): Record<string, Record<string, string>> {
   const model = buildModel(spec as Parameters<typeof buildModel>[0]);
-  return { 'typescript/src/generated': emitTypeScript(model) };
+  return {
+    'typescript/src/generated': emitTypeScript(model),
+    'python/edgemail/_generated': emitPython(model),
+  };
 }
 
 /** The api surface's OpenAPI document, as `edgemail export-api-spec` writes it. */
