@@ -1,0 +1,3 @@
+module github.com/edgemail/edgemail/clients/go
+
+go 1.19
