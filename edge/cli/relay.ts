@@ -1,7 +1,8 @@
 // `edgemail relay enroll` and `edgemail relay start`: a relay node from the
 // operator binary. The node itself lives in relay-node/; this is flags only.
 import type { Config } from '@edgemail/shared';
-import { defaultStateDir, enrollNode, isFatalEdgeError, startRelayNode } from '../../relay-node/src/index.js';
+import { defaultStateDir, enrollNode } from '../../relay-node/src/index.js';
+import { runRelayStart, StartUsageError as RelayUsageError } from '../../relay-node/src/cli/start.js';
 
 export interface RelayFlags {
   edge?: string;
@@ -17,15 +18,8 @@ export interface RelayFlags {
   verbose?: boolean;
 }
 
-/** A flag or environment value that is not a port. */
-export class RelayUsageError extends Error {}
-
-function portOf(text: string | undefined, what: string): number | undefined {
-  if (text === undefined || text === '') return undefined;
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RelayUsageError(`${what} must be a port number (0-65535), got ${text}`);
-  return port;
-}
+/** A flag or environment value that is not a port (the relay node's own). */
+export { RelayUsageError };
 
 /** `relay enroll --edge <url> --key <myk_…> [--name <n>] [--state-dir <dir>] [--force]`: prints the node id. */
 export async function relayEnroll(flags: RelayFlags): Promise<void> {
@@ -43,42 +37,10 @@ export async function relayEnroll(flags: RelayFlags): Promise<void> {
  * `relay start [--state-dir <dir>] [--port <n>] [--host <addr>] [--tls-port <n>] [--submission-port <n|off>]
  * [--submission-tls-port <n>] [--verbose]`:
  * runs the node in the foreground until SIGINT/SIGTERM (graceful: exit 0) or
- * until the edge revokes it (exit 3, naming the revocation).
+ * until the edge revokes it (exit 3, naming the revocation). The checkout's
+ * defaults: 2525 and 2587, no implicit-TLS port unless asked, text logs (the
+ * packaged `edgemail-relay start` uses the production ones).
  */
-export async function relayStart(flags: RelayFlags, config: Config): Promise<number> {
-  const port = portOf(flags.port, '--port') ?? portOf(process.env.EDGEMAIL_INBOUND_PORT, 'EDGEMAIL_INBOUND_PORT') ?? 2525;
-  const tlsPort = portOf(flags['tls-port'], '--tls-port') ?? portOf(process.env.EDGEMAIL_INBOUND_TLS_PORT, 'EDGEMAIL_INBOUND_TLS_PORT');
-  const host = flags.host ?? process.env.EDGEMAIL_INBOUND_HOST ?? '0.0.0.0';
-  // Submission (docs/submission.md): on by default, `off` leaves it out.
-  const submissionText = flags['submission-port'] ?? process.env.EDGEMAIL_SUBMISSION_PORT;
-  const submissionPort = submissionText === 'off' ? undefined
-    : portOf(flags['submission-port'], '--submission-port') ?? portOf(process.env.EDGEMAIL_SUBMISSION_PORT, 'EDGEMAIL_SUBMISSION_PORT') ?? 2587;
-  const submissionTlsPort = submissionPort === undefined ? undefined
-    : portOf(flags['submission-tls-port'], '--submission-tls-port') ?? portOf(process.env.EDGEMAIL_SUBMISSION_TLS_PORT, 'EDGEMAIL_SUBMISSION_TLS_PORT');
-  let node;
-  try {
-    // --verbose: the debug lines too, as `relay_node.log_level = debug` asks.
-    const settings: Config = flags.verbose ? { ...config, 'relay_node.log_level': 'debug' } : config;
-    node = await startRelayNode({ stateDir: flags['state-dir'] ?? defaultStateDir(), config: settings, port, host, tlsPort, submissionPort, submissionTlsPort });
-  } catch (err) {
-    // Revoked before it could even start: the same exit as a revocation while running.
-    if (!isFatalEdgeError(err)) throw err;
-    console.error(`edgemail: relay node not started: ${err.message}`);
-    return 3;
-  }
-  let signals = 0;
-  const onSignal = (signal: string) => {
-    if (++signals > 1) {
-      console.error(`edgemail: ${signal} again, exiting without waiting (the spool is consistent; open sessions are cut)`);
-      process.exit(130);
-    }
-    console.error(`edgemail: ${signal}: stopping the relay node (open sessions get up to 10 s)…`);
-    void node.stop();
-  };
-  process.on('SIGINT', () => onSignal('SIGINT'));
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
-  const reason = await node.closed;
-  if (!reason) return 0;
-  console.error(`edgemail: relay node ${node.nodeId} stopped: ${reason.message}`);
-  return isFatalEdgeError(reason) ? 3 : 1;
+export function relayStart(flags: RelayFlags, config: Config): Promise<number> {
+  return runRelayStart(flags, config, { stateDir: defaultStateDir(), inboundPort: 2525, submissionPort: 2587, logFormat: 'text' });
 }

@@ -43,3 +43,24 @@ describe('console log', () => {
     expect(err).toHaveLength(2);
   });
 });
+
+describe('JSON log (relay_node.log_format = json, the packaged node)', () => {
+  it('one JSON object per line, every level on stdout, debug only at level debug; fields cannot overwrite time, level or msg', () => {
+    const { out, err } = capture();
+    const log = createConsoleLog('relay', { format: 'json' });
+    log.debug!('inbound message spooled', { id: 's1' });
+    log.info('inbound message forwarded', { id: 's1', level: 'forged' });
+    log.warn('the edge is unreachable; messages stay spooled', { wait_ms: 1000 });
+    log.error('cannot list the spool');
+    expect(err).toEqual([]);
+    const lines = out.map((line) => JSON.parse(line));
+    expect(lines.map((l) => [l.level, l.msg])).toEqual([
+      ['info', 'inbound message forwarded'], ['warn', 'the edge is unreachable; messages stay spooled'], ['error', 'cannot list the spool'],
+    ]);
+    expect(lines[0]).toEqual({ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/), level: 'info', msg: 'inbound message forwarded', id: 's1' });
+    expect(lines[1].wait_ms).toBe(1000);
+    const debug = capture();
+    createConsoleLog('relay', { format: 'json', level: 'debug' }).debug!('inbound message spooled', { id: 's1' });
+    expect(JSON.parse(debug.out[0]!)).toMatchObject({ level: 'debug', msg: 'inbound message spooled', id: 's1' });
+  });
+});

@@ -24,6 +24,7 @@ import { domainsFile, readNodeState, spoolDir } from './state/index.js';
 import { createListenerTls, type ListenerTls } from './tls/listener-tls.js';
 import { startAcme, type AcmeOptions, type RunningAcme } from './tls/acme/index.js';
 import { NODE_VERSION } from './version.js';
+import { countOutbound, countSlotRefusals, createTelemetry, instrumentSmtpServer, spoolFigures, timeForwarding, type Telemetry } from './metrics/index.js';
 import { createAuthFailures, createSubmissionServer, submissionOptionsFromConfig, type SubmissionSpoolMeta } from './submission/index.js';
 import type { BackoffOptions } from './edge/backoff.js';
 import { ComposedMessages, createOutboundWorker, describeOutbound, heloNameFromConfig, processJob, routeSettingsFromConfig, TransportPool, type DeliveryTimeouts, type OutboundWorker } from './outbound/index.js';
@@ -79,6 +80,8 @@ export interface RelayNodeOptions {
   outbound?: false | RelayNodeOutboundOptions;
   /** Test overrides of ACME (`acme.*` settings otherwise; started when `acme.enabled`). */
   acme?: AcmeOptions;
+  /** The metrics listener's port over `relay_node.metrics.port` (0 picks a free one); only with `relay_node.metrics.enabled`. */
+  metricsPort?: number;
   fetch?: typeof fetch;
 }
 
@@ -94,6 +97,8 @@ export interface RelayNode {
   readonly spoolDir: string;
   /** ACME (docs/acme.md) when `acme.enabled`: its http-01 port and the manager (`checkNow`). */
   readonly acme: RunningAcme | null;
+  /** The metrics and health listener's port (`relay_node.metrics.enabled`), else null. */
+  readonly metricsPort: number | null;
   /**
    * Graceful stop: no new connections, sessions drained (bounded), forwarding
    * stopped (the spool keeps the rest), outbound claims stopped and the
@@ -131,7 +136,10 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   const submissionTlsEnabled = submissionOn && config['submission.tls.enabled'];
 
   const state = await readNodeState(options.stateDir);
-  const edge = createEdgeClient({ url: state.edge_url, token: state.token, version: NODE_VERSION, fetch: options.fetch });
+  // Metrics and health (docs/operations.md): it watches every request to the edge, so it comes first.
+  const telemetry: Telemetry | null = config['relay_node.metrics.enabled'] ? createTelemetry(config, log, options.fetch, { port: options.metricsPort }) : null;
+  const metrics = telemetry?.metrics;
+  const edge = createEdgeClient({ url: state.edge_url, token: state.token, version: NODE_VERSION, fetch: telemetry?.edge.fetch ?? options.fetch });
   const spool = await openSpool<SpooledMeta>(spoolDir(options.stateDir));
   const deadLetters = await openDeadLetters(spool);
 
@@ -156,10 +164,13 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   const transports = outboundOptions ? new TransportPool() : null;
   // The recipients of one message share its composition and signature.
   const composed = new ComposedMessages();
-  const outbound: OutboundWorker | null = outboundOptions && createOutboundWorker({
-    claim: (max, signal) => edge.claimOutbound(max, signal),
-    report: (results, signal) => edge.reportOutbound(results, signal),
-    deliver: (job, signal) => processJob(job, { settings: outboundSettings, resolve, hostName: heloName, log, timeouts: outboundOptions.timeouts, transports: transports ?? undefined, composed }, signal),
+  const outboundCalls = outboundOptions && {
+    claim: (max: number, signal: AbortSignal) => edge.claimOutbound(max, signal),
+    report: (results: Parameters<typeof edge.reportOutbound>[0], signal: AbortSignal) => edge.reportOutbound(results, signal),
+    deliver: (job: Parameters<typeof processJob>[0], signal: AbortSignal) => processJob(job, { settings: outboundSettings, resolve, hostName: heloName, log, timeouts: outboundOptions.timeouts, transports: transports ?? undefined, composed }, signal),
+  };
+  const outbound: OutboundWorker | null = outboundOptions && outboundCalls && createOutboundWorker({
+    ...(metrics ? countOutbound(metrics, outboundCalls) : outboundCalls),
     log,
     onFatal,
     concurrency: outboundOptions.concurrency ?? config['outbound.concurrency'],
@@ -172,8 +183,10 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   let tls: ListenerTls | null = null;
   const forwarder = createForwarder({
     spool,
-    forward: (request, signal) => edge.forwardInbound(request, signal),
-    forwardBatch: (requests, signal) => edge.forwardInboundBatch(requests, signal),
+    forward: metrics ? timeForwarding(metrics, (request, signal) => edge.forwardInbound(request, signal), () => 1) : (request, signal) => edge.forwardInbound(request, signal),
+    forwardBatch: metrics
+      ? timeForwarding(metrics, (requests, signal) => edge.forwardInboundBatch(requests, signal), (requests) => requests.length)
+      : (requests, signal) => edge.forwardInboundBatch(requests, signal),
     maxMessageSize: config['relay_node.inbound.max_message_size'],
     deadLetters,
     log,
@@ -232,6 +245,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
 
   async function stop(): Promise<void> {
     stopping ??= (async () => {
+      telemetry?.setListening(false);
       // Submissions waiting on the edge are answered 451 (the client sends them again) rather than held.
       submissionStopping.abort();
       heartbeat.stop();
@@ -248,6 +262,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       log.info('relay node stopped', { node: state.node_id, spool_depth: await spool.depth().catch(() => -1) });
       await spool.close().catch(() => undefined);
       for (const close of closers) await close().catch(() => undefined);
+      await telemetry?.stop();
       resolveClosed(fatal);
     })();
     return stopping;
@@ -266,13 +281,16 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       log, admission: admission.refusal, stopping: submissionStopping.signal,
     };
     const settings = submissionOptionsFromConfig(config);
-    const sessionSlots = createSessionSlots({ maxSessions: settings.maxSessions ?? 0, maxPerAddress: settings.maxSessionsPerIp ?? 0 });
+    const slots = createSessionSlots({ maxSessions: settings.maxSessions ?? 0, maxPerAddress: settings.maxSessionsPerIp ?? 0 });
+    const sessionSlots = metrics ? countSlotRefusals(metrics, 'submission', slots) : slots;
     const proxy = submissionProxy ? { trusted: submissionTrusted } : undefined;
     const presented = submissionTlsEnabled ? tls : null;
     const openPort = async (port: number, secure: boolean) => {
       const server = createSubmissionServer(deps, { ...settings, sessionSlots, name: hostName, closeTimeoutMs: options.drainMs ?? 10_000, tls: presented?.forListener('submission'), secure });
       presented?.attach('submission', server);
+      if (metrics) instrumentSmtpServer(metrics, 'submission', server, (sni) => certificateSource('submission', sni));
       servers.push(server);
+      serverListeners.set(server, 'submission');
       const running = await listen(server, { port, host: options.host, proxy, log });
       listeners.push(running);
       reports.push({ name: 'submission', port: running.port, tls: secure ? 'implicit' : presented ? 'starttls' : 'off', proxy_protocol: submissionProxy });
@@ -283,7 +301,32 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     return { port, tlsPort };
   }
 
+  /** What a handshake on `listener` was answered with (docs/listeners.md), as a word: never the name asked for. */
+  const certificateSource = (listener: string, servername: string | undefined): string => {
+    const presented = tls?.presented(listener);
+    if (!presented) return 'none';
+    if (presented.source !== 'assigned' && servername && config['acme.enabled'] && config['acme.hosts'].includes(servername.toLowerCase())) return 'acme';
+    return presented.source;
+  };
+  const serverListeners = new Map<InboundSmtpServer, string>();
+  telemetry?.attach({
+    openSessions: () => {
+      const open: Record<string, number> = { inbound: 0, ...(submissionOn ? { submission: 0 } : {}) };
+      for (const [server, listener] of serverListeners) open[listener] = (open[listener] ?? 0) + server.connections.size;
+      return open;
+    },
+    spool: () => spoolFigures(spool.dir),
+    deadLetters: () => deadLetters.tally(),
+    destinationConnections: () => transports?.destinationConnections() ?? [],
+    servedCertificates: () => (tls ? [...new Set(reports.filter((r) => r.tls !== 'off').map((r) => r.name))].map((listener) => {
+      const presented = tls!.presented(listener);
+      return { listener, source: presented.source, notAfterMs: presented.not_after ? Date.parse(presented.not_after) : null };
+    }) : []),
+  });
+
   try {
+    // Up first, so /readyz says "starting" while the rest comes up; a taken port stops the start.
+    const metricsPort = telemetry ? await telemetry.start() : null;
     await domains.start();
     if (tlsEnabled || submissionTlsEnabled) {
       tls = createListenerTls({
@@ -303,14 +346,17 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     };
     const settings = inboundOptionsFromConfig(config, 'relay_node.inbound');
     // One count of open sessions for both ports: they are one listener, with one set of caps.
-    const sessionSlots = createSessionSlots({ maxSessions: settings.maxSessions ?? 0, maxPerAddress: settings.maxSessionsPerIp ?? 0 });
+    const slots = createSessionSlots({ maxSessions: settings.maxSessions ?? 0, maxPerAddress: settings.maxSessionsPerIp ?? 0 });
+    const sessionSlots = metrics ? countSlotRefusals(metrics, 'inbound', slots) : slots;
     const base = { ...settings, sessionSlots, name: hostName, closeTimeoutMs: options.drainMs ?? 10_000 };
     const proxy = proxyEnabled ? { trusted } : undefined;
     const open = async (port: number, secure: boolean) => {
       const inboundTls = tlsEnabled ? tls : null;
       const server = createInboundServer(deps, { ...base, tls: inboundTls?.forListener('inbound'), secure });
       inboundTls?.attach('inbound', server);
+      if (metrics) instrumentSmtpServer(metrics, 'inbound', server, (sni) => certificateSource('inbound', sni));
       servers.push(server);
+      serverListeners.set(server, 'inbound');
       const running = await listen(server, { port, host: options.host, proxy, log });
       listeners.push(running);
       reports.push({ name: 'inbound', port: running.port, tls: secure ? 'implicit' : tlsEnabled ? 'starttls' : 'off', proxy_protocol: proxyEnabled });
@@ -322,12 +368,14 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     forwarder.start();
     heartbeat.start();
     outbound?.start();
+    telemetry?.setListening(true);
     if (config['acme.enabled']) acme = await startAcmeOrSayWhy();
     log.info('relay node started', {
       node: state.node_id, edge: state.edge_url, inbound: `${options.host}:${inbound.port}`,
       ...(implicit ? { inbound_tls: `${options.host}:${implicit.port}` } : {}),
       ...(submission ? { submission: `${options.host}:${submission.port}`, ...(submission.tlsPort !== null ? { submission_tls: `${options.host}:${submission.tlsPort}` } : {}) } : {}),
       tls: tlsEnabled ? 'starttls' : 'off', proxy_protocol: proxyEnabled, spool_depth: await spool.depth(), domains: domains.size,
+      ...(metricsPort !== null ? { metrics: `${config['relay_node.metrics.host']}:${metricsPort}` } : {}),
       outbound: outbound ? describeOutbound(outboundSettings) : 'off',
     });
     return {
@@ -339,6 +387,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       submissionTlsPort: submission?.tlsPort ?? null,
       spoolDir: spool.dir,
       acme,
+      metricsPort,
       stop,
       closed,
     };

@@ -68,6 +68,12 @@ export class TransportPool {
     }
   }
 
+  /** Open sessions to each destination held (metrics: how many, not to whom). */
+  destinationConnections(): number[] {
+    return [...this.entries.values()].map((entry) =>
+      ((entry.transport as unknown as { transporter?: { _connections?: PooledSession[] } }).transporter?._connections ?? []).length);
+  }
+
   /** Closes the sessions of a destination that failed, so the next message starts afresh. */
   forget(options: SMTPPool.Options) {
     const key = JSON.stringify(options, (_k, v: unknown) => (Array.isArray(v) && v.length > 3 ? `[${v.length} items]` : v));

@@ -107,7 +107,7 @@ async function deadLetterNames(dir: string): Promise<string[]> {
 }
 
 /** Every file of `dead/` counted; a message is its `.eml`. */
-async function countDeadLetters(spoolDir: string): Promise<DeadLetterTally> {
+export async function countDeadLetters(spoolDir: string): Promise<DeadLetterTally> {
   const dir = deadDir(spoolDir);
   const names = await deadLetterNames(dir);
   const sizes = await Promise.all(names.map((name) => stat(join(dir, name)).then((s) => (s.isFile() ? s.size : 0), () => 0)));
