@@ -7,9 +7,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
+import time
+import typing
 import unittest
 from pathlib import Path
 
@@ -59,6 +63,37 @@ class Pieces(unittest.TestCase):
         self.assertEqual(forbidden.required_permissions, ["inbound:read", "emails:read"])
         self.assertEqual(edgemail.parse_retry_after("7"), 7)
         self.assertIsNone(edgemail.parse_retry_after("soon"))
+
+
+    def test_every_generated_type_resolves(self):
+        types = edgemail.types
+        for name, value in vars(types).items():
+            if typing.is_typeddict(value):
+                typing.get_type_hints(value)  # raises on a name the module does not define
+            elif isinstance(value, str) and name[:1].isupper():
+                eval(value, vars(types))  # a quoted alias
+
+    def test_no_answer_within_the_timeout_is_an_api_timeout_error_and_a_get_is_tried_again(self):
+        listener = socket.create_server(("127.0.0.1", 0))
+        self.addCleanup(listener.close)
+        accepted: list[socket.socket] = []
+
+        def accept() -> None:  # takes connections and never answers
+            while True:
+                try:
+                    accepted.append(listener.accept()[0])
+                except OSError:
+                    return
+
+        threading.Thread(target=accept, daemon=True).start()
+        self.addCleanup(lambda: [c.close() for c in accepted])
+        client = edgemail.Client("myk_x", f"http://127.0.0.1:{listener.getsockname()[1]}", timeout=0.3, max_retries=1)
+        started = time.monotonic()
+        with self.assertRaises(edgemail.APITimeoutError) as e:
+            client.domains.list()
+        self.assertEqual(e.exception.status, 0)
+        self.assertEqual(len(accepted), 2)
+        self.assertLess(time.monotonic() - started, 5)
 
 
 if __name__ == "__main__":
