@@ -21,10 +21,12 @@ const isIdent = (name: string) => /^[A-Za-z_]\w*$/.test(name) && !KEYWORDS.has(n
 const str = (s: string) => JSON.stringify(s);
 
 function docstring(text: string, indent: string): string {
-  const body = text.replace(/\\/g, '\\\\').replace(/"""/g, '\\"\\"\\"').trim();
-  if (!body) return '';
-  const lines = body.split('\n');
-  return lines.length === 1 ? `${indent}"""${lines[0]}"""\n` : `${indent}"""${lines[0]}\n\n${lines.slice(1).map((l) => (l ? indent + l : '')).join('\n')}\n${indent}"""\n`.replace(/\n\n\n/g, '\n\n');
+  const lines = text.replace(/\\/g, '\\\\').replace(/"""/g, '\\"\\"\\"').trim().split('\n');
+  if (!lines[0]) return '';
+  if (lines.length === 1) return `${indent}"""${lines[0]}"""\n`;
+  const rest = lines.slice(1);
+  if (!rest[0]!.trim()) rest.shift(); // the summary line is followed by one blank line, as PEP 257 has it
+  return `${indent}"""${lines[0]}\n\n${rest.map((l) => (l.trim() ? indent + l : '')).join('\n')}\n${indent}"""\n`;
 }
 
 function comment(text: string | undefined, indent: string): string {
