@@ -1,6 +1,6 @@
 // Renders docs/routes.md from the route declarations: every route with the
 // permission it needs, the session role gate and the audit type it records.
-import { apiRoutes, appRoutes, relayRoutes, webhookRoutes } from '../src/routes/registry.js';
+import { apiRoutes, appRoutes, relayRoutes, trackingRoutes, webhookRoutes } from '../src/routes/registry.js';
 
 const row = ({ route: r }: (typeof apiRoutes)[number]) =>
   `| \`${r.method.toUpperCase()} ${r.path}\` | \`${r['x-permission']}\` | ${r['x-role'] ?? ''} | ${r['x-audit-type'] ? `\`${r['x-audit-type']}\`` : ''} | ${r.summary ?? ''} |`;
@@ -57,6 +57,15 @@ export function renderRoutesDocs(): string {
     '| Route | Limiter | Summary |',
     '|---|---|---|',
     ...webhookRoutes.map(({ route: r }) => `| \`${r.method.toUpperCase()} ${r.path}\` | \`${r['x-rate-limit']}\` | ${r.summary ?? ''} |`),
+    '',
+    '## Open and click tracking',
+    '',
+    'What recipients\' mail clients fetch ([tracking.md](tracking.md)); `pnpm edgemail export-api-spec --surface tracking` describes it.',
+    'No credential: the signed token in the path is the proof. Counted per client address, in each isolate, in the limiter named.',
+    '',
+    '| Route | Limiter | Summary |',
+    '|---|---|---|',
+    ...trackingRoutes.map(({ route: r }) => `| \`${r.method.toUpperCase()} ${r.path}\` | \`${r['x-rate-limit']}\` | ${r.summary ?? ''} |`),
     '',
   ].join('\n');
 }

@@ -11,7 +11,7 @@ import { consoleGuard } from './middleware/console-guard.js';
 import { limitBody } from './middleware/body-limit.js';
 import { requireUsableConfig } from './middleware/config-guard.js';
 import { rateLimitHeaders } from './middleware/rate-limit.js';
-import { apiRoutes, appRoutes, relayRoutes, webhookRoutes } from './routes/registry.js';
+import { apiRoutes, appRoutes, relayRoutes, trackingRoutes, webhookRoutes } from './routes/registry.js';
 import { openApiDocument, type Surface } from './openapi.js';
 
 export function buildApp() {
@@ -54,7 +54,10 @@ export function buildApp() {
   // The relay-node channel: each route mounts its own body limit, credential and limiter.
   app.use('/relay/v1/*', requestContext(), rateLimitHeaders());
 
-  for (const route of [...apiRoutes, ...appRoutes, ...relayRoutes, ...webhookRoutes]) route.mount(app);
+  // Open and click tracking: public and cheap; each route counts its client in the isolate (define-tracking-route.ts).
+  app.use('/t/*', requestContext());
+
+  for (const route of [...apiRoutes, ...appRoutes, ...relayRoutes, ...webhookRoutes, ...trackingRoutes]) route.mount(app);
   return app;
 }
 

@@ -3,15 +3,16 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from './env.js';
 
 /** `relay` is the relay-node channel (`/relay/v1`), `webhooks` what providers post to (`/webhooks`), each documented apart from the machine API. */
-export type Surface = 'api' | 'app' | 'relay' | 'webhooks';
+export type Surface = 'api' | 'app' | 'relay' | 'webhooks' | 'tracking';
 
-const PREFIX: Record<Surface, string> = { api: '/api/v1', app: '/app/api', relay: '/relay/v1', webhooks: '/webhooks/' };
-const TITLE: Record<Surface, string> = { api: 'edgemail machine API', app: 'edgemail console API', relay: 'edgemail relay-node channel', webhooks: 'edgemail provider webhooks' };
+const PREFIX: Record<Surface, string> = { api: '/api/v1', app: '/app/api', relay: '/relay/v1', webhooks: '/webhooks/', tracking: '/t/' };
+const TITLE: Record<Surface, string> = { api: 'edgemail machine API', app: 'edgemail console API', relay: 'edgemail relay-node channel', webhooks: 'edgemail provider webhooks', tracking: 'edgemail open and click tracking' };
 const DESCRIPTION: Record<Surface, string> = {
   api: 'Each operation names the permission it needs in `x-permission`.',
   app: 'Each operation names the permission it needs in `x-permission`.',
   relay: 'What relay nodes call (docs/relay-protocol.md). `x-relay-credential` says which credential a route takes, `x-rate-limit` which limiter counts it.',
   webhooks: 'What providers post to (docs/ses.md): no credential of ours, each message carries its own proof. `x-rate-limit` names the limiter counting each client address.',
+  tracking: 'What recipients\' mail clients fetch (docs/tracking.md): no credential, a signed token in the path. `x-rate-limit` names the limiter counting each client address.',
 };
 
 export function openApiDocument(app: OpenAPIHono<AppEnv>, surface: Surface) {
@@ -23,7 +24,7 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>, surface: Surface) {
       description: DESCRIPTION[surface],
     },
     servers: [{ url: '/' }],
-    security: surface === 'webhooks' ? [] : surface === 'relay' ? [{ relayNodeCredential: [] }] : [{ bearerAuth: [] }, { sessionCookie: [] }],
+    security: surface === 'webhooks' || surface === 'tracking' ? [] : surface === 'relay' ? [{ relayNodeCredential: [] }] : [{ bearerAuth: [] }, { sessionCookie: [] }],
   });
   doc.paths = Object.fromEntries(Object.entries(doc.paths ?? {}).filter(([path]) => path.startsWith(PREFIX[surface])));
   for (const [path, item] of Object.entries(doc.paths)) {

@@ -35,14 +35,20 @@ export const StatusCounts = z.object(Object.fromEntries(ANALYTICS_STATUSES.map((
 
 const rate = z.number().min(0).max(1).nullable();
 
+const humanMachine = z.object({ human: count, machine: count });
+export const TrackingCounts = z.object({ opens: humanMachine, clicks: humanMachine })
+  .openapi('AnalyticsTrackingCounts', { description: 'Opens (pixel fetches) and clicks (tracked links followed) on the UTC day they happened, human and machine apart: a privacy proxy\'s, a scanner\'s or a prefetch\'s request is `machine` (docs/tracking.md). Every fetch counts: a recipient opening twice counts twice.' });
+
 export const AnalyticsSchema = z.object({
   from: z.string().openapi({ format: 'date', example: '2026-10-28' }),
   to: z.string().openapi({ format: 'date', example: '2026-11-26' }),
   domain: z.string().nullable().openapi({ description: 'The from-domain filter, lower case; null: every domain' }),
   tag: z.string().nullable().openapi({ description: 'The tag filter; null: every email' }),
-  days: z.array(z.object({ day: z.string().openapi({ format: 'date' }), counts: StatusCounts }))
+  days: z.array(z.object({ day: z.string().openapi({ format: 'date' }), counts: StatusCounts,
+    tracking: TrackingCounts }))
     .openapi({ description: 'Every UTC day of the range in order, zeros included; an email counts on the day it was created' }),
   totals: StatusCounts,
+  tracking: TrackingCounts,
   rates: z.object({
     bounce_rate: rate.openapi({ description: '(bounced + failed) ÷ (sent + bounced + complained + failed); null when that is 0' }),
     complaint_rate: rate.openapi({ description: 'complained ÷ (sent + bounced + complained + failed); null when that is 0' }),
@@ -52,3 +58,4 @@ export const AnalyticsSchema = z.object({
 export type AnalyticsInput = z.infer<typeof AnalyticsQuery>;
 export type Analytics = z.infer<typeof AnalyticsSchema>;
 export type StatusCountsRecord = z.infer<typeof StatusCounts>;
+export type TrackingCountsRecord = z.infer<typeof TrackingCounts>;

@@ -202,6 +202,11 @@ export const SendMessageSchema = z.object({
     .openapi({ example: 'Your order has shipped', description: 'Required unless `template_id` is given (then refused: the template has the subject)' }),
   html: z.string().optional().openapi({ example: '<p>It is on its way.</p>' }),
   text: z.string().optional().openapi({ example: 'It is on its way.' }),
+  tracking: z.object({
+    opens: z.boolean().optional().openapi({ description: 'Append an open pixel to the HTML' }),
+    clicks: z.boolean().optional().openapi({ description: 'Rewrite the HTML\'s http(s) links to the tracking host' }),
+  }).strict().optional()
+    .openapi({ description: 'Open and click tracking for this message (docs/tracking.md), over the from-domain\'s setting (`PUT /api/v1/domains/{id}/tracking`); a key left out follows the domain, and the domain\'s default is off. Only the HTML part is changed, before DKIM signing; the text part never is. Opens and clicks become `email.opened` / `email.clicked` events and analytics counts.', example: { opens: true, clicks: true } }),
   template_id: Uuid.optional()
     .openapi({ description: 'Send the template\'s active version, rendered with `data`, instead of `subject`, `html` and `text` (exactly one of the two ways). Resolved at send time: the very next send after an activation uses the new version. A render that fails or crosses a bound (`templates.max_nesting_depth`, `templates.max_render_steps`, `templates.max_rendered_bytes`) is 422 naming it, and nothing is sent. See docs/template-rendering.md.' }),
   language: RenderLanguage.optional(),

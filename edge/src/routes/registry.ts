@@ -23,6 +23,8 @@ import * as listDomains from './api/domains/list.js';
 import * as getDomain from './api/domains/get.js';
 import * as deleteDomain from './api/domains/delete.js';
 import * as verifyDomain from './api/domains/verify.js';
+import * as getDomainTracking from './api/domains/tracking-get.js';
+import * as putDomainTracking from './api/domains/tracking-put.js';
 import * as createSuppression from './api/suppressions/create.js';
 import * as listSuppressions from './api/suppressions/list.js';
 import * as deleteSuppression from './api/suppressions/delete.js';
@@ -124,7 +126,7 @@ export const apiRoutes: MountableRoute[] = [
   mountable(createCredential), mountable(listCredentials), mountable(revokeCredential),
   mountable(listSecurityEvents),
   mountable(createDomain), mountable(listDomains), mountable(getDomain), mountable(deleteDomain),
-  mountable(verifyDomain),
+  mountable(verifyDomain), mountable(getDomainTracking), mountable(putDomainTracking),
   mountable(createSuppression), mountable(listSuppressions), mountable(getSuppression), mountable(deleteSuppression),
   mountable(listBounces), mountable(getBounce),
   // `stats` before `{id}`: the router tries routes in this order, and `stats` is no UUID.
@@ -232,3 +234,10 @@ import * as receiveSes from './webhooks/ses/receive.js';
 import { mountableWebhook, type MountableWebhookRoute } from '../http/define-webhook-route.js';
 
 export const webhookRoutes: MountableWebhookRoute[] = [mountableWebhook(receiveSes)];
+
+// Open and click tracking (`/t/*`, docs/tracking.md): no credential; the signed token in the path is the proof.
+import * as trackOpen from './tracking/open.js';
+import * as trackClick from './tracking/click.js';
+import { mountableTracking, type MountableTrackingRoute } from '../http/define-tracking-route.js';
+
+export const trackingRoutes: MountableTrackingRoute[] = [mountableTracking(trackOpen), mountableTracking(trackClick)];

@@ -84,6 +84,7 @@ export const settings = {
   'ratelimit.ses_webhook_per_minute': integer(600, 'POST /webhooks/ses requests per client IP per minute.'),
   'ratelimit.relay_node_chatter_per_minute': integer(600, 'Relay node heartbeats, certificate renewal and status per node per minute.'),
   'ratelimit.relay_node_inbound_per_minute': integer(1200, 'Messages a relay node forwards to the platform per minute (runaway guard).'),
+  'ratelimit.tracking_per_minute': integer(6000, 'Open-pixel and tracked-link requests (`/t/…`, docs/tracking.md) per client IP per minute, counted in each isolate (no Durable Object call: the endpoints stay cheap); 429 beyond. Mailbox providers\' image proxies fetch for many readers from few addresses, hence the high default.'),
 
   ...listener('submission', 60),
   'submission.max_auth_failures': integer(10, 'Failed SMTP AUTH attempts (`535 5.7.8`) one client IP (IPv6: its /64) may make on the submission listener per `submission.auth_failure_window`; the next is answered `421 4.7.0` and the session closed, as are new sessions from that address until the window ends. 0 disables.'),
@@ -125,6 +126,7 @@ export const settings = {
   'templates.max_render_steps': integer(100_000, 'Most steps one render of a template may take (each piece of text, variable and section visited, and each list item a section renders), counted over its subject, HTML and text together: preview, send-test and sends by template. One more stops it with 422 naming this setting; nothing is sent.', z.number().int().min(1000)),
   'templates.max_rendered_bytes': integer(1_048_576, 'Largest rendered template (bytes, UTF-8): its subject, HTML with the stylesheet and text together, as `server.max_body_bytes` bounds a message sent without a template. The render stops as it crosses it, with 422 naming this setting; nothing is sent.', z.number().int().min(1024)),
 
+  'tracking.machine_window': duration(10_000, 'Open and click tracking (docs/tracking.md): a pixel fetched or a link followed sooner than this after the message was handed to a relay node is a machine\'s (a scanner\'s or a privacy proxy\'s prefetch): reported with `machine: true`, never counted as human.'),
   'outbound.lease': duration(300_000, 'How long a recipient a relay node claimed stays its own; a node that reports nothing by then loses it back to the queue.'),
   'outbound.retry_delay': duration(60_000, 'First wait after a 4xx (deferred) delivery; it doubles on each deferral, up to an hour.'),
   'outbound.max_age': duration(172_800_000, 'How long a deferred recipient is retried from when it was sent; then it fails as expired.'),

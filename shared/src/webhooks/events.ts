@@ -2,11 +2,33 @@
 // of every delivery (docs/webhooks.md).
 
 /** Every event type a webhook may subscribe to; `*` subscribes to all of them. */
-export const WEBHOOK_EVENT_TYPES = ['email.sent', 'email.failed', 'inbound.received', 'email.bounced', 'email.complained'] as const;
+export const WEBHOOK_EVENT_TYPES = ['email.sent', 'email.failed', 'inbound.received', 'email.bounced', 'email.complained', 'email.opened', 'email.clicked'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const isWebhookEventType = (text: string): text is WebhookEventType =>
   (WEBHOOK_EVENT_TYPES as readonly string[]).includes(text);
+
+/** `data.tracking` of `email.opened` / `email.clicked` (docs/tracking.md). */
+export interface TrackingEventDetail {
+  /** RFC 3339: when the pixel was fetched or the link followed. */
+  at: string;
+  /** `browser`, `mobile_browser`, `mail_client`, `mail_proxy`, `apple_proxy`, `scanner`, `bot`, `none`, `unknown`. */
+  user_agent_class: string;
+  /** A machine's request (a privacy proxy, a scanner, a prefetch): never counted as a human open or click. */
+  machine: boolean;
+  /** Why it is a machine's: `head_request`, `no_user_agent`, `apple_privacy_proxy`, `security_scanner`, `bot`, `too_soon_after_delivery`; null for a human's. */
+  machine_reason: string | null;
+  /** `email.clicked`: the link followed (its URL as in the message, and its index among the tracked links). */
+  link?: { url: string; index: number };
+}
+
+/** `data` of `email.opened` / `email.clicked`: the email's fields and what happened. */
+export interface EmailTrackingEventData extends EmailEventData {
+  tracking: TrackingEventDetail;
+}
+
+export type EmailOpenedEvent = WebhookEnvelope<EmailTrackingEventData> & { event: 'email.opened' };
+export type EmailClickedEvent = WebhookEnvelope<EmailTrackingEventData> & { event: 'email.clicked' };
 
 /** The body of every delivery. */
 export interface WebhookEnvelope<D = Record<string, unknown>> {

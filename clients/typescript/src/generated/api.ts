@@ -145,6 +145,22 @@ export class Domains {
   verify(id: string, options?: RequestOptions): Promise<types.PostDomainsByIdVerifyResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/domains/${encodeURIComponent(String(id))}/verify`, options });
   }
+
+  /**
+   * A domain's open and click tracking
+   * `GET /api/v1/domains/{id}/tracking` (getDomainsByIdTracking).
+   */
+  getTracking(id: string, options?: RequestOptions): Promise<types.GetDomainsByIdTrackingResponse> {
+    return this.transport.json({ method: 'GET', path: `/api/v1/domains/${encodeURIComponent(String(id))}/tracking`, options });
+  }
+
+  /**
+   * Set a domain's open and click tracking
+   * `PUT /api/v1/domains/{id}/tracking` (putDomainsByIdTracking).
+   */
+  setTracking(id: string, body: types.PutDomainsByIdTrackingBody, options?: RequestOptions): Promise<types.PutDomainsByIdTrackingResponse> {
+    return this.transport.json({ method: 'PUT', path: `/api/v1/domains/${encodeURIComponent(String(id))}/tracking`, body, options });
+  }
 }
 
 /** Emails: `Edgemail.emails`. */

@@ -575,6 +575,30 @@ export type CreateDomain = {
   dkim_algorithm?: "rsa" | "ed25519";
 };
 
+export type DomainTracking = {
+  domain_id: string;
+  /** Append an open pixel to the HTML of this domain's mail (a send's own `tracking.opens` overrides it) */
+  opens: boolean;
+  /** Rewrite the http(s) links of this domain's HTML mail (a send's own `tracking.clicks` overrides it) */
+  clicks: boolean;
+  /** The custom tracking host: tracked URLs point at it instead of the service's own host. Null: the service's. */
+  host: string | null;
+  /** When its CNAME to the service's host was found (it is used only then) */
+  host_verified_at: string | null;
+  /** The record to publish for `host`: `<host> CNAME <the service's host>`; null without a host */
+  cname: {
+    name: string;
+    value: string;
+  } | null;
+};
+
+export type PutDomainTracking = {
+  opens: boolean;
+  clicks: boolean;
+  /** A name under the domain (`links.<domain>`) published as a CNAME to the service's host, checked now through `dns.doh_url`: 400 naming `host` when it is not found. Omitted or null: links point at the service's own host. */
+  host?: string;
+};
+
 export type CreateSuppression = {
   /** An address, bare or as `Name <address>`; stored bare and lower case */
   address: string;
@@ -606,8 +630,8 @@ export type WebhookWithSecret = Webhook & {
 export type CreateWebhook = {
   /** http or https, at most 2048 characters. Its host must not resolve to loopback, RFC 1918 or other reserved space unless `webhook.allow_private_targets` is set; it is resolved (through `dns.doh_url`) at create and again before every delivery. */
   url: string;
-  /** 1 to 10 of `email.sent`, `email.failed`, `inbound.received`, `email.bounced`, `email.complained`, or exactly `["*"]` for every type (also those added later). Duplicates collapse. */
-  events: Array<"email.sent" | "email.failed" | "inbound.received" | "email.bounced" | "email.complained" | "*">;
+  /** 1 to 10 of `email.sent`, `email.failed`, `inbound.received`, `email.bounced`, `email.complained`, `email.opened`, `email.clicked`, `email.unsubscribed`, `project.complaint_threshold_crossed`, or exactly `["*"]` for every type (also those added later). Duplicates collapse. */
+  events: Array<"email.sent" | "email.failed" | "inbound.received" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.unsubscribed" | "project.complaint_threshold_crossed" | "*">;
   /** Sender filters, at most 20: an exact address or `*@<domain>`, stored bare and lower case. Matched case-insensitively against the bare sender address; empty or omitted means every sender. */
   filters?: string[];
 };
@@ -639,6 +663,13 @@ export type SendEmail = {
   subject?: string;
   html?: string;
   text?: string;
+  /** Open and click tracking for this message (docs/tracking.md), over the from-domain's setting (`PUT /api/v1/domains/{id}/tracking`); a key left out follows the domain, and the domain's default is off. Only the HTML part is changed, before DKIM signing; the text part never is. Opens and clicks become `email.opened` / `email.clicked` events and analytics counts. */
+  tracking?: {
+    /** Append an open pixel to the HTML */
+    opens?: boolean;
+    /** Rewrite the HTML's http(s) links to the tracking host */
+    clicks?: boolean;
+  };
   /** Send the template's active version, rendered with `data`, instead of `subject`, `html` and `text` (exactly one of the two ways). Resolved at send time: the very next send after an activation uses the new version. A render that fails or crosses a bound (`templates.max_nesting_depth`, `templates.max_render_steps`, `templates.max_rendered_bytes`) is 422 naming it, and nothing is sent. See docs/template-rendering.md. */
   template_id?: string;
   /** BCP 47 tag; the localization used is this tag, else its primary language (`pt-BR` → `pt`), else the template's `default_language`. Not a tag: 400. */
@@ -743,8 +774,10 @@ export type Analytics = {
   days: Array<{
     day: string;
     counts: AnalyticsCounts;
+    tracking: AnalyticsTrackingCounts;
   }>;
   totals: AnalyticsCounts;
+  tracking: AnalyticsTrackingCounts;
   rates: {
     /** (bounced + failed) ÷ (sent + bounced + complained + failed); null when that is 0 */
     bounce_rate: number | null;
@@ -764,6 +797,18 @@ export type AnalyticsCounts = {
   bounced: number;
   complained: number;
   canceled: number;
+};
+
+/** Opens (pixel fetches) and clicks (tracked links followed) on the UTC day they happened, human and machine apart: a privacy proxy's, a scanner's or a prefetch's request is `machine` (docs/tracking.md). Every fetch counts: a recipient opening twice counts twice. */
+export type AnalyticsTrackingCounts = {
+  opens: {
+    human: number;
+    machine: number;
+  };
+  clicks: {
+    human: number;
+    machine: number;
+  };
 };
 
 export type CreateSmtpServer = {
@@ -1240,6 +1285,16 @@ export type GetDomainsByIdResponse = {
 
 export type PostDomainsByIdVerifyResponse = {
   domain: Domain;
+};
+
+export type GetDomainsByIdTrackingResponse = {
+  tracking: DomainTracking;
+};
+
+export type PutDomainsByIdTrackingBody = PutDomainTracking;
+
+export type PutDomainsByIdTrackingResponse = {
+  tracking: DomainTracking;
 };
 
 // emails

@@ -9,6 +9,7 @@ import {
   ANALYTICS_DEFAULT_DAYS, ANALYTICS_MAX_DAYS, ANALYTICS_STATUSES,
   type Analytics, type AnalyticsInput, type StatusCountsRecord,
 } from '../../contracts/analytics.js';
+import { noTracking, trackingCounts } from '../tracking/analytics.js';
 
 const DAY_MS = 86_400_000;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -35,6 +36,7 @@ export async function dailyCounts(db: Db, projectId: string, input: AnalyticsInp
   const { from, to, days } = analyticsRange(input);
   const domain = input.domain?.toLowerCase() ?? null;
   const tag = input.tag ?? null;
+  const tracking = trackingCounts(db, projectId, { from, to, domain, tag });
   const rows = await db.select({
     day: emailDailyCounts.day, status: emailDailyCounts.status,
     count: sql<number>`sum(${emailDailyCounts.count})`.mapWith(Number),
@@ -57,10 +59,12 @@ export async function dailyCounts(db: Db, projectId: string, input: AnalyticsInp
     totals[row.status] += row.count;
   }
   const left = totals.sent + totals.bounced + totals.complained + totals.failed;
+  const opensAndClicks = await tracking;
   return {
     from, to, domain, tag,
-    days: [...byDay].map(([day, counts]) => ({ day, counts })),
+    days: [...byDay].map(([day, counts]) => ({ day, counts, tracking: opensAndClicks.byDay.get(day) ?? noTracking() })),
     totals,
+    tracking: opensAndClicks.totals,
     rates: { bounce_rate: ratio(totals.bounced + totals.failed, left), complaint_rate: ratio(totals.complained, left) },
   };
 }

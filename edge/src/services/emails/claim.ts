@@ -6,6 +6,7 @@ import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import type { NodeScope } from '../relay-nodes/domains.js';
 import { bareAddress } from './events.js';
+import { trackingColumns, type TrackingColumns } from '../tracking/options.js';
 
 /**
  * The content one claim answer carries at most, estimated as text and html
@@ -56,7 +57,7 @@ export type ClaimedRow = {
   dkim_private_key_sealed: string | null;
   /** The project's own SMTP server (its oldest, when it has several), or null. */
   project_server: SmtpServerRow | null;
-};
+} & TrackingColumns;
 
 const rfc3339 = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -108,6 +109,7 @@ export async function claimDue(db: Db, settings: Pick<Config, 'outbound.lease'>,
       m.id as message_row_id, m.message_id, m."from", ${bareAddress(sql`m."from"`)} as sender,
       m."to", m.cc, m.reply_to, m.subject, m.html, m."text", m.headers, m.attachments, ${rfc3339(sql`m.created_at`)} as date,
       d.name as domain_name, d.dkim_selector, d.dkim_algorithm, d.dkim_private_key_sealed,
+      ${trackingColumns},
       (select ${serverColumns} from ${smtpServers} s where s.project_id = c.project_id order by s.created_at, s.id limit 1) as project_server
     from claimed c
     join ${outboundMessages} m on m.id = c.message_id

@@ -12,6 +12,7 @@ import type { ClaimedRow, SmtpServerRow } from './claim.js';
 import { KEPT_DATE_HEADER } from './plan.js';
 import { chooseRoute, RoutePasswordError } from './route.js';
 import { verpAddress } from '../bounces/verp.js';
+import { trackedHtml } from '../tracking/job-html.js';
 import type { z } from '@hono/zod-openapi';
 
 export type OutboundJob = z.infer<typeof OutboundJobSchema>;
@@ -59,7 +60,8 @@ export async function buildJobs(settings: Settings, store: R2Bucket, rows: Claim
       // Bounces come back to the VERP return path on MX routes only: a project's or the pool's SMTP
       // server (SES, a provider) may refuse a foreign MAIL FROM, and reports its bounces its own way.
       const returnPath = route.kind === 'mx' ? await verpAddress(settings, row.id) : null;
-      return { job: jobOf(row, dkim, route, content, returnPath) };
+      // Tracking rewrites this recipient's HTML here, before the node composes and DKIM-signs it.
+      return { job: jobOf({ ...row, html: await trackedHtml(settings, row) }, dkim, route, content, returnPath) };
     } catch (e) {
       if (e instanceof JobProblem) return { problem: { id: row.id, problem: e.message, ...(e.detail ? { detail: e.detail } : {}) }, permanent: e.permanent };
       return { problem: { id: row.id, problem: e instanceof Error ? e.message : String(e) }, permanent: false };

@@ -126,6 +126,8 @@ export function messageRow(plan: MessagePlan) {
     subject: input.subject,
     html: input.html ?? null,
     text: input.text ?? null,
+    // The send's own tracking (docs/tracking.md); null leaves it to the from-domain's setting.
+    tracking: input.tracking ?? null,
     // A custom header is never `Date` (the send schema reserves it), so this key is only ever the kept one.
     headers: plan.kept?.date ? { ...input.headers, [KEPT_DATE_HEADER]: plan.kept.date } : input.headers ?? {},
     attachments: plan.attachments,

@@ -118,7 +118,7 @@ async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape:
     with message_input as (
       select * from jsonb_to_recordset(${JSON.stringify(planned.map(messageRow))}::jsonb) as m(
         id uuid, domain_name text, message_id text, "from" text, "to" text[], cc text[], bcc text[], reply_to text[], subject text,
-        html text, "text" text, headers jsonb, attachments jsonb, tags text[], sandbox boolean, origin text,
+        html text, "text" text, headers jsonb, attachments jsonb, tags text[], sandbox boolean, origin text, tracking jsonb,
         template_id uuid, template_version_id uuid, send_at timestamptz, created_at timestamptz)
     ), email_input as (
       select * from jsonb_to_recordset(${JSON.stringify(planned.flatMap(emailRows))}::jsonb) as e(
@@ -142,9 +142,9 @@ async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape:
     ), verdict as (
       select *, key_free and domains_ok and within_limits as accepted from checks
     ), inserted_messages as (
-      insert into ${outboundMessages} (id, project_id, domain_id, message_id, "from", "to", cc, bcc, reply_to, subject, html, "text", headers, attachments, tags, sandbox, origin,
+      insert into ${outboundMessages} (id, project_id, domain_id, message_id, "from", "to", cc, bcc, reply_to, subject, html, "text", headers, attachments, tags, sandbox, origin, tracking,
         template_id, template_version_id, send_at, created_at)
-      select m.id, ${projectId}, d.id, m.message_id, m."from", m."to", m.cc, m.bcc, m.reply_to, m.subject, m.html, m."text", m.headers, m.attachments, m.tags, m.sandbox, m.origin,
+      select m.id, ${projectId}, d.id, m.message_id, m."from", m."to", m.cc, m.bcc, m.reply_to, m.subject, m.html, m."text", m.headers, m.attachments, m.tags, m.sandbox, m.origin, m.tracking,
         m.template_id, m.template_version_id, m.send_at, m.created_at
       from message_input m join sending_domain d on d.name = m.domain_name
       where ${accepted}
