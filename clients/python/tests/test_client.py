@@ -49,6 +49,13 @@ class Keys(unittest.TestCase):
             self.assertEqual(header(request, "User-Agent"), f"edgemail-python/{edgemail.VERSION}")
             self.assertEqual(header(request, "Authorization"), f"Bearer {env('EDGEMAIL_KEY')}")
 
+    def test_any_route_by_hand_with_the_clients_credential_and_rules(self):
+        with client().request("GET", "/api/v1/domains", query={"unused": None}) as answer:
+            self.assertIn(f"send.{env('EDGEMAIL_FROM').split('@send.')[1]}", [d["name"] for d in json.load(answer)["domains"]])
+        with self.assertRaises(edgemail.NotFoundError):
+            client().request("GET", f"/api/v1/webhooks/{uuid.uuid4()}/deliveries")
+        self.assertIs(edgemail.Edgemail, edgemail.Client)
+
     def test_the_admin_client_takes_the_platform_credential_and_refuses_a_project_key(self):
         admin = edgemail.Admin(env("EDGEMAIL_ADMIN_KEY"), env("EDGEMAIL_BASE_URL"))
         user = admin.users.create({"email": f"ops-{uuid.uuid4().hex[:8]}@example.com"})["user"]
