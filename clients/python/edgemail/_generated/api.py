@@ -151,6 +151,20 @@ class Domains:
         """
         return self._transport.json("POST", f"/api/v1/domains/{_segment(id)}/verify", options=options)
 
+    def get_tracking(self, id: str, **options: Unpack[RequestOptions]) -> types.GetDomainsByIdTrackingResponse:
+        """A domain's open and click tracking
+
+        `GET /api/v1/domains/{id}/tracking` (getDomainsByIdTracking).
+        """
+        return self._transport.json("GET", f"/api/v1/domains/{_segment(id)}/tracking", options=options)
+
+    def set_tracking(self, id: str, body: types.PutDomainsByIdTrackingBody, **options: Unpack[RequestOptions]) -> types.PutDomainsByIdTrackingResponse:
+        """Set a domain's open and click tracking
+
+        `PUT /api/v1/domains/{id}/tracking` (putDomainsByIdTracking).
+        """
+        return self._transport.json("PUT", f"/api/v1/domains/{_segment(id)}/tracking", body=body, options=options)
+
 
 class Emails:
     """Emails: `Client.emails`."""

@@ -624,6 +624,33 @@ class CreateDomain(TypedDict, total=False):
     dkim_algorithm: NotRequired[Literal["rsa", "ed25519"]]
 
 
+class DomainTrackingCname(TypedDict, total=False):
+    """The record to publish for `host`: `<host> CNAME <the service's host>`; null without a host"""
+    name: Required[str]
+    value: Required[str]
+
+
+class DomainTracking(TypedDict, total=False):
+    domain_id: Required[str]
+    # Append an open pixel to the HTML of this domain's mail (a send's own `tracking.opens` overrides it)
+    opens: Required[bool]
+    # Rewrite the http(s) links of this domain's HTML mail (a send's own `tracking.clicks` overrides it)
+    clicks: Required[bool]
+    # The custom tracking host: tracked URLs point at it instead of the service's own host. Null: the service's.
+    host: Required[str | None]
+    # When its CNAME to the service's host was found (it is used only then)
+    host_verified_at: Required[str | None]
+    # The record to publish for `host`: `<host> CNAME <the service's host>`; null without a host
+    cname: Required[DomainTrackingCname | None]
+
+
+class PutDomainTracking(TypedDict, total=False):
+    opens: Required[bool]
+    clicks: Required[bool]
+    # A name under the domain (`links.<domain>`) published as a CNAME to the service's host, checked now through `dns.doh_url`: 400 naming `host` when it is not found. Omitted or null: links point at the service's own host.
+    host: NotRequired[str]
+
+
 class CreateSuppression(TypedDict, total=False):
     # An address, bare or as `Name <address>`; stored bare and lower case
     address: Required[str]
@@ -655,8 +682,8 @@ class WebhookWithSecret(Webhook, total=False):
 class CreateWebhook(TypedDict, total=False):
     # http or https, at most 2048 characters. Its host must not resolve to loopback, RFC 1918 or other reserved space unless `webhook.allow_private_targets` is set; it is resolved (through `dns.doh_url`) at create and again before every delivery.
     url: Required[str]
-    # 1 to 10 of `email.sent`, `email.failed`, `inbound.received`, `email.bounced`, `email.complained`, or exactly `["*"]` for every type (also those added later). Duplicates collapse.
-    events: Required[list[Literal["email.sent", "email.failed", "inbound.received", "email.bounced", "email.complained", "*"]]]
+    # 1 to 10 of `email.sent`, `email.failed`, `inbound.received`, `email.bounced`, `email.complained`, `email.opened`, `email.clicked`, `email.unsubscribed`, `project.complaint_threshold_crossed`, or exactly `["*"]` for every type (also those added later). Duplicates collapse.
+    events: Required[list[Literal["email.sent", "email.failed", "inbound.received", "email.bounced", "email.complained", "email.opened", "email.clicked", "email.unsubscribed", "project.complaint_threshold_crossed", "*"]]]
     # Sender filters, at most 20: an exact address or `*@<domain>`, stored bare and lower case. Matched case-insensitively against the bare sender address; empty or omitted means every sender.
     filters: NotRequired[list[str]]
 
@@ -673,6 +700,14 @@ class SendResult(TypedDict, total=False):
     emails: Required[list[Email]]
 
 
+class SendEmailTracking(TypedDict, total=False):
+    """Open and click tracking for this message (docs/tracking.md), over the from-domain's setting (`PUT /api/v1/domains/{id}/tracking`); a key left out follows the domain, and the domain's default is off. Only the HTML part is changed, before DKIM signing; the text part never is. Opens and clicks become `email.opened` / `email.clicked` events and analytics counts."""
+    # Append an open pixel to the HTML
+    opens: NotRequired[bool]
+    # Rewrite the HTML's http(s) links to the tracking host
+    clicks: NotRequired[bool]
+
+
 SendEmail = TypedDict("SendEmail", {
     "from": "Required[str]",
     "to": "Required[str | list[str]]",
@@ -682,6 +717,7 @@ SendEmail = TypedDict("SendEmail", {
     "subject": "NotRequired[str]",
     "html": "NotRequired[str]",
     "text": "NotRequired[str]",
+    "tracking": "NotRequired[SendEmailTracking]",
     "template_id": "NotRequired[str]",
     "language": "NotRequired[str]",
     "data": "NotRequired[dict[str, Any]]",
@@ -775,6 +811,7 @@ class Usage(TypedDict, total=False):
 class AnalyticsDaysItem(TypedDict, total=False):
     day: Required[str]
     counts: Required[AnalyticsCounts]
+    tracking: Required[AnalyticsTrackingCounts]
 
 
 class AnalyticsRates(TypedDict, total=False):
@@ -791,6 +828,7 @@ Analytics = TypedDict("Analytics", {
     "tag": "Required[str | None]",
     "days": "Required[list[AnalyticsDaysItem]]",
     "totals": "Required[AnalyticsCounts]",
+    "tracking": "Required[AnalyticsTrackingCounts]",
     "rates": "Required[AnalyticsRates]",
 }, total=False)
 
@@ -806,6 +844,22 @@ class AnalyticsCounts(TypedDict, total=False):
     bounced: Required[int]
     complained: Required[int]
     canceled: Required[int]
+
+
+class AnalyticsTrackingCountsOpens(TypedDict, total=False):
+    human: Required[int]
+    machine: Required[int]
+
+
+class AnalyticsTrackingCountsClicks(TypedDict, total=False):
+    human: Required[int]
+    machine: Required[int]
+
+
+class AnalyticsTrackingCounts(TypedDict, total=False):
+    """Opens (pixel fetches) and clicks (tracked links followed) on the UTC day they happened, human and machine apart: a privacy proxy's, a scanner's or a prefetch's request is `machine` (docs/tracking.md). Every fetch counts: a recipient opening twice counts twice."""
+    opens: Required[AnalyticsTrackingCountsOpens]
+    clicks: Required[AnalyticsTrackingCountsClicks]
 
 
 class CreateSmtpServer(TypedDict, total=False):
@@ -1251,6 +1305,17 @@ class GetDomainsByIdResponse(TypedDict, total=False):
 
 class PostDomainsByIdVerifyResponse(TypedDict, total=False):
     domain: Required[Domain]
+
+
+class GetDomainsByIdTrackingResponse(TypedDict, total=False):
+    tracking: Required[DomainTracking]
+
+
+PutDomainsByIdTrackingBody: TypeAlias = "PutDomainTracking"
+
+
+class PutDomainsByIdTrackingResponse(TypedDict, total=False):
+    tracking: Required[DomainTracking]
 
 
 PostEmailsSendBody: TypeAlias = "SendEmail"
