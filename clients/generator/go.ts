@@ -46,19 +46,22 @@ const typeOfConst = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v
 class GoTypes {
   readonly files = new Map<string, string[]>();
   private readonly declared = new Map<string, string>();
+  /** Names declared as structs: a field or argument of one is a pointer where it may be absent. */
   readonly structs = new Set<string>();
+  /** Which file declarations go to: `types` (the schemas), `api` or `admin` (services and their operations' types). */
   file = 'types';
 
   constructor(readonly schemas: Record<string, Schema>) {}
 
-  private emit(text: string) {
+  /** Appends Go source to the file being written. */
+  add(text: string) {
     const list = this.files.get(this.file) ?? [];
     list.push(text);
     this.files.set(this.file, list);
   }
 
   /** Reserves a type name; a second, different use of it stops the generator. */
-  private reserve(name: string, origin: string): boolean {
+  reserve(name: string, origin: string): boolean {
     const seen = this.declared.get(name);
     if (seen === origin) return false;
     if (seen !== undefined) throw new Error(`Go type ${name} would be declared twice (${seen} and ${origin})`);
@@ -71,6 +74,7 @@ class GoTypes {
     const name = goName(schemaName);
     const schema = this.schemas[schemaName] ?? {};
     if (!this.reserve(name, `#/components/schemas/${schemaName}`)) return name;
+    // A component is declared among the schemas, whichever operation first needs it.
     const saved = this.file;
     this.file = 'types';
     this.declare(name, schema, schema.description);
@@ -86,7 +90,7 @@ class GoTypes {
       return;
     }
     const type = this.type(schema, `${name}Value`);
-    this.emit(`\n${comment(description ? `${name}: ${description}` : `${name} is ${type}.`, '')}type ${name} ${type}\n`);
+    this.add(`\n${comment(description ? `${name}: ${description}` : `${name} is ${type}.`, '')}type ${name} ${type}\n`);
   }
 
   /** Whether a schema becomes a Go struct: an object with properties, an allOf, or a union of objects. */
@@ -184,7 +188,7 @@ class GoTypes {
         for (const [prop, ps] of Object.entries(p.properties ?? {})) field(prop, ps, required.has(prop));
       }
     }
-    this.emit(`\n${comment(description ? `${name}: ${description}` : `${name} is one of the API's objects.`, '')}type ${name} struct {\n${lines.join('\n\n')}\n}\n`);
+    this.add(`\n${comment(description ? `${name}: ${description}` : `${name} is one of the API's objects.`, '')}type ${name} struct {\n${lines.join('\n\n')}\n}\n`);
   }
 
   /** Whether the schema's Go type is an inline declaration of its own (an object, not a reference). */
@@ -215,9 +219,9 @@ function emitOperation(types: GoTypes, service: string, prefix: string, resource
   if (op.queryParams.length) {
     const name = `${base}Params`;
     const fields = op.queryParams.map((p) => `${comment(p.description ?? p.schema.description, '\t')}\t${goName(p.name)} ${types.type(p.schema, `${name}${goName(p.name)}`)} \`query:"${p.name}"\``);
-    types.file = prefix ? 'admin' : 'api';
+    types.reserve(name, `${op.operationId} query`);
     types.structs.add(name);
-    types.files.get(types.file)!.push(`\n// ${name} are the query parameters of ${resource.name}.${op.name}; zero values are left out.\ntype ${name} struct {\n${fields.join('\n\n')}\n}\n`);
+    types.add(`\n// ${name} are the query parameters of ${resource.name}.${op.name}; zero values are left out.\ntype ${name} struct {\n${fields.join('\n\n')}\n}\n`);
     args.push(`params *${name}`);
     spec.push('query: params');
   }
@@ -280,27 +284,25 @@ function goPath(op: Operation): string {
   return parts.join(' + ');
 }
 
+/** The client's services into its own file (api or admin), each operation's types before its method. */
 function emitClient(types: GoTypes, client: ClientModel): void {
   const prefix = client.kind === 'admin' ? 'Admin' : '';
   types.file = client.kind;
-  types.files.set(client.kind, []);
   const holder = `${client.kind}Services`;
   const fields: string[] = [];
   const init: string[] = [];
   for (const resource of client.resources) {
     const service = `${prefix}${goName(resource.name)}Service`;
-    types.file = client.kind;
-    types.files.get(client.kind)!.push(`\n// ${service} holds the ${resource.tag || resource.name} operations (${resource.name}).\ntype ${service} struct {\n\tt *transport\n}\n`);
+    types.add(`\n// ${service} holds the ${resource.tag || resource.name} operations (${resource.name}).\ntype ${service} struct {\n\tt *transport\n}\n`);
     for (const op of resource.operations) {
-      types.file = client.kind;
-      const text = emitOperation(types, service, prefix, resource, op);
-      types.files.get(client.kind)!.push(text);
+      const method = emitOperation(types, service, prefix, resource, op);
+      types.add(method);
     }
     fields.push(`\t// ${goName(resource.name)}: ${resource.tag || resource.name}.\n\t${goName(resource.name)} *${service}`);
     init.push(`\ts.${goName(resource.name)} = &${service}{t: t}`);
   }
   const who = client.kind === 'admin' ? 'the admin API (platform credential, mya_)' : 'the project API (API key, myk_)';
-  types.files.get(client.kind)!.push(
+  types.add(
     `\n// ${holder} are the resources of ${who}.\ntype ${holder} struct {\n${fields.join('\n\n')}\n}\n`
     + `\nfunc (s *${holder}) init(t *transport) {\n${init.join('\n')}\n}\n`,
   );

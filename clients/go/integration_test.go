@@ -33,7 +33,6 @@ type stackEnv struct {
 	pagingIDs                                          []string
 	planKey, planDomain                                string
 	limitedURL, limitedKey, controlURL                 string
-	outageKeys                                         []string
 	perMinute                                          int
 }
 
@@ -55,7 +54,7 @@ func stack(t *testing.T) *stackEnv {
 		pagingKey: get("PAGING_KEY"), pagingProjectID: get("PAGING_PROJECT_ID"), pagingIDs: strings.Fields(string(ids)),
 		planKey: get("PLAN_KEY"), planDomain: get("PLAN_DOMAIN"),
 		limitedURL: get("LIMITED_BASE_URL"), limitedKey: get("LIMITED_KEY"), controlURL: get("CONTROL_URL"),
-		outageKeys: strings.Fields(get("OUTAGE_KEYS")), perMinute: perMinute,
+		perMinute: perMinute,
 	}
 }
 
@@ -156,9 +155,7 @@ func (e *stackEnv) forward(t *testing.T, raw []byte) string {
 	return body.InboundEmails[0].ID
 }
 
-func TestKeys(t *testing.T) {
-	t.Parallel()
-	e := stack(t)
+func keys(t *testing.T, e *stackEnv) {
 	ctx := ctxFor(t, 30*time.Second)
 	rec := &recorder{}
 	c := e.client(e.keyAll, edgemail.WithRoundTripper(rec))
@@ -244,9 +241,7 @@ func sentTo(t *testing.T, ctx context.Context, c *edgemail.Client, recipient str
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
-func TestSendIdempotency(t *testing.T) {
-	t.Parallel()
-	e := stack(t)
+func sendIdempotency(t *testing.T, e *stackEnv) {
 	ctx := ctxFor(t, 30*time.Second)
 	rec := &recorder{}
 	c := e.client(e.keyAll, edgemail.WithRoundTripper(rec))
@@ -285,9 +280,7 @@ func TestSendIdempotency(t *testing.T) {
 	}
 }
 
-func TestLostAnswer(t *testing.T) {
-	t.Parallel()
-	e := stack(t)
+func lostAnswer(t *testing.T, e *stackEnv) {
 	ctx := ctxFor(t, 30*time.Second)
 	rec := &recorder{drop: 1}
 	to := "lost-" + random() + "@example.org"
@@ -311,9 +304,7 @@ func TestLostAnswer(t *testing.T) {
 	}
 }
 
-func TestPaging(t *testing.T) {
-	t.Parallel()
-	e := stack(t)
+func paging(t *testing.T, e *stackEnv) {
 	ctx := ctxFor(t, 30*time.Second)
 	c := e.client(e.pagingKey)
 	if len(e.pagingIDs) < 120 {
@@ -367,9 +358,7 @@ type delivery struct {
 	body   []byte
 }
 
-func TestWebhookSignatures(t *testing.T) {
-	t.Parallel()
-	e := stack(t)
+func webhookSignatures(t *testing.T, e *stackEnv) {
 	ctx := ctxFor(t, 40*time.Second)
 	var mu sync.Mutex
 	var received []delivery
@@ -454,9 +443,7 @@ func TestWebhookSignatures(t *testing.T) {
 	}
 }
 
-func TestStreams(t *testing.T) {
-	t.Parallel()
-	e := stack(t)
+func streams(t *testing.T, e *stackEnv) {
 	ctx := ctxFor(t, 40*time.Second)
 	line := strings.Repeat("x", 76) + "\r\n"
 	raw := []byte("From: ann@example.org\r\nSubject: Big\r\n\r\n" + strings.Repeat(line, 3_000_000/len(line)+1))
@@ -504,9 +491,7 @@ func TestStreams(t *testing.T) {
 	}
 }
 
-func TestErrors(t *testing.T) {
-	t.Parallel()
-	e := stack(t)
+func errorKinds(t *testing.T, e *stackEnv) {
 	ctx := ctxFor(t, 30*time.Second)
 	c := e.client(e.keyAll)
 	expect := func(what string, err error, status int, kind edgemail.ErrorKind, sentinel error) *edgemail.APIError {
@@ -556,9 +541,7 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func TestPlanLimit(t *testing.T) {
-	t.Parallel()
-	e := stack(t)
+func planLimit(t *testing.T, e *stackEnv) {
 	ctx := ctxFor(t, 30*time.Second)
 	rec := &recorder{}
 	c := e.client(e.planKey, edgemail.WithRoundTripper(rec))
@@ -579,15 +562,29 @@ func TestPlanLimit(t *testing.T) {
 	}
 }
 
-// TestLimitedStack runs on the second stack (ratelimit.api_per_minute low, its
-// database behind a bridge the test can close): first the 5xx, then the request rate.
-func TestLimitedStack(t *testing.T) {
+// TestMainStack runs everything on the main stack side by side, then takes
+// its database away for the 5xx.
+func TestMainStack(t *testing.T) {
 	t.Parallel()
 	e := stack(t)
-	ctx := ctxFor(t, 120*time.Second)
-	client := func(key string, opts ...edgemail.Option) *edgemail.Client {
-		return edgemail.New(key, append([]edgemail.Option{edgemail.WithBaseURL(e.limitedURL)}, opts...)...)
-	}
+	t.Run("side by side", func(t *testing.T) {
+		for _, test := range []struct {
+			name string
+			run  func(*testing.T, *stackEnv)
+		}{
+			{"keys", keys}, {"sends with and without an Idempotency-Key", sendIdempotency}, {"a lost answer", lostAnswer},
+			{"paging", paging}, {"webhook signatures", webhookSignatures}, {"streams", streams},
+			{"error kinds", errorKinds}, {"the plan limit", planLimit},
+		} {
+			test := test
+			t.Run(test.name, func(t *testing.T) {
+				t.Parallel()
+				test.run(t, e)
+			})
+		}
+	})
+	ctx := ctxFor(t, 60*time.Second)
+	client := func(opts ...edgemail.Option) *edgemail.Client { return e.client(e.keyAll, opts...) }
 	control := func(action string) {
 		resp, err := http.Post(e.controlURL+"/bridge/"+action, "text/plain", nil)
 		if err != nil || resp.StatusCode != 200 {
@@ -596,12 +593,8 @@ func TestLimitedStack(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	if len(e.outageKeys) < 3 {
-		t.Fatal("EDGEMAIL_TEST_OUTAGE_KEYS needs three keys")
-	}
-
 	t.Run("the database out of reach: 503 with Retry-After and a request id; a keyless POST tried once, a GET retried after Retry-After", func(t *testing.T) {
-		if _, err := client(e.outageKeys[0]).Domains.List(ctx); err != nil {
+		if _, err := client().Domains.List(ctx); err != nil {
 			t.Fatal(err)
 		}
 		control("close")
@@ -611,7 +604,7 @@ func TestLimitedStack(t *testing.T) {
 				control("open")
 			}
 		}()
-		_, err := client(e.outageKeys[0], edgemail.WithMaxRetries(0)).Domains.List(ctx)
+		_, err := client(edgemail.WithMaxRetries(0)).Domains.List(ctx)
 		down := apiError(t, err)
 		if down.Status != 503 || down.Kind != edgemail.KindServer || !errors.Is(err, edgemail.ErrServer) || down.RetryAfter != 5*time.Second || down.RequestID == "" {
 			t.Fatalf("with the database down: %d %s retry after %v, request id %q", down.Status, down.Kind, down.RetryAfter, down.RequestID)
@@ -621,7 +614,7 @@ func TestLimitedStack(t *testing.T) {
 		}
 
 		once := &recorder{}
-		_, err = client(e.outageKeys[1], edgemail.WithRoundTripper(once), edgemail.WithMaxRetries(3)).Suppressions.Create(ctx, &edgemail.CreateSuppression{Address: "gone@example.org"})
+		_, err = client(edgemail.WithRoundTripper(once), edgemail.WithMaxRetries(3)).Suppressions.Create(ctx, &edgemail.CreateSuppression{Address: "gone@example.org"})
 		if apiError(t, err).Status != 503 || once.count() != 1 {
 			t.Fatalf("a keyless POST: %v after %d attempts", err, once.count())
 		}
@@ -629,44 +622,52 @@ func TestLimitedStack(t *testing.T) {
 		retried := &recorder{}
 		go func() { time.Sleep(time.Second); control("open") }()
 		reopened = true
-		if _, err := client(e.outageKeys[2], edgemail.WithRoundTripper(retried), edgemail.WithMaxRetries(2)).Domains.List(ctx); err != nil {
+		if _, err := client(edgemail.WithRoundTripper(retried), edgemail.WithMaxRetries(2)).Domains.List(ctx); err != nil {
 			t.Fatalf("the retried GET: %v", err)
 		}
 		if retried.count() != 2 || retried.at[1].Sub(retried.at[0]) < 5*time.Second-50*time.Millisecond {
 			t.Fatalf("%d attempts, %v apart; want 2, Retry-After (5s) apart", retried.count(), retried.at[len(retried.at)-1].Sub(retried.at[0]))
 		}
 	})
+}
 
-	t.Run("the request rate: a rate_limited 429 with Retry-After and RateLimit; the client waits it out and retries", func(t *testing.T) {
-		// The burst must fit in one fixed one-minute window: not in a window's last 3 seconds.
-		if left := time.Minute - time.Duration(time.Now().UnixMilli()%60_000)*time.Millisecond; left < 3*time.Second {
-			time.Sleep(left + 200*time.Millisecond)
+// TestRequestRate runs on the second stack, whose ratelimit.api_per_minute is low.
+func TestRequestRate(t *testing.T) {
+	t.Parallel()
+	e := stack(t)
+	ctx := ctxFor(t, 90*time.Second)
+	client := func(key string, opts ...edgemail.Option) *edgemail.Client {
+		return edgemail.New(key, append([]edgemail.Option{edgemail.WithBaseURL(e.limitedURL)}, opts...)...)
+	}
+	// The burst, its refusal and the retrying call's first attempt must fall in one fixed one-minute
+	// window: none of them starts in a window's last 8 seconds.
+	if left := time.Minute - time.Duration(time.Now().UnixMilli()%60_000)*time.Millisecond; left < 8*time.Second {
+		time.Sleep(left + 200*time.Millisecond)
+	}
+	plain := client(e.limitedKey, edgemail.WithMaxRetries(0))
+	for i := 0; i < e.perMinute; i++ {
+		if _, err := plain.APIKeys.List(ctx); err != nil {
+			t.Fatalf("request %d of %d: %v", i+1, e.perMinute, err)
 		}
-		plain := client(e.limitedKey, edgemail.WithMaxRetries(0))
-		for i := 0; i < e.perMinute; i++ {
-			if _, err := plain.APIKeys.List(ctx); err != nil {
-				t.Fatalf("request %d of %d: %v", i+1, e.perMinute, err)
-			}
-		}
-		_, err := plain.APIKeys.List(ctx)
-		limited := apiError(t, err)
-		if limited.Status != 429 || limited.Kind != edgemail.KindRateLimited || limited.IsPlanLimit() || !errors.Is(err, edgemail.ErrRateLimited) || errors.Is(err, edgemail.ErrPlanLimit) {
-			t.Fatalf("over the request rate: %d %s", limited.Status, limited.Kind)
-		}
-		if limited.Message != fmt.Sprintf("rate limit exceeded: %d requests per minute", e.perMinute) || limited.RetryAfter < time.Second || limited.RetryAfter > time.Minute {
-			t.Fatalf("message %q, retry after %v", limited.Message, limited.RetryAfter)
-		}
-		if limited.RateLimit == nil || limited.RateLimit.Limit != e.perMinute || limited.RateLimit.Remaining != 0 {
-			t.Fatalf("RateLimit %+v", limited.RateLimit)
-		}
+	}
+	_, err := plain.APIKeys.List(ctx)
+	limited := apiError(t, err)
+	if limited.Status != 429 || limited.Kind != edgemail.KindRateLimited || limited.IsPlanLimit() || !errors.Is(err, edgemail.ErrRateLimited) || errors.Is(err, edgemail.ErrPlanLimit) {
+		t.Fatalf("over the request rate: %d %s", limited.Status, limited.Kind)
+	}
+	if limited.Message != fmt.Sprintf("rate limit exceeded: %d requests per minute", e.perMinute) || limited.RetryAfter < time.Second || limited.RetryAfter > time.Minute {
+		t.Fatalf("message %q, retry after %v", limited.Message, limited.RetryAfter)
+	}
+	if limited.RateLimit == nil || limited.RateLimit.Limit != e.perMinute || limited.RateLimit.Remaining != 0 {
+		t.Fatalf("RateLimit %+v", limited.RateLimit)
+	}
 
-		rec := &recorder{}
-		if _, err := client(e.limitedKey, edgemail.WithRoundTripper(rec), edgemail.WithMaxRetries(3)).APIKeys.List(ctx); err != nil {
-			t.Fatalf("the retrying call: %v", err)
-		}
-		asked, _ := strconv.Atoi(rec.retryAfter[0])
-		if rec.count() != 2 || asked < 1 || rec.at[1].Sub(rec.at[0]) < time.Duration(asked)*time.Second-50*time.Millisecond {
-			t.Fatalf("%d attempts %v apart; Retry-After said %ds", rec.count(), rec.at[len(rec.at)-1].Sub(rec.at[0]), asked)
-		}
-	})
+	rec := &recorder{}
+	if _, err := client(e.limitedKey, edgemail.WithRoundTripper(rec), edgemail.WithMaxRetries(3)).APIKeys.List(ctx); err != nil {
+		t.Fatalf("the retrying call: %v", err)
+	}
+	asked, _ := strconv.Atoi(rec.retryAfter[0])
+	if rec.count() != 2 || asked < 1 || rec.at[1].Sub(rec.at[0]) < time.Duration(asked)*time.Second-50*time.Millisecond {
+		t.Fatalf("%d attempts %v apart; Retry-After said %ds", rec.count(), rec.at[len(rec.at)-1].Sub(rec.at[0]), asked)
+	}
 }
