@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import importlib.util
 import json
 import socket
 import subprocess
@@ -25,6 +26,8 @@ from edgemail._errors import error_from_answer
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@unittest.skipUnless(importlib.util.find_spec("pip") and importlib.util.find_spec("venv"),
+                     "needs pip and venv for this python3 (Debian: python3-pip, python3-venv)")
 class Install(unittest.TestCase):
     def test_pip_installs_the_folder_into_a_fresh_venv_with_no_index(self):
         with tempfile.TemporaryDirectory() as venv:
