@@ -279,6 +279,38 @@ func (s *DomainsService) Verify(ctx context.Context, id string, opts ...*Request
 	return out, nil
 }
 
+// DomainsGetTrackingResponse is one of the API's objects.
+type DomainsGetTrackingResponse struct {
+	Tracking DomainTracking `json:"tracking"`
+}
+
+// GetTracking: A domain's open and click tracking
+//
+// GET /api/v1/domains/{id}/tracking (getDomainsByIdTracking).
+func (s *DomainsService) GetTracking(ctx context.Context, id string, opts ...*RequestOptions) (*DomainsGetTrackingResponse, error) {
+	out := new(DomainsGetTrackingResponse)
+	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/domains/" + pathSegment(id) + "/tracking", opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DomainsSetTrackingResponse is one of the API's objects.
+type DomainsSetTrackingResponse struct {
+	Tracking DomainTracking `json:"tracking"`
+}
+
+// SetTracking: Set a domain's open and click tracking
+//
+// PUT /api/v1/domains/{id}/tracking (putDomainsByIdTracking).
+func (s *DomainsService) SetTracking(ctx context.Context, id string, body *PutDomainTracking, opts ...*RequestOptions) (*DomainsSetTrackingResponse, error) {
+	out := new(DomainsSetTrackingResponse)
+	if err := s.t.doJSON(ctx, &request{method: "PUT", path: "/api/v1/domains/" + pathSegment(id) + "/tracking", body: body, opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // EmailsService holds the Emails operations (emails).
 type EmailsService struct {
 	t *transport

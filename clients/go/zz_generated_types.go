@@ -867,6 +867,43 @@ type CreateDomain struct {
 	DKIMAlgorithm *string `json:"dkim_algorithm,omitempty"`
 }
 
+// DomainTrackingCname: The record to publish for `host`: `<host> CNAME <the service's host>`; null without a host
+type DomainTrackingCname struct {
+	Name string `json:"name"`
+
+	Value string `json:"value"`
+}
+
+// DomainTracking is one of the API's objects.
+type DomainTracking struct {
+	DomainID string `json:"domain_id"`
+
+	// Append an open pixel to the HTML of this domain's mail (a send's own `tracking.opens` overrides it)
+	Opens bool `json:"opens"`
+
+	// Rewrite the http(s) links of this domain's HTML mail (a send's own `tracking.clicks` overrides it)
+	Clicks bool `json:"clicks"`
+
+	// The custom tracking host: tracked URLs point at it instead of the service's own host. Null: the service's.
+	Host *string `json:"host"`
+
+	// When its CNAME to the service's host was found (it is used only then)
+	HostVerifiedAt *string `json:"host_verified_at"`
+
+	// The record to publish for `host`: `<host> CNAME <the service's host>`; null without a host
+	Cname *DomainTrackingCname `json:"cname"`
+}
+
+// PutDomainTracking is one of the API's objects.
+type PutDomainTracking struct {
+	Opens bool `json:"opens"`
+
+	Clicks bool `json:"clicks"`
+
+	// A name under the domain (`links.<domain>`) published as a CNAME to the service's host, checked now through `dns.doh_url`: 400 naming `host` when it is not found. Omitted or null: links point at the service's own host.
+	Host *string `json:"host,omitempty"`
+}
+
 // CreateSuppression is one of the API's objects.
 type CreateSuppression struct {
 	// An address, bare or as `Name <address>`; stored bare and lower case
@@ -934,6 +971,15 @@ type SendResult struct {
 	Emails []Email `json:"emails"`
 }
 
+// SendEmailTracking: Open and click tracking for this message (docs/tracking.md), over the from-domain's setting (`PUT /api/v1/domains/{id}/tracking`); a key left out follows the domain, and the domain's default is off. Only the HTML part is changed, before DKIM signing; the text part never is. Opens and clicks become `email.opened` / `email.clicked` events and analytics counts.
+type SendEmailTracking struct {
+	// Append an open pixel to the HTML
+	Opens *bool `json:"opens,omitempty"`
+
+	// Rewrite the HTML's http(s) links to the tracking host
+	Clicks *bool `json:"clicks,omitempty"`
+}
+
 // SendAttachment is one of the API's objects.
 type SendAttachment struct {
 	Filename string `json:"filename"`
@@ -968,6 +1014,9 @@ type SendEmail struct {
 	HTML *string `json:"html,omitempty"`
 
 	Text *string `json:"text,omitempty"`
+
+	// Open and click tracking for this message (docs/tracking.md), over the from-domain's setting (`PUT /api/v1/domains/{id}/tracking`); a key left out follows the domain, and the domain's default is off. Only the HTML part is changed, before DKIM signing; the text part never is. Opens and clicks become `email.opened` / `email.clicked` events and analytics counts.
+	Tracking *SendEmailTracking `json:"tracking,omitempty"`
 
 	// Send the template's active version, rendered with `data`, instead of `subject`, `html` and `text` (exactly one of the two ways). Resolved at send time: the very next send after an activation uses the new version. A render that fails or crosses a bound (`templates.max_nesting_depth`, `templates.max_render_steps`, `templates.max_rendered_bytes`) is 422 naming it, and nothing is sent. See docs/template-rendering.md.
 	TemplateID *string `json:"template_id,omitempty"`
@@ -1114,12 +1163,36 @@ type AnalyticsCounts struct {
 	Canceled int64 `json:"canceled"`
 }
 
+// AnalyticsTrackingCountsOpens is one of the API's objects.
+type AnalyticsTrackingCountsOpens struct {
+	Human int64 `json:"human"`
+
+	Machine int64 `json:"machine"`
+}
+
+// AnalyticsTrackingCountsClicks is one of the API's objects.
+type AnalyticsTrackingCountsClicks struct {
+	Human int64 `json:"human"`
+
+	Machine int64 `json:"machine"`
+}
+
+// AnalyticsTrackingCounts: Opens (pixel fetches) and clicks (tracked links followed) on the UTC day they happened, human and machine apart: a privacy proxy's, a scanner's or a prefetch's request is `machine` (docs/tracking.md). Every fetch counts: a recipient opening twice counts twice.
+type AnalyticsTrackingCounts struct {
+	Opens AnalyticsTrackingCountsOpens `json:"opens"`
+
+	Clicks AnalyticsTrackingCountsClicks `json:"clicks"`
+}
+
 // AnalyticsDay is one of the API's objects.
 type AnalyticsDay struct {
 	Day string `json:"day"`
 
 	// Emails (one per recipient) by their status now, every status present
 	Counts AnalyticsCounts `json:"counts"`
+
+	// Opens (pixel fetches) and clicks (tracked links followed) on the UTC day they happened, human and machine apart: a privacy proxy's, a scanner's or a prefetch's request is `machine` (docs/tracking.md). Every fetch counts: a recipient opening twice counts twice.
+	Tracking AnalyticsTrackingCounts `json:"tracking"`
 }
 
 // AnalyticsRates is one of the API's objects.
@@ -1148,6 +1221,9 @@ type Analytics struct {
 
 	// Emails (one per recipient) by their status now, every status present
 	Totals AnalyticsCounts `json:"totals"`
+
+	// Opens (pixel fetches) and clicks (tracked links followed) on the UTC day they happened, human and machine apart: a privacy proxy's, a scanner's or a prefetch's request is `machine` (docs/tracking.md). Every fetch counts: a recipient opening twice counts twice.
+	Tracking AnalyticsTrackingCounts `json:"tracking"`
 
 	Rates AnalyticsRates `json:"rates"`
 }
