@@ -57,7 +57,9 @@ const uuidText = (b: Uint8Array) => {
 function fromBase64url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return null;
   const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  // Only the one canonical spelling: unused low bits of the last character must be zero, so a token has one form.
+  return base64url(bytes) === text ? bytes : null;
 }
 
 async function mac(settings: Settings, payload: Uint8Array): Promise<Uint8Array> {
