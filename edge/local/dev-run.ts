@@ -9,6 +9,8 @@ import { devPortList, devPorts, isAddressInUse, takenPort, type StackPort } from
 import { writeStackRecord } from './stack-record.js';
 import { quietRelayChatter } from './quiet-logs.js';
 import { endStaleProcesses, startWatchdog } from './watchdog.js';
+import { ensureConsoleBuilt, watchConsole } from './console-build.js';
+import type { ChildProcess } from 'node:child_process';
 
 /**
  * The stack in the foreground, once dev.ts has installed the Ctrl-C handler:
@@ -16,6 +18,7 @@ import { endStaleProcesses, startWatchdog } from './watchdog.js';
  */
 export async function main(setStop: (stop: () => void) => void) {
   let stack: Stack | undefined;
+  let consoleWatch: ChildProcess | undefined;
   let stopping = false;
   const abort = new AbortController();
   const stop = () => {
@@ -24,6 +27,7 @@ export async function main(setStop: (stop: () => void) => void) {
     stopping = true;
     console.log('\nstopping…');
     abort.abort();
+    consoleWatch?.kill();
     if (stack) {
       void stack.stop().then(() => process.exit(0));
       return;
@@ -72,6 +76,8 @@ export async function main(setStop: (stop: () => void) => void) {
   }
   // Our children (PostgreSQL, workerd) end with us, however we end: a SIGKILL included.
   startWatchdog(dataDir);
+  // The web console the Worker serves (wrangler.toml [assets]): built now when missing or older than its sources.
+  ensureConsoleBuilt({ log: (line) => console.log(`[console] ${line}`) });
   // Sealing needs a key the next start still has: made once into .data/, unless one is given.
   settings[ENCRYPTION_KEY_ENV] ||= localEncryptionKey(encryptionKeyFile(dataDir));
   try {
@@ -105,6 +111,8 @@ export async function main(setStop: (stop: () => void) => void) {
     await stack.stop();
     process.exit(0);
   }
+  // Each saved change to console/ rebuilds it; the Worker serves the new build (reload the page).
+  consoleWatch = watchConsole((line) => console.log(`[console] ${line}`));
   // The operator binary reads the ports from here (`pnpm edgemail ...` without EDGEMAIL_PG_PORT).
   writeStackRecord(dataDir, { ...ports, pid: process.pid, startedAt: new Date().toISOString() });
   // The password stays in its 0600 file, out of terminal scrollback and logs.
@@ -114,5 +122,6 @@ export async function main(setStop: (stop: () => void) => void) {
   void stack.relay!.closed.then((reason) => {
     if (reason) console.error(`[relay] the relay node stopped: ${reason.message}; restart pnpm dev to enrol it again`);
   });
+  console.log(`The web console: ${stack.url}/ (docs/console-ui.md)`);
   console.log('Mint an admin credential: pnpm edgemail admin create-credential --name ops');
 }

@@ -3,6 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { unstable_startWorker } from 'wrangler';
 import { WebSocket } from 'ws';
+import { ensureConsoleExists } from './console-build.js';
 
 // No network here: skip fetching Cloudflare's `Request.cf` sample and metrics.
 process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= 'false';
@@ -43,6 +44,8 @@ export async function startEdgeWorker(opts: {
   inspector?: boolean;
 }): Promise<EdgeWorker> {
   const inspect = opts.inspector === true || opts.onLog !== undefined;
+  // wrangler.toml serves the console's build as assets; wrangler refuses to start without the folder.
+  ensureConsoleExists();
   const worker = await unstable_startWorker({
     config: `${repoRoot}wrangler.toml`,
     bindings: Object.fromEntries(Object.entries(opts.vars).map(([k, v]) => [k, { type: 'plain_text', value: v }])),

@@ -7,6 +7,7 @@ import { runMigrations } from '@edgemail/schema/migrate';
 import { startPostgres } from '../../edge/local/postgres.js';
 import { startNeonBridge } from '../../edge/local/neon-bridge.js';
 import { repoRoot } from '../../edge/local/edge-worker.js';
+import { ensureConsoleBuilt } from '../../edge/local/console-build.js';
 import type { PgLogin } from '../../edge/local/pg-credentials.js';
 export { freePort } from '../../edge/local/free-port.js';
 import { freePort } from '../../edge/local/free-port.js';
@@ -26,6 +27,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
+  // wrangler.toml serves the console's build as the Worker's assets: every Worker start needs it (a fresh clone has none).
+  ensureConsoleBuilt();
   const dataDir = `${repoRoot}.data/test-${process.pid}`;
   mkdirSync(dataDir, { recursive: true });
   const postgres = await startPostgres({ dataDir: `${dataDir}/pg`, port: await freePort() });
