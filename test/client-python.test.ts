@@ -163,7 +163,7 @@ describe.skipIf(!python311)('the Python client against the real stack', () => {
     expect(output).toMatch(/\nOK/);
   }, 150_000);
 
-  test('python3 -m unittest tests.test_rate_limit: a request-rate 429 waited out by Retry-After; a 503 from an unreachable resolver', async () => {
+  test('python3 -m unittest tests.test_rate_limit: a request-rate 429, the retry waiting exactly its Retry-After; a 503 from an unreachable resolver', async () => {
     const { code, output } = await rate;
     if (code !== 0) console.log(output);
     expect(code, output).toBe(0);
