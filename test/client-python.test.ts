@@ -4,7 +4,7 @@
 // then runs `python3 -m unittest` in clients/python/tests with it all in
 // environment variables; a failing Python test fails here with its output.
 // Two stacks, Python processes side by side: the request-rate suite needs
-// `ratelimit.api_per_minute` at 4 (and waits out a window), the rest needs it
+// `ratelimit.api_per_minute` at 4, the rest needs it
 // high; after the request-rate suite its stack's database bridge is closed for
 // the outage suite (503 with Retry-After and X-Request-Id).
 import { execFile, execFileSync } from 'node:child_process';
@@ -136,7 +136,7 @@ describe.skipIf(!python311)('the Python client against the real stack', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'edgemail-python-'));
-    // The request-rate suite waits for its window: it starts first and runs while the main stack is made.
+    // The rate-limited stack and its suites run while the main stack is made.
     const limited = rateLimitedStack().then((s) => { stacks.push(s.stack); bridge = s.bridge; return s; });
     rate = limited.then((s) => unittest(['-v', 'tests.test_rate_limit'], s.env));
     // Then its database goes away.
