@@ -41,11 +41,12 @@ describe.skipIf(!hasGo)('the Go client', () => {
   let bridge: NeonBridge;
   let control: Server;
   let compiled: Promise<{ code: number | null; output: string }>;
-  const dir = mkdtempSync(join(tmpdir(), 'edgemail-go-'));
+  let dir: string;
   const env: Record<string, string> = {};
   const startBridge = (port?: number) => startNeonBridge({ port, pgHost: '127.0.0.1', pgPort: inject('pgPort') });
 
   beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'edgemail-go-'));
     // Compiling the package and its tests (a cold build cache takes a while) runs while the stacks start;
     // `go test -run '^$'` builds and links the test binary without running a test.
     compiled = go(['vet', './...']).then(async (vet) => (vet.code === 0 ? go(['test', '-count=1', '-run', '^$', './...']) : vet));
@@ -123,7 +124,7 @@ describe.skipIf(!hasGo)('the Go client', () => {
     await main?.stop();
     await limited?.stop();
     await bridge?.close().catch(() => {});
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   test('compiles with go 1.19 (go vet, go test -run ^$) and is gofmt-clean', async () => {
