@@ -9,6 +9,7 @@ import { runSendBench } from './send.js';
 import { runSubmissionBench } from './submission.js';
 import { runTemplatesBench } from './templates.js';
 import { runTlsBench } from './tls.js';
+import { runRelayNodeBench } from './relay-node.js';
 
 const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Promise<void> }> = {
   api: {
@@ -42,6 +43,10 @@ const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Pro
   tls: {
     summary: 'STARTTLS handshakes/s with per-handshake certificate resolution (SNI, assigned) vs one static certificate, same node and run; the certificate poll\'s 304 vs 200  [--seconds 5] [--rounds 3] [--connections 16]',
     run: runTlsBench,
+  },
+  'relay-node': {
+    summary: 'the packaged relay node (pnpm relay:pack, run as edgemail-relay): resident memory and CPU idle, at 100 msg/s and under the inbound bench load; the cost of scraping /metrics every second as a share of its CPU  [--seconds 20] [--rate 100] [--scrapes 300] [--messages 2000]',
+    run: runRelayNodeBench,
   },
   send: {
     summary: 'send API vs health throughput; delivery msg/s with 1 and 2 relay nodes vs Postfix, to smtp-sink  [--duration 10] [--connections 32] [--rounds 2] [--messages 2000] [--concurrency 20]',
