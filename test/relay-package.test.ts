@@ -41,7 +41,14 @@ let dns: TestDnsServer;
 let key: string;
 let sender: string;
 let reader: string;
-let receiver: { port: number; arrivals: { rcpt: string; bytes: string }[]; close(): Promise<void> };
+let receiver: {
+  port: number; arrivals: { rcpt: string; bytes: string }[];
+  /** Holds each reply to DATA this long, ms (a slow receiving MX); 0 answers at once. */
+  holdMs: number;
+  /** Messages whose data arrived and whose reply is being held. */
+  held: number;
+  close(): Promise<void>;
+};
 const ports = { inbound: 0, submission: 0, metrics: 0 };
 const children: ChildProcess[] = [];
 
@@ -104,14 +111,20 @@ async function startReceiver(): Promise<typeof receiver> {
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        if (state.holdMs) {
+          state.held++;
+          await new Promise((r) => setTimeout(r, state.holdMs));
+          state.held--;
+        }
         arrivals.push({ rcpt: session.envelope.rcptTo[0]?.address ?? '', bytes: Buffer.concat(chunks).toString('utf8') });
         callback(null, 'queued');
       });
     },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return { port: (server.server.address() as AddressInfo).port, arrivals, close: () => new Promise<void>((r) => server.close(() => r())) };
+  const state = { port: (server.server.address() as AddressInfo).port, arrivals, holdMs: 0, held: 0, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return state;
 }
 
 beforeAll(async () => {
@@ -257,7 +270,12 @@ describe('enrol, receive, deliver, observe, drain: the packaged node against the
     expect(status).not.toMatch(/myr_/);
   });
 
-  test('SIGTERM mid-message: the listener stops accepting, the message being sent is answered 250, an idle session gets 421, the node exits 0, nothing is lost', async () => {
+  test('SIGTERM mid-message and mid-delivery: the listener stops accepting, the message being sent is answered 250, an idle session gets 421, the delivery under way ends and is reported, the node exits 0, nothing is lost', async () => {
+    // A delivery the receiving MX is slow to answer, under way when the signal comes.
+    receiver.holdMs = 2000;
+    const out = await stack.call('POST', '/api/v1/emails/send', { token: sender, body: { from: `news@${DOMAIN}`, to: 'carol@example.org', subject: 'pkg-out-drain', text: 'Delivered while the node stops.' } });
+    expect(out.status, JSON.stringify(out.body)).toBe(201);
+    await eventually(async () => receiver.held, (n) => n === 1, 20_000);
     const busy = await openRaw(ports.inbound);
     expect(await busy.reply()).toMatch(/^220 /);
     await toDataPrompt(busy, { from: 'ann@sender.example', to: `support@${DOMAIN}` });
@@ -282,6 +300,10 @@ describe('enrol, receive, deliver, observe, drain: the packaged node against the
     expect(await idle.reply(10_000)).toMatch(/^421 4\.3\.2 /);
     expect(await node.exited).toBe(0);
     expect(node.stdout()).toContain('"msg":"relay node stopped"');
+    receiver.holdMs = 0;
+    // The delivery finished inside the stop and its result reached the edge: sent once, not handed out again.
+    expect(receiver.arrivals.filter((a) => a.bytes.includes('Subject: pkg-out-drain'))).toHaveLength(1);
+    expect((await stack.call('GET', `/api/v1/emails/${out.body.emails[0].id}`, { token: reader })).body.email.status).toBe('sent');
 
     // Forwarded before the exit, or kept in the spool for the next start: either way it reaches the edge once.
     const left = readdirSync(join(stateDir, 'spool')).filter((n) => n.endsWith('.eml')).length;
