@@ -36,6 +36,7 @@ const { simpleParser } = fromRelayNode('mailparser') as { simpleParser: (input: 
 /** `tracking.machine_window` here: a request sooner than this after the claim is a prefetch. */
 const WINDOW_S = 8;
 const PUBLIC = 'https://mail.example.com';
+const TRACKING_LIMIT = 80;
 
 let stack: TestStack;
 let dns: TestDnsServer;
@@ -82,6 +83,8 @@ beforeAll(async () => {
       SERVICE_TRACKING_MACHINE_WINDOW: `${WINDOW_S}s`,
       SERVICE_DNS_DOH_URL: doh.url,
       SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: '100000',
+      // Every request of this file comes from 127.0.0.1; the last test runs into this.
+      SERVICE_RATELIMIT_TRACKING_PER_MINUTE: String(TRACKING_LIMIT),
     },
   });
   const admin = await platformToken(stack);
@@ -351,5 +354,30 @@ describe('open and click tracking', () => {
     expect(r.status).toBe(302);
     expect(r.headers.get('location')).toBe('https://shop.example.org/order?id=42&ref=mail');
     await stack.call('PUT', `/api/v1/domains/${domainId}/tracking`, { token: manager, body: { opens: false, clicks: false } });
+  });
+
+  test('each client address is limited to ratelimit.tracking_per_minute requests a minute: beyond it 429 with Retry-After, and nothing recorded', async () => {
+    const d = await sendAndReceive({ tracking: { opens: true } });
+    const pixel = pixelOf(d.html)!;
+    const answered: number[] = [];
+    let refused: Response | undefined;
+    // Twice the limit: a minute may turn over once while looping.
+    for (let i = 0; i <= 2 * TRACKING_LIMIT && !refused; i++) {
+      const r = await get(pixel);
+      if (r.status === 429) {
+        refused = r;
+      } else {
+        answered.push(r.status);
+        await r.arrayBuffer();
+      }
+    }
+    expect(refused, 'no 429 within the limit').toBeDefined();
+    expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused!.json()).toEqual({ error: `rate limit exceeded: ${TRACKING_LIMIT} requests per minute` });
+    expect(answered.every((s) => s === 200)).toBe(true);
+    const opens = async () => Number((await stack.sql.query(`SELECT count(*)::int AS n FROM outbox WHERE event = 'email.opened' AND data->>'id' = $1`, [d.emailId])).rows[0].n);
+    await eventually(opens, (n) => n === answered.length, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await opens()).toBe(answered.length);
   });
 });
