@@ -253,6 +253,7 @@ describe('enrol, receive, deliver, observe, drain: the packaged node against the
     expect(sample(scrape, 'edgemail_relay_forwarded_messages_total')).toBe(2);
     expect(sample(scrape, 'edgemail_relay_spool_messages')).toBe(0);
     expect(sample(scrape, 'edgemail_relay_edge_up')).toBe(1);
+    expect(sample(scrape, `edgemail_relay_info{version="${VERSION}"}`)).toBe(1);
     expect(sample(scrape, 'edgemail_relay_outbound_jobs_total{event="claimed"}')).toBe(1);
     expect(sample(scrape, 'edgemail_relay_outbound_jobs_total{event="sent"}')).toBe(1);
     expect(sample(scrape, 'edgemail_relay_outbound_delivery_seconds_count{outcome="sent"}')).toBe(1);
@@ -334,6 +335,11 @@ describe('enrol, receive, deliver, observe, drain: the packaged node against the
     const refused = await run(bin, ['drain', '--state-dir', stateDir], { env: nodeEnv() }).then(() => null, (e: { code: number; stderr: string }) => e);
     expect(refused?.code).toBe(1);
     expect(refused?.stderr).toContain(`cannot drain: process ${node.child.pid} is running a relay node on ${stateDir}`);
+    // Nor does a second node start on it (both would forward the same spool).
+    const second = await run(bin, ['start', '--state-dir', stateDir, '--port', '0', '--submission-port', 'off', '--host', '127.0.0.1'], { env: nodeEnv() })
+      .then(() => null, (e: { code: number; stderr: string }) => e);
+    expect(second?.code).toBe(1);
+    expect(second?.stderr).toContain(`cannot start: process ${node.child.pid} is running a relay node on ${stateDir}`);
     node.child.kill('SIGTERM');
     expect(await node.exited).toBe(0);
     expect(readdirSync(join(stateDir, 'spool')).filter((n) => n.endsWith('.eml'))).toHaveLength(1);
