@@ -18,6 +18,7 @@ import { call, mintKey, sql } from './support/api.js';
 import { bootstrap, withStack } from './support/stack.js';
 import { profiledWorker } from './support/worker-profile.js';
 import type { RunResult, Target, TransactionCount } from './support/types.js';
+import { LINKS_HTML, measureRedirect, startNodeSink, recordedClicks, REDIRECT_GOAL, TRACKED_DELIVERY_GOAL, TRACKING_SETTINGS, type RedirectFigures } from './send-tracking.js';
 
 const DEFAULTS = { duration: 10, connections: 32, rounds: 2, warmup: 2, messages: 2000, concurrency: 20, nodes: 2 };
 const API_GOAL = 0.35;
@@ -27,7 +28,7 @@ const DELIVERY_GOAL = 0.7;
 const FROM_DOMAIN = 'bench-send.test';
 const SINK_DOMAIN = 'sink.test';
 
-const SETTINGS = { SERVICE_RATELIMIT_API_PER_MINUTE: '1000000000', SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: '1000000000' };
+const SETTINGS = { SERVICE_RATELIMIT_API_PER_MINUTE: '1000000000', SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: '1000000000', ...TRACKING_SETTINGS };
 
 interface ApiFigures { name: string; requestsPerSecond: number; p50Ms: number; p99Ms: number; runs: RunResult[]; transactions: TransactionCount }
 interface DeliveryFigures {
@@ -42,23 +43,31 @@ interface DeliveryFigures {
 export async function runSendBench(argv: string[]): Promise<void> {
   // `--delivery-only`: the delivery half alone (while working on it).
   const deliveryOnly = argv.includes('--delivery-only');
-  const flags = numberFlags(argv.filter((a) => a !== '--delivery-only'), DEFAULTS);
+  // `--tracking-only`: the tracking rows alone (the redirect against health; one node, plain and tracked).
+  const trackingOnly = argv.includes('--tracking-only');
+  const flags = numberFlags(argv.filter((a) => a !== '--delivery-only' && a !== '--tracking-only'), DEFAULTS);
   const clock = startRun();
   const postfix = findPostfix();
   console.error(`bench send: API ${flags.rounds} rounds × ${flags.duration}s, ${flags.connections} connections; delivery of ${flags.messages} messages`);
 
-  const { api, delivery } = await withStack(SETTINGS, async (stack) => {
+  const { api, redirect, clicksRecorded, delivery } = await withStack(SETTINGS, async (stack) => {
     const tenant = await bootstrap(stack);
     const key = await mintKey(stack, tenant.platformToken, tenant.projectId, ['emails:write', 'emails:read', 'domains:write', 'relay:write'], 'bench-send');
     await verifiedDomain(stack, key);
-    const api = deliveryOnly ? [] : await measureApi(stack, key, flags);
+    const api = deliveryOnly || trackingOnly ? [] : await measureApi(stack, key, flags);
+    if (trackingOnly) await queueMessages(stack, key, 1, 'tracking-only');
+    // Open and click tracking: the redirect against /health (send-tracking.ts).
+    const redirect: RedirectFigures[] = deliveryOnly && !trackingOnly ? [] : await measureRedirect(stack, flags);
+    await new Promise((r) => setTimeout(r, 1000));
+    const clicksRecorded = redirect.length ? await recordedClicks(stack) : 0;
     // The API half's sends are queued too: out of the way of the delivery half.
     await new Promise((r) => setTimeout(r, 1000));
     await clearEmails(stack);
+    // Without Postfix only the tracking rows run (plain and tracked, one node), against a Node SMTP sink.
     const delivery = 'missing' in postfix
-      ? { skipped: `delivery half skipped: ${postfix.missing}` }
-      : await measureDelivery(stack, key, postfix, flags);
-    return { api, delivery };
+      ? { skipped: `Postfix rows skipped: ${postfix.missing}`, rows: await measureDelivery(stack, key, null, { ...flags, nodes: 1 }) }
+      : { rows: await measureDelivery(stack, key, postfix, trackingOnly ? { ...flags, nodes: 1 } : flags, trackingOnly) };
+    return { api, redirect, clicksRecorded, delivery };
   });
 
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -78,25 +87,42 @@ export async function runSendBench(argv: string[]): Promise<void> {
       'audit write after the response, plus at most one last-used write per key per minute.',
     );
   }
+  let redirectRatio: number | null = null;
+  if (redirect.length) {
+    console.log('');
+    console.log('| tracking target | req/s | p50 ms | p99 ms | req/s per round |');
+    console.log('|---|---|---|---|---|');
+    for (const t of redirect) console.log(`| ${t.name} | ${t.requestsPerSecond.toFixed(0)} | ${t.p50Ms.toFixed(1)} | ${t.p99Ms.toFixed(1)} | ${t.runs.map((r) => r.requestsPerSecond.toFixed(0)).join(', ')} |`);
+    redirectRatio = redirect[1]!.requestsPerSecond / redirect[0]!.requestsPerSecond;
+    console.log(`tracked-link redirect / health throughput: ${pct(redirectRatio)}; goal >= ${REDIRECT_GOAL * 100}%: ${redirectRatio >= REDIRECT_GOAL ? 'PASS' : 'BELOW'}`);
+    const answered = redirect[1]!.runs.reduce((n, r) => n + r.requests, 0);
+    console.log(`clicks recorded by the batched writes: ${clicksRecorded} of ${answered} redirects answered in the timed rounds (warm-up clicks included)`);
+  }
   let deliveryRatios: Record<string, number> = {};
-  if ('skipped' in delivery) {
-    console.log(delivery.skipped);
-  } else {
+  if ('skipped' in delivery) console.log(delivery.skipped);
+  {
+    const rows = delivery.rows;
     console.log('');
     console.log('| delivery to smtp-sink | messages timed | seconds | msg/s | node CPU ms/msg | sent of queued |');
     console.log('|---|---|---|---|---|---|');
-    for (const d of delivery) {
+    for (const d of rows) {
       const cpu = d.cpuMsPerMessage === undefined ? '' : d.cpuMsPerMessage.toFixed(2);
       const sent = d.sent === undefined ? '' : `${d.sent} of ${d.queued}`;
       console.log(`| ${d.name} | ${d.messages} | ${d.seconds.toFixed(2)} | ${d.perSecond.toFixed(0)} | ${cpu} | ${sent}${d.note ? ` (${d.note})` : ''} |`);
     }
-    const reference = delivery.find((d) => d.name.startsWith('Postfix'))!;
-    deliveryRatios = Object.fromEntries(delivery.filter((d) => d !== reference).map((d) => [d.name, d.perSecond / reference.perSecond]));
+    const reference = rows.find((d) => d.name.startsWith('Postfix'));
+    deliveryRatios = reference ? Object.fromEntries(rows.filter((d) => d !== reference).map((d) => [d.name, d.perSecond / reference.perSecond])) : {};
     for (const [name, ratio] of Object.entries(deliveryRatios)) {
       console.log(`${name} / Postfix: ${pct(ratio)}; goal >= ${DELIVERY_GOAL * 100}%: ${ratio >= DELIVERY_GOAL ? 'PASS' : 'BELOW'}`);
     }
+    const plain = rows.find((d) => d.name.endsWith('(A B B A reference)'));
+    const tracked = rows.find((d) => d.name.endsWith('tracking on'));
+    if (plain && tracked) {
+      deliveryRatios.tracked_over_plain = tracked.perSecond / plain.perSecond;
+      console.log(`tracking on / plain, 1 relay node: ${pct(deliveryRatios.tracked_over_plain)}; goal >= ${TRACKED_DELIVERY_GOAL * 100}%: ${deliveryRatios.tracked_over_plain >= TRACKED_DELIVERY_GOAL ? 'PASS' : 'BELOW'}`);
+    }
   }
-  finishRun('send', clock, { options: flags, api, apiRatio, delivery, deliveryRatios });
+  finishRun('send', clock, { options: flags, api, apiRatio, redirect, redirectRatio, clicksRecorded, delivery, deliveryRatios });
 }
 
 // ---------------------------------------------------------------- the send API
@@ -142,8 +168,8 @@ async function measureApi(stack: Stack, key: string, flags: typeof DEFAULTS): Pr
 
 // ---------------------------------------------------------------- delivery
 
-async function measureDelivery(stack: Stack, key: string, tools: PostfixTools, flags: typeof DEFAULTS): Promise<DeliveryFigures[]> {
-  const sink = await startSmtpSink(tools, await freePort());
+async function measureDelivery(stack: Stack, key: string, tools: PostfixTools | null, flags: typeof DEFAULTS, noPostfix = false): Promise<DeliveryFigures[]> {
+  const sink = tools ? await startSmtpSink(tools, await freePort()) : await startNodeSink();
   const dns = await startDnsServer({ [SINK_DOMAIN]: { MX: [{ preference: 10, exchange: `mx.${SINK_DOMAIN}` }] }, [`mx.${SINK_DOMAIN}`]: { A: ['127.0.0.1'] } });
   const nodeSettings = {
     // The sink is the recipients' MX, on loopback: allowed for the bench (refused by default).
@@ -159,9 +185,12 @@ async function measureDelivery(stack: Stack, key: string, tools: PostfixTools, f
       await queueMessages(stack, key, flags.messages, tag);
       results.push(await deliverWithNodes(stack, key, nodes, nodeSettings, flags.messages, tag));
       await clearEmails(stack);
+      if (nodes === 1) results.push(...await trackedAgainstPlain(stack, key, nodeSettings, flags.messages, results[results.length - 1]!));
     }
-    console.error(`  Postfix: queueing ${flags.messages} messages (held), then relaying them to the same sink…`);
-    results.push(await postfixRelay(tools, sink.port, flags.messages));
+    if (tools && !noPostfix) {
+      console.error(`  Postfix: queueing ${flags.messages} messages (held), then relaying them to the same sink…`);
+      results.push(await postfixRelay(tools, sink.port, flags.messages));
+    }
   } finally {
     await dns.close();
     await sink.stop();
@@ -169,13 +198,40 @@ async function measureDelivery(stack: Stack, key: string, tools: PostfixTools, f
   return results;
 }
 
+/**
+ * The same messages with open and click tracking on (every recipient's HTML rewritten at the claim), timed
+ * A B B A against plain ones so that a shared machine's drift weighs on both alike: `plain` (A, already
+ * run), two tracked runs of half the messages, then plain again. The rows: the tracked runs together, and
+ * both plain runs together (the ratio's reference).
+ */
+async function trackedAgainstPlain(stack: Stack, key: string, settings: Record<string, string>, messages: number, plain: DeliveryFigures): Promise<DeliveryFigures[]> {
+  const run = async (count: number, tracking: boolean, tag: string) => {
+    console.error(`  queueing ${count} messages${tracking ? ' with tracking on' : ''}, then delivering with 1 relay node…`);
+    await queueMessages(stack, key, count, tag, tracking ? { tracking: { opens: true, clicks: true } } : {});
+    const figures = await deliverWithNodes(stack, key, 1, settings, count, tag);
+    await clearEmails(stack);
+    return figures;
+  };
+  const half = Math.max(1, Math.floor(messages / 2));
+  const tracked = [await run(half, true, 'tracked-1'), await run(messages - half, true, 'tracked-2')];
+  const again = await run(messages, false, 'plain-2');
+  const merge = (name: string, rows: DeliveryFigures[]): DeliveryFigures => {
+    const timed = rows.reduce((n, r) => n + r.messages, 0);
+    const seconds = rows.reduce((n, r) => n + r.seconds, 0);
+    const cpu = rows.reduce((n, r) => n + (r.cpuMsPerMessage ?? 0) * r.messages, 0);
+    return { name, messages: timed, seconds, perSecond: timed / seconds, cpuMsPerMessage: timed ? cpu / timed : 0,
+      sent: rows.reduce((n, r) => n + (r.sent ?? 0), 0), queued: rows.reduce((n, r) => n + (r.queued ?? 0), 0) };
+  };
+  return [merge('edgemail, 1 relay node, tracking on', tracked), merge('edgemail, 1 relay node, plain (A B B A reference)', [plain, again])];
+}
+
 /** Queues `count` single-recipient messages through the batch route (100 a request). */
-async function queueMessages(stack: Stack, key: string, count: number, tag: string): Promise<void> {
+async function queueMessages(stack: Stack, key: string, count: number, tag: string, extra: Record<string, unknown> = {}): Promise<void> {
   for (let sent = 0; sent < count; sent += 100) {
     const n = Math.min(100, count - sent);
     const messages = Array.from({ length: n }, (_, i) => ({
       from: `Bench <news@${FROM_DOMAIN}>`, to: [`user${sent + i}@${SINK_DOMAIN}`], subject: `Bench ${sent + i}`,
-      text: 'x'.repeat(2000), html: `<p>${'x'.repeat(2000)}</p>`, tags: [tag],
+      text: 'x'.repeat(2000), html: `<p>${'x'.repeat(2000)}</p><p>${LINKS_HTML}</p>`, tags: [tag], ...extra,
     }));
     await call(stack, 'POST', '/api/v1/emails/batch', key, { messages });
   }
