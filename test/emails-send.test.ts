@@ -91,6 +91,8 @@ describe('POST /api/v1/emails/send', () => {
       status: 'queued', attempts: 0, error_message: null, smtp_reply: null, node_id: null,
       tags: ['shipping', 'transactional'], headers: { 'X-Order-Id': 'A-1042', 'List-Unsubscribe': '<mailto:unsub@acme.test>' },
       sandbox: false, origin: 'api', send_at: null, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), sent_at: null,
+      // Issue 29: every record names its message stream; a send naming none is transactional.
+      stream: 'transactional',
     };
     expect(emails).toEqual([
       { ...common, id: expect.any(String), recipient: 'Ann@example.org', kind: 'to' },

@@ -25,6 +25,8 @@ describe('POST /api/v1/suppressions', () => {
       suppression: {
         id: expect.any(String), project_id: env.tenant.project.id, address: `${name}@example.org`, reason: 'manual',
         detail: null, source_email_id: null, expires_at: null, created_at: expect.any(String),
+        // Issue 29: an entry made without a stream holds for every stream.
+        stream: null,
       },
     });
     const stored = await env.stack.sql.query('SELECT address, reason::text FROM suppressions WHERE id = $1', [r.body.suppression.id]);

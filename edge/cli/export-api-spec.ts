@@ -1,4 +1,4 @@
-// `edgemail export-api-spec --out <file> [--surface api|app|all|relay|webhooks|tracking]` (`all` is the spec's two: api and app)
+// `edgemail export-api-spec --out <file> [--surface api|app|all|relay|webhooks|tracking|unsubscribe]` (`all` is the spec's two: api and app)
 import { writeFileSync } from 'node:fs';
 import { format, parse } from 'node:path';
 import { buildApp } from '../src/app.js';

@@ -15,7 +15,7 @@ const USAGE = `usage: edgemail <command>
   migrate [--database-url <url>]             apply the committed migrations (idempotent)
   admin create-credential --name <n>          mint a platform credential; prints the mya_ token
         [--allowed-ip <ip|cidr>]... [--expires-at <rfc3339>] [--database-url <url>]
-  export-api-spec --out <file> [--surface api|app|all|relay|webhooks|tracking]   (all: api and app; relay: /relay/v1; webhooks: /webhooks; tracking: /t)
+  export-api-spec --out <file> [--surface api|app|all|relay|webhooks|tracking|unsubscribe]   (all: api and app; relay: /relay/v1; webhooks: /webhooks; tracking: /t; unsubscribe: /unsubscribe)
   config-docs [--out <file>]                  write the settings table (docs/config.md)
   routes-docs [--out <file>]                  write the route table (docs/routes.md)
   relay enroll --edge <url> --key <myk_ key>  enrol a relay node with a key holding relay:write (the key
@@ -129,7 +129,7 @@ async function run(argv: string[]): Promise<void> {
       const out = values.out;
       if (!out) throw new UsageError('--out <file> is required');
       const surface = values.surface ?? 'api';
-      if (surface !== 'api' && surface !== 'app' && surface !== 'all' && surface !== 'relay' && surface !== 'webhooks' && surface !== 'tracking') throw new UsageError('--surface must be api, app, all, relay, webhooks or tracking');
+      if (surface !== 'api' && surface !== 'app' && surface !== 'all' && surface !== 'relay' && surface !== 'webhooks' && surface !== 'tracking' && surface !== 'unsubscribe') throw new UsageError('--surface must be api, app, all, relay, webhooks, tracking or unsubscribe');
       // Loaded here, as routes-docs below: they load the whole Worker app (seconds), which no other command needs.
       const { exportApiSpec } = await import('./export-api-spec.js');
       for (const file of exportApiSpec(out, surface)) console.error(`wrote ${file}`);

@@ -1,6 +1,6 @@
 // Renders docs/routes.md from the route declarations: every route with the
 // permission it needs, the session role gate and the audit type it records.
-import { apiRoutes, appRoutes, relayRoutes, trackingRoutes, webhookRoutes } from '../src/routes/registry.js';
+import { apiRoutes, appRoutes, relayRoutes, trackingRoutes, unsubscribeRoutes, webhookRoutes } from '../src/routes/registry.js';
 
 const row = ({ route: r }: (typeof apiRoutes)[number]) =>
   `| \`${r.method.toUpperCase()} ${r.path}\` | \`${r['x-permission']}\` | ${r['x-role'] ?? ''} | ${r['x-audit-type'] ? `\`${r['x-audit-type']}\`` : ''} | ${r.summary ?? ''} |`;
@@ -66,6 +66,15 @@ export function renderRoutesDocs(): string {
     '| Route | Limiter | Summary |',
     '|---|---|---|',
     ...trackingRoutes.map(({ route: r }) => `| \`${r.method.toUpperCase()} ${r.path}\` | \`${r['x-rate-limit']}\` | ${r.summary ?? ''} |`),
+    '',
+    '## One-click unsubscribe',
+    '',
+    'What mailbox providers post and recipients open ([sending.md](sending.md#one-click-unsubscribe)); `pnpm edgemail export-api-spec --surface unsubscribe` describes it.',
+    'No credential: the signed token in the path is the proof. Counted per client address in the limiter named.',
+    '',
+    '| Route | Limiter | Summary |',
+    '|---|---|---|',
+    ...unsubscribeRoutes.map(({ route: r }) => `| \`${r.method.toUpperCase()} ${r.path}\` | \`${r['x-rate-limit']}\` | ${r.summary ?? ''} |`),
     '',
   ].join('\n');
 }

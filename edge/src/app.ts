@@ -13,6 +13,7 @@ import { requireUsableConfig } from './middleware/config-guard.js';
 import { rateLimitHeaders } from './middleware/rate-limit.js';
 import { apiRoutes, appRoutes, relayRoutes, trackingRoutes, webhookRoutes } from './routes/registry.js';
 import { openApiDocument, type Surface } from './openapi.js';
+import { unsubscribeRoutes } from './routes/registry.js';
 
 export function buildApp() {
   const app = new OpenAPIHono<AppEnv>({
@@ -50,6 +51,8 @@ export function buildApp() {
   app.use('/app/api/*', requestContext(), limitBody(), rateLimitHeaders(), consoleGuard(), audit());
   // Provider webhooks: each route mounts its own per-address limiter (define-webhook-route.ts).
   app.use('/webhooks/*', requestContext(), limitBody(), rateLimitHeaders());
+  // One-click unsubscribe: each route mounts its own per-address limiter (define-unsubscribe-route.ts).
+  app.use('/unsubscribe/*', requestContext(), limitBody(), rateLimitHeaders());
 
   // The relay-node channel: each route mounts its own body limit, credential and limiter.
   app.use('/relay/v1/*', requestContext(), rateLimitHeaders());
@@ -58,6 +61,7 @@ export function buildApp() {
   app.use('/t/*', requestContext());
 
   for (const route of [...apiRoutes, ...appRoutes, ...relayRoutes, ...webhookRoutes, ...trackingRoutes]) route.mount(app);
+  for (const route of unsubscribeRoutes) route.mount(app);
   return app;
 }
 

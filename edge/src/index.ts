@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { connect } from './db/client.js';
 import { effectiveSettings } from './services/settings/overrides.js';
 import { purgeAuditEvents } from './services/audit/purge.js';
+import { evaluateComplaintThreshold } from './services/sender-health/evaluate.js';
 import { purgeOutbox, sweepWebhooks } from './services/webhook-outbox/sweep.js';
 import { reverifyDomains } from './services/domains/reverify.js';
 import { countInboundUsage } from './services/inbound-emails/usage-count.js';
@@ -44,6 +45,10 @@ export default {
       ctx.waitUntil(countInboundUsage(db, config['inbound.storage_quota_bytes']).then((r) => {
         if (r.full) console.log(`inbound storage: ${r.full} of ${r.projects} projects at their quota (RCPT answered 452 4.2.2)`);
       }));
+      // A crossing's webhook event is handed over by the next sweep (outbox rows left pending are its work).
+      ctx.waitUntil(evaluateComplaintThreshold(db, config).then((events) => {
+        if (events.size) console.log(`sender health: ${events.size} projects crossed the complaint threshold`);
+      }, (e) => console.error(`sender health: the complaint threshold was not checked: ${e instanceof Error ? e.message : String(e)}`)));
       ctx.waitUntil(reverifyDomains(db, config, REVERIFY_PER_RUN).then((r) => {
         if (r.failed || r.errors.length) console.warn(`domain re-verification: ${r.checked} checked, ${r.failed} failed, ${r.errors.length} not checked (resolver: ${r.errors.map((e) => e.problem).join('; ')})`);
       }));

@@ -1,18 +1,21 @@
 // The OpenAPI 3.1 document, generated from the route declarations.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from './env.js';
+import { nameOperations, type NamedDocument, type ResourceTags } from './http/operation-names.js';
+import { API_TAGS, APP_TAGS } from './http/resource-tags.js';
 
 /** `relay` is the relay-node channel (`/relay/v1`), `webhooks` what providers post to (`/webhooks`), each documented apart from the machine API. */
-export type Surface = 'api' | 'app' | 'relay' | 'webhooks' | 'tracking';
+export type Surface = 'api' | 'app' | 'relay' | 'webhooks' | 'tracking' | 'unsubscribe';
 
-const PREFIX: Record<Surface, string> = { api: '/api/v1', app: '/app/api', relay: '/relay/v1', webhooks: '/webhooks/', tracking: '/t/' };
-const TITLE: Record<Surface, string> = { api: 'edgemail machine API', app: 'edgemail console API', relay: 'edgemail relay-node channel', webhooks: 'edgemail provider webhooks', tracking: 'edgemail open and click tracking' };
+const PREFIX: Record<Surface, string> = { api: '/api/v1', app: '/app/api', relay: '/relay/v1', webhooks: '/webhooks/', tracking: '/t/', unsubscribe: '/unsubscribe/' };
+const TITLE: Record<Surface, string> = { api: 'edgemail machine API', app: 'edgemail console API', relay: 'edgemail relay-node channel', webhooks: 'edgemail provider webhooks', tracking: 'edgemail open and click tracking', unsubscribe: 'edgemail one-click unsubscribe' };
 const DESCRIPTION: Record<Surface, string> = {
   api: 'Each operation names the permission it needs in `x-permission`.',
   app: 'Each operation names the permission it needs in `x-permission`.',
   relay: 'What relay nodes call (docs/relay-protocol.md). `x-relay-credential` says which credential a route takes, `x-rate-limit` which limiter counts it.',
   webhooks: 'What providers post to (docs/ses.md): no credential of ours, each message carries its own proof. `x-rate-limit` names the limiter counting each client address.',
   tracking: 'What recipients\' mail clients fetch (docs/tracking.md): no credential, a signed token in the path. `x-rate-limit` names the limiter counting each client address.',
+  unsubscribe: 'What mailbox providers post and recipients open to unsubscribe (RFC 8058; docs/sending.md, "One-click unsubscribe"): no credential, a signed token in the path. `x-rate-limit` names the limiter counting each client address.',
 };
 
 export function openApiDocument(app: OpenAPIHono<AppEnv>, surface: Surface) {
@@ -24,9 +27,12 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>, surface: Surface) {
       description: DESCRIPTION[surface],
     },
     servers: [{ url: '/' }],
-    security: surface === 'webhooks' || surface === 'tracking' ? [] : surface === 'relay' ? [{ relayNodeCredential: [] }] : [{ bearerAuth: [] }, { sessionCookie: [] }],
+    security: surface === 'webhooks' || surface === 'tracking' || surface === 'unsubscribe' ? [] : surface === 'relay' ? [{ relayNodeCredential: [] }] : [{ bearerAuth: [] }, { sessionCookie: [] }],
   });
   doc.paths = Object.fromEntries(Object.entries(doc.paths ?? {}).filter(([path]) => path.startsWith(PREFIX[surface])));
+  // The two documents clients are generated from name each operation `<resource>_<method>` and tag it by resource.
+  const named = NAMED[surface];
+  if (named) nameOperations(doc as NamedDocument, `${PREFIX[surface]}/`, named);
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of METHODS) {
       const operation = (item as Record<string, { operationId?: string } | undefined>)[method];
@@ -49,11 +55,12 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>, surface: Surface) {
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+const NAMED: Partial<Record<Surface, ResourceTags>> = { api: API_TAGS, app: APP_TAGS };
 
 /**
- * A stable operationId from the method and path (client generators name their
- * functions by it), unique within a surface as method and path are:
- * `POST /api/v1/api-keys/{id}/revoke` → `postApiKeysByIdRevoke`.
+ * A stable operationId from the method and path, unique within a surface as
+ * method and path are (`POST /relay/v1/outbound/claim` → `postOutboundClaim`):
+ * the surfaces no client is generated from (relay, webhooks, tracking, unsubscribe).
  */
 export function operationId(method: string, path: string, prefix: string): string {
   const words = path.slice(prefix.replace(/\/$/, '').length).split('/').filter(Boolean).flatMap((segment) => {

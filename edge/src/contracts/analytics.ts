@@ -39,6 +39,19 @@ const humanMachine = z.object({ human: count, machine: count });
 export const TrackingCounts = z.object({ opens: humanMachine, clicks: humanMachine })
   .openapi('AnalyticsTrackingCounts', { description: 'Opens (pixel fetches) and clicks (tracked links followed) on the UTC day they happened, human and machine apart: a privacy proxy\'s, a scanner\'s or a prefetch\'s request is `machine` (docs/tracking.md). Every fetch counts: a recipient opening twice counts twice.' });
 
+const healthCounts = {
+  delivered: count.openapi({ description: 'Emails now `sent` or `complained`, by the day they were created' }),
+  complaints: count.openapi({ description: 'Emails now `complained`, by the day they were created' }),
+  unsubscribes: count.openapi({ description: 'One-click and `mailto:` unsubscribes, by the day they came' }),
+  complaint_rate: rate.openapi({ description: 'complaints ÷ delivered; null when nothing was delivered. Gmail and Yahoo ask bulk senders to stay under 0.3%' }),
+  unsubscribe_rate: rate.openapi({ description: 'unsubscribes ÷ delivered; null when nothing was delivered' }),
+};
+export const StreamHealthSchema = z.object({
+  stream: z.string().openapi({ example: 'broadcast' }),
+  days: z.array(z.object({ day: z.string().openapi({ format: 'date' }), ...healthCounts })),
+  totals: z.object(healthCounts),
+}).openapi('AnalyticsStreamHealth', { description: 'Bulk-sender health of one message stream (docs/analytics.md, "Sender health")' });
+
 export const AnalyticsSchema = z.object({
   from: z.string().openapi({ format: 'date', example: '2026-10-28' }),
   to: z.string().openapi({ format: 'date', example: '2026-11-26' }),
@@ -49,6 +62,7 @@ export const AnalyticsSchema = z.object({
     .openapi({ description: 'Every UTC day of the range in order, zeros included; an email counts on the day it was created' }),
   totals: StatusCounts,
   tracking: TrackingCounts,
+  streams: z.array(StreamHealthSchema).openapi({ description: 'Per message stream with mail or unsubscribes in the range (by name), complaint and unsubscribe rate per day: the bulk sender health (docs/analytics.md, "Sender health"). The domain and tag filters apply.' }),
   rates: z.object({
     bounce_rate: rate.openapi({ description: '(bounced + failed) ÷ (sent + bounced + complained + failed); null when that is 0' }),
     complaint_rate: rate.openapi({ description: 'complained ÷ (sent + bounced + complained + failed); null when that is 0' }),
@@ -59,3 +73,4 @@ export type AnalyticsInput = z.infer<typeof AnalyticsQuery>;
 export type Analytics = z.infer<typeof AnalyticsSchema>;
 export type StatusCountsRecord = z.infer<typeof StatusCounts>;
 export type TrackingCountsRecord = z.infer<typeof TrackingCounts>;
+export type StreamHealth = z.infer<typeof StreamHealthSchema>;

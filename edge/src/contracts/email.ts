@@ -28,6 +28,7 @@ export const EmailSchema = z.object({
   headers: z.record(z.string(), z.string()).openapi({ description: 'The custom headers of the send, as given' }),
   sandbox: z.boolean().openapi({ description: 'Sent with a sandbox key: captured, never delivered' }),
   origin: z.enum(['api', 'smtp', 'test', 'system']).openapi({ description: 'How the message came in: `api` (the send routes), `smtp` (SMTP submission on a relay node, docs/submission.md), `test` (a template\'s send-test, docs/template-rendering.md) or `system` (the service\'s own mail: invitations and password resets, in the system-mail project only, docs/console.md)' }),
+  stream: z.string().openapi({ description: 'The message stream the send named (docs/sending.md, "Streams"): `transactional` (the default), `broadcast` or a project-defined one', example: 'transactional' }),
   send_at: Timestamp.nullable().openapi({ description: '`send_at` of a scheduled send, as given (null when not scheduled): not delivered before it' }),
   created_at: CursorTimestamp,
   sent_at: Timestamp.nullable(),
@@ -75,6 +76,13 @@ export const UsageSchema = z.object({
   plan: z.object({ id: z.uuid(), name: z.string() }).nullable().openapi({ description: 'null: the project has no plan, and no limits' }),
   hour: LimitWindow,
   day: LimitWindow,
+  notices: z.array(z.object({
+    code: z.enum(['complaint_rate_over_threshold']),
+    message: z.string(),
+    since: Timestamp.openapi({ description: 'When the project crossed the threshold' }),
+    complaint_rate: z.number().openapi({ description: 'Complaints per delivered email over the trailing 7 days (0.004 = 0.4%)' }),
+    threshold: z.number().openapi({ description: '`sending.complaint_threshold_basis_points` as a rate (0.003 = 0.3%)' }),
+  })).openapi({ description: 'What the project should act on: while its complaint rate is over the bulk sender threshold (docs/analytics.md, "Sender health"), a `complaint_rate_over_threshold` notice. Empty when all is well.' }),
 }).openapi('Usage');
 
 const RFC3339 = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' });

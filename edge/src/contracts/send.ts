@@ -183,6 +183,19 @@ const HeadersSchema = z.record(z.string(), headerText(2000))
     example: { 'X-Order-Id': 'A-1042' },
   });
 
+/** Headers one-click unsubscribe writes (RFC 2369, RFC 8058), lower case. */
+export const LIST_UNSUBSCRIBE_HEADERS = ['list-unsubscribe', 'list-unsubscribe-post'];
+
+/** The built-in streams; a project may define more (`message_streams`). */
+export const BUILT_IN_STREAMS = ['transactional', 'broadcast'] as const;
+export const STREAM_KINDS = BUILT_IN_STREAMS;
+export type StreamKind = (typeof STREAM_KINDS)[number];
+
+/** A stream's name: lower case letters, digits, `-` and `_`, 1 to 32, starting with a letter or digit. */
+export const StreamName = z.string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be 1 to 32 lower-case letters, digits, - or _, starting with a letter or digit')
+  .openapi({ example: 'broadcast' });
+
 export const SendMessageSchema = z.object({
   from: MailboxSchema.openapi({ type: 'string', example: 'Acme <news@acme.test>', description: 'Exactly one address of a verified domain of the project, bare or as `Name <address>`; the From header is composed from its name and address' }),
   to: AddressList({ min: 1, max: MAX_RECIPIENTS, tooMany: `must have at most ${MAX_RECIPIENTS} recipients`, example: 'ann@example.org',
@@ -225,6 +238,10 @@ export const SendMessageSchema = z.object({
       description: `Deliver no earlier than this (RFC 3339 with a time zone), at most ${MAX_SCHEDULE_HOURS} hours ahead; a time in the past (or now) is sent at once. Until then the recipients are \`queued\` and can be canceled (\`POST /api/v1/emails/{id}/cancel\`). The plan limits count the send when it is accepted, not when it leaves.`,
       example: '2026-11-27T09:00:00Z',
     }),
+  stream: StreamName.optional()
+    .openapi({ description: 'The message stream (docs/sending.md, "Streams"): `transactional` (the default), `broadcast`, or one the project defined (`POST /api/v1/streams`). Broadcast mail carries one-click unsubscribe (RFC 8058) and needs DMARC on the from-domain; a suppression of a stream holds for that stream only.', example: 'transactional' }),
+  list_unsubscribe: z.boolean().optional()
+    .openapi({ description: 'Add `List-Unsubscribe` and `List-Unsubscribe-Post` (one-click, RFC 8058) to this message: always on for a broadcast stream (`false` is refused there), off by default on a transactional one. With it, a custom `List-Unsubscribe` or `List-Unsubscribe-Post` header is refused (the service writes them).' }),
   tags: z.array(z.string()
     .refine((s) => !hasControl(s), 'must not contain control characters')
     .refine((s) => s.trim().length > 0, 'must not be empty')
@@ -235,6 +252,16 @@ export const SendMessageSchema = z.object({
   const total = m.to.length + (m.cc?.length ?? 0) + (m.bcc?.length ?? 0);
   if (total > MAX_RECIPIENTS) {
     ctx.addIssue({ code: 'custom', path: ['to'], message: `must have at most ${MAX_RECIPIENTS} recipients, cc and bcc included (has ${total})` });
+  }
+  if (m.headers) {
+    for (const name of Object.keys(m.headers)) {
+      if (LIST_UNSUBSCRIBE_HEADERS.includes(name.toLowerCase()) && (m.list_unsubscribe || m.stream === 'broadcast')) {
+        ctx.addIssue({ code: 'custom', path: ['headers', name], message: 'is written by the service on this message (one-click unsubscribe, docs/sending.md): drop it, or send on a transactional stream without list_unsubscribe' });
+      }
+    }
+  }
+  if (m.stream === 'broadcast' && m.list_unsubscribe === false) {
+    ctx.addIssue({ code: 'custom', path: ['list_unsubscribe'], message: 'cannot be false on the broadcast stream: broadcast mail always carries one-click unsubscribe (RFC 8058)' });
   }
   if (m.template_id !== undefined) {
     // One way to give the content: the template's, or the body's own.

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { suppressionReason } from '@edgemail/schema';
 import { normalizeAddress } from './email-address.js';
 import { FutureTimestamp, Timestamp } from './common.js';
+import { StreamName } from './send.js';
 
 export const SUPPRESSION_REASONS = suppressionReason.enumValues;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
@@ -23,6 +24,7 @@ export const SuppressionSchema = z.object({
   source_email_id: z.uuid().nullable().openapi({ description: 'The email (email log id) whose bounce or complaint added the entry; null for one made through the API' }),
   expires_at: Timestamp.nullable().openapi({ description: 'From this instant on the entry no longer applies; null: never expires' }),
   created_at: Timestamp,
+  stream: z.string().nullable().openapi({ description: 'The message stream the entry holds for (docs/suppressions.md, "Per stream"); null: every stream. A one-click unsubscribe adds one for the stream of the email it came from.', example: null }),
 }).openapi('Suppression');
 
 export const CreateSuppressionSchema = z.object({
@@ -43,6 +45,8 @@ export const CreateSuppressionSchema = z.object({
     .openapi({ description: 'Free text, 1 to 200 characters (trimmed)', example: 'asked by phone' }),
   expires_at: FutureTimestamp.optional()
     .openapi({ description: 'RFC 3339 with an offset, in the future: the entry stops applying then. Omitted: it never expires' }),
+  stream: StreamName.optional()
+    .openapi({ description: 'Hold for this message stream only (`transactional`, `broadcast` or one the project defined; 400 naming it otherwise). Omitted: every stream. An address may have one entry for every stream and one per stream.', example: 'broadcast' }),
 }).strict().openapi('CreateSuppression');
 
 export const ListSuppressionsFilter = {

@@ -18,6 +18,7 @@ export const limiters = {
   ses_webhook: 'ratelimit.ses_webhook_per_minute',
   relay_node_chatter: 'ratelimit.relay_node_chatter_per_minute',
   relay_node_inbound: 'ratelimit.relay_node_inbound_per_minute',
+  unsubscribe: 'ratelimit.unsubscribe_per_minute',
   // Counted in each isolate, never by the Durable Object (define-tracking-route.ts).
   tracking: 'ratelimit.tracking_per_minute',
 } as const satisfies Record<string, keyof Config>;

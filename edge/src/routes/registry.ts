@@ -29,6 +29,9 @@ import * as createSuppression from './api/suppressions/create.js';
 import * as listSuppressions from './api/suppressions/list.js';
 import * as deleteSuppression from './api/suppressions/delete.js';
 import * as getSuppression from './api/suppressions/get.js';
+import * as listStreams from './api/streams/list.js';
+import * as createStream from './api/streams/create.js';
+import * as deleteStream from './api/streams/delete.js';
 import * as listBounces from './api/bounces/list.js';
 import * as getBounce from './api/bounces/get.js';
 import * as listInboundEmails from './api/inbound-emails/list.js';
@@ -37,6 +40,7 @@ import * as getInboundEmail from './api/inbound-emails/get.js';
 import * as deleteInboundEmail from './api/inbound-emails/delete.js';
 import * as retryInboundEmail from './api/inbound-emails/retry.js';
 import * as rawInboundEmail from './api/inbound-emails/raw.js';
+import * as previewInboundEmail from './api/inbound-emails/preview.js';
 import * as inboundAttachment from './api/inbound-emails/attachment.js';
 import * as listRelayNodes from './api/relay-nodes/list.js';
 import * as revokeRelayNode from './api/relay-nodes/revoke.js';
@@ -52,6 +56,7 @@ import * as sendTemplateTest from './api/templates/send-test.js';
 import * as sendEmailBatch from './api/emails/batch.js';
 import * as listEmails from './api/emails/list.js';
 import * as getEmail from './api/emails/get.js';
+import * as previewEmail from './api/emails/preview.js';
 import * as cancelEmail from './api/emails/cancel.js';
 import * as emailAttachment from './api/emails/attachment.js';
 import * as getUsage from './api/usage/get.js';
@@ -128,14 +133,15 @@ export const apiRoutes: MountableRoute[] = [
   mountable(createDomain), mountable(listDomains), mountable(getDomain), mountable(deleteDomain),
   mountable(verifyDomain), mountable(getDomainTracking), mountable(putDomainTracking),
   mountable(createSuppression), mountable(listSuppressions), mountable(getSuppression), mountable(deleteSuppression),
+  mountable(listStreams), mountable(createStream), mountable(deleteStream),
   mountable(listBounces), mountable(getBounce),
   // `stats` before `{id}`: the router tries routes in this order, and `stats` is no UUID.
   mountable(listInboundEmails), mountable(inboundEmailStats), mountable(getInboundEmail), mountable(deleteInboundEmail),
-  mountable(retryInboundEmail), mountable(rawInboundEmail), mountable(inboundAttachment),
+  mountable(retryInboundEmail), mountable(rawInboundEmail), mountable(previewInboundEmail), mountable(inboundAttachment),
   mountable(listRelayNodes), mountable(revokeRelayNode),
   mountable(createWebhook), mountable(listWebhooks), mountable(deleteWebhook), mountable(rotateWebhookSecret),
   mountable(listWebhookDeliveries), mountable(redeliverWebhookDelivery),
-  mountable(sendEmail), mountable(sendEmailBatch), mountable(listEmails), mountable(getEmail), mountable(cancelEmail), mountable(emailAttachment),
+  mountable(sendEmail), mountable(sendEmailBatch), mountable(listEmails), mountable(getEmail), mountable(previewEmail), mountable(cancelEmail), mountable(emailAttachment),
   mountable(previewTemplateVersion), mountable(sendTemplateTest),
   mountable(getUsage), mountable(listSandboxEmails), mountable(getSandboxEmail),
   mountable(getAnalytics),
@@ -241,3 +247,10 @@ import * as trackClick from './tracking/click.js';
 import { mountableTracking, type MountableTrackingRoute } from '../http/define-tracking-route.js';
 
 export const trackingRoutes: MountableTrackingRoute[] = [mountableTracking(trackOpen), mountableTracking(trackClick)];
+
+// One-click unsubscribe (`/unsubscribe/*`, docs/sending.md): no credential; the signed token in the path is the proof.
+import * as showUnsubscribe from './unsubscribe/show.js';
+import * as postUnsubscribe from './unsubscribe/post.js';
+import { mountableUnsubscribe, type MountableUnsubscribeRoute } from '../http/define-unsubscribe-route.js';
+
+export const unsubscribeRoutes: MountableUnsubscribeRoute[] = [mountableUnsubscribe(showUnsubscribe), mountableUnsubscribe(postUnsubscribe)];

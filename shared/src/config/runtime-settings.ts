@@ -27,6 +27,11 @@ export const runtimeSettings: ReadonlySet<SettingName> = new Set<SettingName>([
   'send.max_attachment_bytes',
   'audit_log_retention_days',
   'delivery_records_retention_days',
+  // Streams and the bulk-sender rules (docs/sending.md, docs/analytics.md): read by the edge per request and per cron run.
+  'ratelimit.unsubscribe_per_minute',
+  'sending.unsubscribe_link_ttl',
+  'sending.broadcast_requires_dmarc',
+  'sending.complaint_threshold_basis_points',
 ]);
 
 export const isRuntimeSetting = (name: string): name is SettingName => runtimeSettings.has(name as SettingName);

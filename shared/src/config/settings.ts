@@ -84,6 +84,7 @@ export const settings = {
   'ratelimit.ses_webhook_per_minute': integer(600, 'POST /webhooks/ses requests per client IP per minute.'),
   'ratelimit.relay_node_chatter_per_minute': integer(600, 'Relay node heartbeats, certificate renewal and status per node per minute.'),
   'ratelimit.relay_node_inbound_per_minute': integer(1200, 'Messages a relay node forwards to the platform per minute (runaway guard).'),
+  'ratelimit.unsubscribe_per_minute': integer(6000, 'One-click unsubscribe requests (`/unsubscribe/…`, docs/sending.md) per client IP per minute. Mailbox providers post for many users from few addresses, hence the high default.'),
   'ratelimit.tracking_per_minute': integer(6000, 'Open-pixel and tracked-link requests (`/t/…`, docs/tracking.md) per client IP per minute, counted in each isolate (no Durable Object call: the endpoints stay cheap); 429 beyond. Mailbox providers\' image proxies fetch for many readers from few addresses, hence the high default.'),
 
   ...listener('submission', 60),
@@ -137,6 +138,11 @@ export const settings = {
   'outbound.allow_private_mx': boolean(false, 'Relay node: deliver to recipient MX hosts (and A/AAAA fallbacks) on loopback, RFC 1918 or other reserved space. Off, such addresses are dropped, and a recipient left with none fails naming the rule. For closed networks only.'),
   'outbound.mx_port': integer(25, 'Relay node, tests only: the port of recipient MX hosts. Production is always 25.', z.number().int().min(1).max(65535)),
   'outbound.helo_name': string('', 'Relay node: the name it gives in EHLO/HELO on every delivery (MX, smarthost, a project\'s or the shared pool\'s SMTP server). Empty: the host of `server.public_url`. It must be a fully qualified domain name (receivers refuse bare words such as `vm`), ideally the one the node\'s outbound address resolves back to; otherwise `relay start` refuses to start, naming this setting. An IP address (set here, or the host of `server.public_url`, as in `pnpm dev`) is sent as an address literal: `[192.0.2.1]`, `[IPv6:2001:db8::1]`.'),
+
+  // Streams and bulk-sender rules (docs/sending.md, "Streams", "One-click unsubscribe"; docs/analytics.md, "Sender health").
+  'sending.unsubscribe_link_ttl': { ...duration(5_184_000_000, 'How long the one-click unsubscribe link (and `mailto:` address) of a message stays valid from when it was sent; past it a POST changes nothing (410). Gmail and Yahoo ask that it work for at least 30 days. 1d to 365d.'), schema: z.number().int().min(86_400_000).max(31_536_000_000) },
+  'sending.broadcast_requires_dmarc': boolean(true, 'Refuse broadcast mail (the `broadcast` stream and project streams of that kind) from a domain whose last verification found no DMARC record (`_dmarc.<domain>`): Gmail\'s and Yahoo\'s bulk sender rule. Off, broadcast mail is sent without it.'),
+  'sending.complaint_threshold_basis_points': integer(30, 'A project\'s complaint rate (complaints per delivered email over the trailing 7 days, in hundredths of a percent) above which it gets the `project.complaint_threshold_crossed` audit event, the `project.complaint_threshold_crossed` webhook event and a notice in `GET /api/v1/usage`, once per crossing. 30 = 0.3%, the bulk sender limit of Gmail and Yahoo. 0 disables.', z.number().int().min(0).max(10_000)),
 
   'acme.enabled': boolean(false, 'Obtain listener certificates over ACME for `acme.hosts` (docs/acme.md). Read by the edge (it grants the orders and stores the certificates) and by relay nodes (they order, over http-01): set it on both.'),
   'acme.hosts': list([], 'Host names ACME may obtain certificates for, one certificate each; each must resolve to the relay nodes (http-01 is answered there). No wildcards: http-01 cannot prove them.', acmeHost),

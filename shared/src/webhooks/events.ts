@@ -2,7 +2,7 @@
 // of every delivery (docs/webhooks.md).
 
 /** Every event type a webhook may subscribe to; `*` subscribes to all of them. */
-export const WEBHOOK_EVENT_TYPES = ['email.sent', 'email.failed', 'inbound.received', 'email.bounced', 'email.complained', 'email.opened', 'email.clicked'] as const;
+export const WEBHOOK_EVENT_TYPES = ['email.sent', 'email.failed', 'inbound.received', 'email.bounced', 'email.complained', 'email.opened', 'email.clicked', 'email.unsubscribed', 'project.complaint_threshold_crossed'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const isWebhookEventType = (text: string): text is WebhookEventType =>
@@ -50,6 +50,35 @@ export interface EmailEventData {
   /** The receiving server's reply or the reason it failed; `email.failed` only. */
   error_message?: string;
   attempts: number;
+  /** The message stream (`transactional`, `broadcast` or a project-defined one; docs/sending.md, "Streams"). */
+  stream?: string;
+}
+
+/** `data.unsubscribe` of `email.unsubscribed` (docs/sending.md, "One-click unsubscribe"). */
+export interface UnsubscribeEventDetail {
+  /** `one_click` (the HTTPS link, RFC 8058) or `mailto`. */
+  method: 'one_click' | 'mailto';
+  /** The stream the address is now suppressed for. */
+  stream: string;
+  created_at: string;
+}
+
+/** `data` of `email.unsubscribed`: the email's fields and the unsubscribe. */
+export interface EmailUnsubscribeEventData extends EmailEventData {
+  unsubscribe: UnsubscribeEventDetail;
+}
+
+/** `data` of `project.complaint_threshold_crossed` (docs/analytics.md, "Sender health"). */
+export interface ComplaintThresholdEventData {
+  project_id: string;
+  /** Complaints per delivered email over the trailing 7 days (0.004 = 0.4%). */
+  complaint_rate: number;
+  /** `sending.complaint_threshold_basis_points` as a rate (0.003 = 0.3%). */
+  threshold: number;
+  complaints: number;
+  delivered: number;
+  /** The UTC days counted, `YYYY-MM-DD`. */
+  window: { from: string; to: string };
 }
 
 export type EmailSentEvent = WebhookEnvelope<EmailEventData> & { event: 'email.sent' };

@@ -203,6 +203,14 @@ export class Emails {
   }
 
   /**
+   * Preview the HTML of an email
+   * `GET /api/v1/emails/{id}/preview` (getEmailsByIdPreview).
+   */
+  getPreview(id: string, params?: types.GetEmailsByIdPreviewQuery, options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
+    return this.transport.stream({ method: 'GET', path: `/api/v1/emails/${encodeURIComponent(String(id))}/preview`, query: params, options });
+  }
+
+  /**
    * Cancel one recipient's email before it is sent
    * `POST /api/v1/emails/{id}/cancel` (postEmailsByIdCancel).
    */
@@ -270,6 +278,14 @@ export class InboundEmails {
    */
   getRaw(id: string, options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
     return this.transport.stream({ method: 'GET', path: `/api/v1/inbound-emails/${encodeURIComponent(String(id))}/raw`, options });
+  }
+
+  /**
+   * Preview the HTML of an inbound email
+   * `GET /api/v1/inbound-emails/{id}/preview` (getInboundEmailsByIdPreview).
+   */
+  getPreview(id: string, params?: types.GetInboundEmailsByIdPreviewQuery, options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
+    return this.transport.stream({ method: 'GET', path: `/api/v1/inbound-emails/${encodeURIComponent(String(id))}/preview`, query: params, options });
   }
 
   /**
@@ -503,6 +519,35 @@ export class SmtpServers {
    */
   test(id: string, params?: types.PostSmtpServersByIdTestQuery, options?: RequestOptions): Promise<types.PostSmtpServersByIdTestResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/smtp-servers/${encodeURIComponent(String(id))}/test`, query: params, options });
+  }
+}
+
+/** Streams: `Edgemail.streams`. */
+export class Streams {
+  constructor(private readonly transport: Transport) {}
+
+  /**
+   * List message streams
+   * `GET /api/v1/streams` (getStreams).
+   */
+  list(options?: RequestOptions): Promise<types.GetStreamsResponse> {
+    return this.transport.json({ method: 'GET', path: `/api/v1/streams`, options });
+  }
+
+  /**
+   * Create a message stream
+   * `POST /api/v1/streams` (postStreams).
+   */
+  create(body: types.PostStreamsBody, options?: RequestOptions): Promise<types.PostStreamsResponse> {
+    return this.transport.json({ method: 'POST', path: `/api/v1/streams`, body, options });
+  }
+
+  /**
+   * Delete a message stream
+   * `DELETE /api/v1/streams/{name}` (deleteStreamsByName).
+   */
+  delete(name: string, options?: RequestOptions): Promise<void> {
+    return this.transport.empty({ method: 'DELETE', path: `/api/v1/streams/${encodeURIComponent(String(name))}`, options });
   }
 }
 
@@ -792,6 +837,7 @@ export abstract class EdgemailResources {
   readonly relayNodes: RelayNodes;
   readonly sandboxEmails: SandboxEmails;
   readonly smtpServers: SmtpServers;
+  readonly streams: Streams;
   readonly stylesheets: Stylesheets;
   readonly suppressions: Suppressions;
   readonly templates: Templates;
@@ -815,6 +861,7 @@ export abstract class EdgemailResources {
     this.relayNodes = new RelayNodes(transport);
     this.sandboxEmails = new SandboxEmails(transport);
     this.smtpServers = new SmtpServers(transport);
+    this.streams = new Streams(transport);
     this.stylesheets = new Stylesheets(transport);
     this.suppressions = new Suppressions(transport);
     this.templates = new Templates(transport);

@@ -273,6 +273,8 @@ export type Suppression = {
   /** From this instant on the entry no longer applies; null: never expires */
   expires_at: string | null;
   created_at: string;
+  /** The message stream the entry holds for (docs/suppressions.md, "Per stream"); null: every stream. A one-click unsubscribe adds one for the stream of the email it came from. */
+  stream: string | null;
 };
 
 export type EmailDetail = Email & {
@@ -339,6 +341,8 @@ export type Email = {
   sandbox: boolean;
   /** How the message came in: `api` (the send routes), `smtp` (SMTP submission on a relay node, docs/submission.md), `test` (a template's send-test, docs/template-rendering.md) or `system` (the service's own mail: invitations and password resets, in the system-mail project only, docs/console.md) */
   origin: "api" | "smtp" | "test" | "system";
+  /** The message stream the send named (docs/sending.md, "Streams"): `transactional` (the default), `broadcast` or a project-defined one */
+  stream: string;
   /** `send_at` of a scheduled send, as given (null when not scheduled): not delivered before it */
   send_at: string | null;
   /** Milliseconds, or microseconds when the stored value has them; send it back unchanged as `before` */
@@ -608,6 +612,27 @@ export type CreateSuppression = {
   detail?: string;
   /** RFC 3339 with an offset, in the future: the entry stops applying then. Omitted: it never expires */
   expires_at?: string;
+  /** Hold for this message stream only (`transactional`, `broadcast` or one the project defined; 400 naming it otherwise). Omitted: every stream. An address may have one entry for every stream and one per stream. */
+  stream?: string;
+};
+
+export type Stream = {
+  /** null for the built-in streams */
+  id: string | null;
+  name: string;
+  /** Whose rules it follows: `broadcast` mail carries one-click unsubscribe and needs DMARC on the from-domain; `transactional` does neither unless a send asks for `list_unsubscribe` */
+  kind: "transactional" | "broadcast";
+  description: string;
+  built_in: boolean;
+  /** null for the built-in streams */
+  created_at: string | null;
+};
+
+export type CreateStream = {
+  /** Lower-case letters, digits, `-` and `_`, 1 to 32 characters; unique in the project; not `transactional` or `broadcast` */
+  name: string;
+  kind: "transactional" | "broadcast";
+  description?: string;
 };
 
 export type BounceCursor = {
@@ -682,6 +707,10 @@ export type SendEmail = {
   attachments?: SendAttachment[];
   /** Deliver no earlier than this (RFC 3339 with a time zone), at most 72 hours ahead; a time in the past (or now) is sent at once. Until then the recipients are `queued` and can be canceled (`POST /api/v1/emails/{id}/cancel`). The plan limits count the send when it is accepted, not when it leaves. */
   send_at?: string;
+  /** The message stream (docs/sending.md, "Streams"): `transactional` (the default), `broadcast`, or one the project defined (`POST /api/v1/streams`). Broadcast mail carries one-click unsubscribe (RFC 8058) and needs DMARC on the from-domain; a suppression of a stream holds for that stream only. */
+  stream?: string;
+  /** Add `List-Unsubscribe` and `List-Unsubscribe-Post` (one-click, RFC 8058) to this message: always on for a broadcast stream (`false` is refused there), off by default on a transactional one. With it, a custom `List-Unsubscribe` or `List-Unsubscribe-Post` header is refused (the service writes them). */
+  list_unsubscribe?: boolean;
   /** At most 10; the email log filters by tag */
   tags?: string[];
 };
@@ -761,6 +790,17 @@ export type Usage = {
     /** null when unlimited */
     remaining: number | null;
   };
+  /** What the project should act on: while its complaint rate is over the bulk sender threshold (docs/analytics.md, "Sender health"), a `complaint_rate_over_threshold` notice. Empty when all is well. */
+  notices: Array<{
+    code: "complaint_rate_over_threshold";
+    message: string;
+    /** When the project crossed the threshold */
+    since: string;
+    /** Complaints per delivered email over the trailing 7 days (0.004 = 0.4%) */
+    complaint_rate: number;
+    /** `sending.complaint_threshold_basis_points` as a rate (0.003 = 0.3%) */
+    threshold: number;
+  }>;
 };
 
 export type Analytics = {
@@ -778,6 +818,8 @@ export type Analytics = {
   }>;
   totals: AnalyticsCounts;
   tracking: AnalyticsTrackingCounts;
+  /** Per message stream with mail or unsubscribes in the range (by name), complaint and unsubscribe rate per day: the bulk sender health (docs/analytics.md, "Sender health"). The domain and tag filters apply. */
+  streams: AnalyticsStreamHealth[];
   rates: {
     /** (bounced + failed) ÷ (sent + bounced + complained + failed); null when that is 0 */
     bounce_rate: number | null;
@@ -808,6 +850,36 @@ export type AnalyticsTrackingCounts = {
   clicks: {
     human: number;
     machine: number;
+  };
+};
+
+/** Bulk-sender health of one message stream (docs/analytics.md, "Sender health") */
+export type AnalyticsStreamHealth = {
+  stream: string;
+  days: Array<{
+    day: string;
+    /** Emails now `sent` or `complained`, by the day they were created */
+    delivered: number;
+    /** Emails now `complained`, by the day they were created */
+    complaints: number;
+    /** One-click and `mailto:` unsubscribes, by the day they came */
+    unsubscribes: number;
+    /** complaints ÷ delivered; null when nothing was delivered. Gmail and Yahoo ask bulk senders to stay under 0.3% */
+    complaint_rate: number | null;
+    /** unsubscribes ÷ delivered; null when nothing was delivered */
+    unsubscribe_rate: number | null;
+  }>;
+  totals: {
+    /** Emails now `sent` or `complained`, by the day they were created */
+    delivered: number;
+    /** Emails now `complained`, by the day they were created */
+    complaints: number;
+    /** One-click and `mailto:` unsubscribes, by the day they came */
+    unsubscribes: number;
+    /** complaints ÷ delivered; null when nothing was delivered. Gmail and Yahoo ask bulk senders to stay under 0.3% */
+    complaint_rate: number | null;
+    /** unsubscribes ÷ delivered; null when nothing was delivered */
+    unsubscribe_rate: number | null;
   };
 };
 
@@ -1333,6 +1405,11 @@ export type GetEmailsByIdResponse = {
   email: EmailDetail;
 };
 
+export type GetEmailsByIdPreviewQuery = {
+  /** `remote` loads the message's http(s) images */
+  images?: "blocked" | "remote";
+};
+
 export type PostEmailsByIdCancelResponse = {
   email: Email;
 };
@@ -1367,6 +1444,11 @@ export type GetInboundEmailsByIdResponse = {
 
 export type PostInboundEmailsByIdRetryResponse = {
   emitted: boolean;
+};
+
+export type GetInboundEmailsByIdPreviewQuery = {
+  /** `remote` loads the message's http(s) images (each one tells its sender the message was opened) */
+  images?: "blocked" | "remote";
 };
 
 // invitations
@@ -1484,6 +1566,18 @@ export type PostSmtpServersByIdTestQuery = {
 
 export type PostSmtpServersByIdTestResponse = SmtpProbeReport;
 
+// streams
+
+export type GetStreamsResponse = {
+  streams: Stream[];
+};
+
+export type PostStreamsBody = CreateStream;
+
+export type PostStreamsResponse = {
+  stream: Stream;
+};
+
 // stylesheets
 
 export type GetStylesheetsResponse = {
@@ -1510,7 +1604,7 @@ export type PatchStylesheetsByIdResponse = {
 
 export type GetSuppressionsQuery = {
   limit?: number;
-  /** Start after this address (exclusive): `next.after` of the previous page */
+  /** Start after this entry (exclusive): `next.after` of the previous page (an address, then a space and a stream for a stream's entry) */
   after?: string;
   /** Only entries with this reason */
   reason?: "hard_bounce" | "complaint" | "manual" | "unsubscribe";

@@ -10,6 +10,7 @@ import {
   type Analytics, type AnalyticsInput, type StatusCountsRecord,
 } from '../../contracts/analytics.js';
 import { noTracking, trackingCounts } from '../tracking/analytics.js';
+import { streamHealth } from './stream-health.js';
 
 const DAY_MS = 86_400_000;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -37,6 +38,7 @@ export async function dailyCounts(db: Db, projectId: string, input: AnalyticsInp
   const domain = input.domain?.toLowerCase() ?? null;
   const tag = input.tag ?? null;
   const tracking = trackingCounts(db, projectId, { from, to, domain, tag });
+  const streams = streamHealth(db, projectId, { from, to, days, domain, tag });
   const rows = await db.select({
     day: emailDailyCounts.day, status: emailDailyCounts.status,
     count: sql<number>`sum(${emailDailyCounts.count})`.mapWith(Number),
@@ -65,6 +67,7 @@ export async function dailyCounts(db: Db, projectId: string, input: AnalyticsInp
     days: [...byDay].map(([day, counts]) => ({ day, counts, tracking: opensAndClicks.byDay.get(day) ?? noTracking() })),
     totals,
     tracking: opensAndClicks.totals,
+    streams: await streams,
     rates: { bounce_rate: ratio(totals.bounced + totals.failed, left), complaint_rate: ratio(totals.complained, left) },
   };
 }

@@ -9,6 +9,11 @@ import type { Db } from '../../db/client.js';
 import { parseBounceReport } from './parse-report.js';
 import { recordBounces } from './record.js';
 import { bounceDomain, verpEmailId, type VerpSettings } from './verp.js';
+import { applyUnsubscribe, checkMailto, type UnsubscribeSettings } from '../unsubscribe/apply.js';
+import { readMailtoLocalPart } from '../unsubscribe/token.js';
+
+/** What the bounce domain's mail is judged with: the return path's MAC, and the `mailto:` of one-click unsubscribe. */
+export type BounceSettings = VerpSettings & UnsubscribeSettings;
 
 /**
  * The head of the raw message that is read: the machine-readable part of a
@@ -52,7 +57,7 @@ async function readHead(body: BounceForward['body'], n: number, max: number): Pr
 /**
  * @example if (isBounceForward(meta.rcpt_to, config)) return ingestBounceForward(db, config, { meta, body });
  */
-export async function ingestBounceForward(db: Db, settings: VerpSettings, message: BounceForward): Promise<BounceIngestResult> {
+export async function ingestBounceForward(db: Db, settings: BounceSettings, message: BounceForward): Promise<BounceIngestResult> {
   const { meta } = message;
   const answer: BounceIngestResult = { inbound_emails: [], duplicate: false, events: [] };
   const raw = await readHead(message.body, meta.size, MAX_REPORT_BYTES);
@@ -61,6 +66,17 @@ export async function ingestBounceForward(db: Db, settings: VerpSettings, messag
     console.warn(`bounce report ${meta.spool_id} to ${meta.rcpt_to.join(', ')} from ${meta.mail_from || '<>'} dropped: ${why}`);
     return answer;
   };
+
+  // A mail to the `mailto:` of List-Unsubscribe (docs/sending.md): an unsubscribe, whatever it says.
+  const unsubscribeTo = meta.rcpt_to.find((a) => readMailtoLocalPart(splitAddress(a)?.local ?? '') !== null);
+  if (unsubscribeTo) {
+    const verdict = await checkMailto(db, settings, splitAddress(unsubscribeTo)!.local);
+    if (!verdict.ok) return dropped(`unsubscribe address ${verdict.kind === 'expired' ? 'expired (sending.unsubscribe_link_ttl)' : 'not valid (bad MAC, or no such email)'}`);
+    const { recorded, events } = await applyUnsubscribe(db, verdict.unsubscribe, 'mailto', { clientIp: null, path: 'mailto' });
+    console.info(`unsubscribe ${meta.spool_id} by mail for email ${verdict.unsubscribe.emailId}${recorded ? '' : ': already recorded'}`);
+    for (const [projectId, rows] of events) answer.events.push(...[...rows.ids, ...rows.settled].map((outboxId) => ({ projectId, outboxId })));
+    return answer;
+  }
 
   // One return path names one email; a second valid one (never sent so) is ignored.
   const verdicts = await Promise.all(meta.rcpt_to.map((a) => verpEmailId(settings, a)));

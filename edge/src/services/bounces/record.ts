@@ -131,7 +131,7 @@ export function bouncesStatement(db: Db, reports: BounceReport[], onlyIf: SQL = 
         where ${suppressions}.expires_at is not null and ${suppressions}.expires_at <= now()
     ),
     reported as (
-      select b.*, m."from", m.subject, e.attempts,
+      select b.*, m."from", m.subject, m.stream, e.attempts,
              coalesce(mv.status, e.status) as email_status, coalesce(mv.error_message, e.error_message) as email_error,
              case when b.type = 'complaint' then 'email.complained' else 'email.bounced' end as event
       from inserted b
@@ -145,7 +145,7 @@ export function bouncesStatement(db: Db, reports: BounceReport[], onlyIf: SQL = 
       insert into ${outbox} (project_id, event, data, handed_over_at)
       select project_id, event, ${bounceEventData({
         id: sql`email_id`, projectId: sql`project_id`, from: sql`"from"`, recipient: sql`recipient`, subject: sql`subject`,
-        status: sql`email_status`, attempts: sql`attempts`, errorMessage: sql`email_error`,
+        status: sql`email_status`, attempts: sql`attempts`, errorMessage: sql`email_error`, stream: sql`stream`,
       }, {
         id: sql`id`, type: sql`type`, source: sql`source`, smtpCode: sql`smtp_code`, status: sql`status`,
         diagnostic: sql`diagnostic`, remoteMta: sql`remote_mta`, feedbackType: sql`feedback_type`,

@@ -7,14 +7,14 @@
 // the result is byte for byte JSON.stringify of the answer the route sends.
 import { sql, type SQLWrapper } from 'drizzle-orm';
 import type { SendResult } from '../../contracts/email.js';
-import { answerOf, outcome, REASON_SLOT, type MessagePlan, type Outcome } from './plan.js';
+import { answerOf, outcome, REASON_SLOT, suppressionKey, type MessagePlan, type Outcome } from './plan.js';
 
 /** One piece: text, then (but for the last) the value of one cut. */
 export interface AnswerPiece {
   /** Order of the piece in the text. */
   n: number;
   part: string;
-  /** The recipient's suppression key (lower case), whose outcome fills the cut. */
+  /** The recipient's suppression key (`suppressionKey`: stream and address), whose outcome fills the cut. */
   address?: string;
   /** The cut's JSON when the recipient is not suppressed, and when it is. */
   plain?: string;
@@ -27,7 +27,7 @@ export function answerPieces<T>(plans: MessagePlan[], shape: (results: SendResul
   const marker = crypto.randomUUID();
   const cuts: Omit<AnswerPiece, 'n' | 'part'>[] = [];
   const results = plans.map((plan) => answerOf(plan, (e) => {
-    const address = e.recipient.mailbox.key;
+    const address = suppressionKey(plan, e);
     const [plain, suppressed] = [outcome(plan, false), outcome(plan, true)];
     const cut = (pick: (o: Outcome) => unknown) => {
       cuts.push({ address, plain: JSON.stringify(pick(plain)), suppressed: JSON.stringify(pick(suppressed)) });

@@ -47,6 +47,9 @@ export type ClaimedRow = {
   html: string | null;
   text: string | null;
   headers: Record<string, string>;
+  /** The message stream, and whether the message carries one-click unsubscribe (jobs.ts writes its headers). */
+  stream: string;
+  list_unsubscribe: boolean;
   attachments: OutboundAttachment[];
   /** RFC 3339: the send's created_at. */
   date: string;
@@ -105,7 +108,7 @@ export async function claimDue(db: Db, settings: Pick<Config, 'outbound.lease'>,
       where e.id = s.id and s.bytes_before < ${CLAIM_CONTENT_BUDGET}
       returning e.id, e.project_id, e.message_id, e.recipient, e.attempts, e.next_attempt_at
     )
-    select c.id, c.project_id, c.recipient, c.attempts, ${rfc3339(sql`c.next_attempt_at`)} as lease_until,
+    select c.id, c.project_id, c.recipient, c.attempts, ${rfc3339(sql`c.next_attempt_at`)} as lease_until, m.stream, m.list_unsubscribe,
       m.id as message_row_id, m.message_id, m."from", ${bareAddress(sql`m."from"`)} as sender,
       m."to", m.cc, m.reply_to, m.subject, m.html, m."text", m.headers, m.attachments, ${rfc3339(sql`m.created_at`)} as date,
       d.name as domain_name, d.dkim_selector, d.dkim_algorithm, d.dkim_private_key_sealed,

@@ -5,7 +5,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { EmailEventData } from '@edgemail/shared';
 
 /** Every key of `EmailEventData`, so that a change there fails to compile here until the SQL follows. */
-const EVENT_KEYS = ['id', 'project_id', 'sender', 'recipients', 'subject', 'status', 'attempts', 'error_message'] as const satisfies readonly (keyof EmailEventData)[];
+const EVENT_KEYS = ['id', 'project_id', 'sender', 'recipients', 'subject', 'status', 'attempts', 'error_message', 'stream'] as const satisfies readonly (keyof EmailEventData)[];
 type Missing = Exclude<keyof EmailEventData, (typeof EVENT_KEYS)[number]>;
 const allKeysCovered: Missing extends never ? true : never = true;
 void allKeysCovered;
@@ -32,6 +32,8 @@ export interface EventColumns {
   status: SQL;
   attempts: SQL;
   errorMessage: SQL;
+  /** `outbound_messages.stream`; absent: the data names no stream (a caller that does not join the message). */
+  stream?: SQL;
 }
 
 /** `data` of an `email.sent` / `email.failed` row; `error_message` only on failure. */
@@ -40,6 +42,7 @@ export function emailEventData(c: EventColumns): SQL {
       'id', ${c.id}, 'project_id', ${c.projectId}, 'sender', ${bareAddress(c.from)},
       'recipients', jsonb_build_array(${c.recipient}), 'subject', ${c.subject},
       'status', ${c.status}::text, 'attempts', ${c.attempts})
+    || ${c.stream ? sql`jsonb_build_object('stream', ${c.stream})` : sql`'{}'::jsonb`}
     || case when ${c.status}::text = 'failed' then jsonb_build_object('error_message', ${c.errorMessage}) else '{}'::jsonb end)`;
 }
 

@@ -12,6 +12,7 @@ import type { ClaimedRow, SmtpServerRow } from './claim.js';
 import { KEPT_DATE_HEADER } from './plan.js';
 import { chooseRoute, RoutePasswordError } from './route.js';
 import { verpAddress } from '../bounces/verp.js';
+import { listUnsubscribeHeaders } from '../unsubscribe/headers.js';
 import { trackedHtml } from '../tracking/job-html.js';
 import type { z } from '@hono/zod-openapi';
 
@@ -36,10 +37,17 @@ class JobProblem extends Error {
 
 type Settings = Pick<Config, 'database.crypto.encryption_key' | 'server.public_url'>;
 
+/** The row with its one-click unsubscribe headers among its custom headers (signed with them by the node). */
+async function withUnsubscribe(settings: Settings, row: ClaimedRow): Promise<ClaimedRow> {
+  if (!row.list_unsubscribe) return row;
+  return { ...row, headers: { ...row.headers, ...await listUnsubscribeHeaders(settings, row) } };
+}
+
 /**
  * @param store `MAIL_STORE` (attachments under `outbound_messages.attachments[].r2_key`)
  */
-export async function buildJobs(settings: Settings, store: R2Bucket, rows: ClaimedRow[], pool: SmtpServerRow[]): Promise<BuiltJobs> {
+export async function buildJobs(settings: Settings, store: R2Bucket, claimed: ClaimedRow[], pool: SmtpServerRow[]): Promise<BuiltJobs> {
+  const rows = await Promise.all(claimed.map((row) => withUnsubscribe(settings, row)));
   // Per claim, each message's attachments are read once and each domain's key opened once.
   const attachments = new Map<string, Promise<OutboundJob['message']['attachments']>>();
   const keys = new Map<string, Promise<JobDkim>>();

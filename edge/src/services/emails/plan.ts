@@ -68,6 +68,9 @@ export const KEPT_DATE_HEADER = 'Date';
 
 export interface MessagePlan {
   id: string;
+  /** The message stream (docs/sending.md, "Streams") and whether it carries one-click unsubscribe. */
+  stream: string;
+  listUnsubscribe: boolean;
   kept: KeptHeaders | null;
   projectId: string;
   input: ComposedMessage;
@@ -92,7 +95,7 @@ export function outcome(plan: MessagePlan, suppressed: boolean, reason = REASON_
 }
 
 /** @param sandbox sent with a sandbox key: `captured`, never queued */
-export function planMessage(input: ComposedMessage, opts: { projectId: string; sandbox: boolean; createdAt: Date; origin?: SendOrigin; template?: RenderedFrom | null; kept?: KeptHeaders }): MessagePlan {
+export function planMessage(input: ComposedMessage, opts: { projectId: string; sandbox: boolean; createdAt: Date; origin?: SendOrigin; template?: RenderedFrom | null; kept?: KeptHeaders; broadcastKind?: boolean }): MessagePlan {
   const id = crypto.randomUUID();
   const emails = recipientsOf(input).map((recipient): PlannedEmail => ({ id: crypto.randomUUID(), recipient }));
   const attachments = (input.attachments ?? []).map((a, i): OutboundAttachment => ({
@@ -102,14 +105,22 @@ export function planMessage(input: ComposedMessage, opts: { projectId: string; s
     r2_key: outboundAttachmentKey(opts.projectId, id, i),
   }));
   return {
-    id, kept: opts.kept ?? null, projectId: opts.projectId, input, template: opts.template ?? null, domainName: domainOfAddress(input.from.key),
+    id, stream: input.stream ?? 'transactional', listUnsubscribe: opts.broadcastKind || (input.list_unsubscribe ?? input.stream === 'broadcast'),
+    kept: opts.kept ?? null, projectId: opts.projectId, input, template: opts.template ?? null, domainName: domainOfAddress(input.from.key),
     sandbox: opts.sandbox, origin: opts.origin ?? 'api', createdAt: opts.createdAt, sendAt: input.send_at ? new Date(input.send_at) : null, emails, attachments,
   };
 }
 
+/**
+ * What a recipient's suppression is looked up by: the stream, a space, the
+ * address key (a stream name has no space, so the split is unambiguous). A
+ * suppression of every stream or of this one hits it.
+ */
+export const suppressionKey = (plan: Pick<MessagePlan, 'stream'>, e: PlannedEmail) => `${plan.stream} ${e.recipient.mailbox.key}`;
+
 /** Recipients the plan limits count: every row but the suppressed ones. */
 export const countable = (plans: MessagePlan[], suppressed: ReadonlyMap<string, string>) =>
-  plans.reduce((n, p) => n + p.emails.filter((e) => !suppressed.has(e.recipient.mailbox.key)).length, 0);
+  plans.reduce((n, p) => n + p.emails.filter((e) => !suppressed.has(suppressionKey(p, e))).length, 0);
 
 /** The `outbound_messages` row, as `jsonb_to_recordset` reads it; the domain's id is looked up by `domain_name`. */
 export function messageRow(plan: MessagePlan) {
@@ -138,6 +149,8 @@ export function messageRow(plan: MessagePlan) {
     template_version_id: plan.template?.versionId ?? null,
     send_at: plan.sendAt?.toISOString() ?? null,
     created_at: plan.createdAt.toISOString(),
+    stream: plan.stream,
+    list_unsubscribe: plan.listUnsubscribe,
   };
 }
 
@@ -157,6 +170,8 @@ export function emailRows(plan: MessagePlan) {
     id: e.id,
     message_id: plan.id,
     address: e.recipient.mailbox.key,
+    skey: suppressionKey(plan, e),
+    stream: plan.stream,
     recipient: e.recipient.mailbox.address,
     kind: e.recipient.kind,
     ...plain,
@@ -181,7 +196,7 @@ export function answerOf(plan: MessagePlan, outcomeOf: (email: PlannedEmail) => 
         id: e.id, message_id: plan.id, project_id: plan.projectId, from: message.from,
         recipient: e.recipient.mailbox.address, kind: e.recipient.kind, to: message.to, cc: message.cc,
         subject: message.subject, status, attempts: 0, error_message: errorMessage, smtp_reply: null,
-        node_id: null, tags: message.tags, headers: message.headers, sandbox: plan.sandbox, origin: plan.origin,
+        node_id: null, tags: message.tags, headers: message.headers, sandbox: plan.sandbox, origin: plan.origin, stream: plan.stream,
         send_at: message.send_at, created_at: message.created_at, sent_at: null,
       };
     }),
@@ -190,4 +205,4 @@ export function answerOf(plan: MessagePlan, outcomeOf: (email: PlannedEmail) => 
 
 /** The answer once the suppressed addresses (lower case) and their reasons are known. */
 export const settledAnswerOf = (plan: MessagePlan, suppressed: ReadonlyMap<string, string>): SendResult =>
-  answerOf(plan, (e) => outcome(plan, suppressed.has(e.recipient.mailbox.key), suppressed.get(e.recipient.mailbox.key)));
+  answerOf(plan, (e) => outcome(plan, suppressed.has(suppressionKey(plan, e)), suppressed.get(suppressionKey(plan, e))));

@@ -15,6 +15,7 @@ export const emailColumns = {
   smtpReply: emails.smtpReply, nodeId: emails.nodeId, sentAt: emails.sentAt, createdAt: emails.createdAt,
   from: outboundMessages.from, to: outboundMessages.to, cc: outboundMessages.cc, subject: outboundMessages.subject,
   tags: outboundMessages.tags, headers: outboundMessages.headers, sandbox: outboundMessages.sandbox, origin: outboundMessages.origin, sendAt: outboundMessages.sendAt,
+  stream: outboundMessages.stream,
   createdMicros: sql<number>`(extract(microseconds from ${emails.createdAt})::int % 1000)`.mapWith(Number),
 };
 
@@ -22,7 +23,7 @@ export interface EmailRow {
   id: string; messageId: string; projectId: string; recipient: string; kind: string; status: EmailStatus;
   attempts: number; errorMessage: string | null; smtpReply: string | null; nodeId: string | null;
   sentAt: Date | null; createdAt: Date; from: string; to: string[]; cc: string[]; subject: string;
-  tags: string[]; headers: Record<string, string>; sandbox: boolean; origin: string; sendAt: Date | null; createdMicros: number;
+  tags: string[]; headers: Record<string, string>; sandbox: boolean; origin: string; sendAt: Date | null; stream: string; createdMicros: number;
 }
 
 export function presentEmail(row: EmailRow): EmailRecord {
@@ -31,6 +32,7 @@ export function presentEmail(row: EmailRow): EmailRecord {
     kind: row.kind as RecipientKind, to: row.to, cc: row.cc, subject: row.subject, status: row.status,
     attempts: row.attempts, error_message: row.errorMessage, smtp_reply: row.smtpReply, node_id: row.nodeId,
     tags: row.tags, headers: row.headers, sandbox: row.sandbox, origin: row.origin === 'smtp' || row.origin === 'test' || row.origin === 'system' ? row.origin : 'api', send_at: iso(row.sendAt),
+    stream: row.stream,
     created_at: cursorTimestamp(row.createdAt, row.createdMicros), sent_at: iso(row.sentAt),
   };
 }

@@ -94,7 +94,7 @@ export function resultsStatement(db: Db, settings: Settings, nodeId: string, res
       order by l.id, r.i
     ),
     decided as (
-      select mt.*, m."from", m.subject,
+      select mt.*, m."from", m.subject, m.stream,
         case
           when mt.outcome = 'sent' then 'sent'
           when mt.outcome = 'failed' or mt.too_old then 'failed'
@@ -145,7 +145,7 @@ export function resultsStatement(db: Db, settings: Settings, nodeId: string, res
       insert into ${outbox} (project_id, event, data, handed_over_at)
       select project_id, 'email.' || status::text, ${emailEventData({
         id: sql`email_id`, projectId: sql`project_id`, from: sql`"from"`, recipient: sql`recipient`, subject: sql`subject`,
-        status: sql`status`, attempts: sql`attempts`, errorMessage: sql`error_message`,
+        status: sql`status`, attempts: sql`attempts`, errorMessage: sql`error_message`, stream: sql`stream`,
       })},
         case when exists (select 1 from ${webhooks} w where w.project_id = decided.project_id
                           and ('email.' || decided.status::text = any(w.events) or '*' = any(w.events)))

@@ -20,11 +20,12 @@ import { attachmentBytes, countable, emailRows, messageRow, planMessage, REASON_
 import { composeItems, type SendItem } from './compose.js';
 import { renderLimits, type RenderLimitSettings } from '../templates/render.js';
 import type { SendResult } from '../../contracts/email.js';
+import { checkStreamRules, type StreamRuleSettings } from '../streams/send-rules.js';
 
 export interface SendContext {
   db: Db;
   store: R2Bucket;
-  config: Pick<Config, 'send.max_attachment_bytes'> & RenderLimitSettings;
+  config: Pick<Config, 'send.max_attachment_bytes'> & RenderLimitSettings & StreamRuleSettings;
   projectId: string;
   /** Sent with a sandbox key: rows are `captured`. */
   sandbox: boolean;
@@ -60,9 +61,13 @@ export async function sendMessages<T>(ctx: SendContext, requested: SendItem[], s
   }
   // Templates are rendered before the statement (their active version read now); 404/422 write nothing.
   const items = await composeItems(ctx.db, projectId, requested, renderLimits(ctx.config));
+  // The stream of each message, and the rules its kind brings (400 naming the field).
+  const kinds = await checkStreamRules(ctx.db, ctx.config, projectId, items);
 
   const createdAt = new Date();
-  const planned = items.map(({ input, template, kept }) => planMessage(input, { projectId, sandbox: ctx.sandbox, createdAt, origin: ctx.origin, template, kept }));
+  const planned = items.map(({ input, template, kept }, i) => planMessage(input, {
+    projectId, sandbox: ctx.sandbox, createdAt, origin: ctx.origin, template, kept, broadcastKind: kinds[i] === 'broadcast',
+  }));
   // Bytes first: a message is never visible (nor claimable) before its attachments are.
   await putAttachments(ctx.store, planned);
   let verdict: Verdict;
@@ -119,22 +124,25 @@ async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape:
       select * from jsonb_to_recordset(${JSON.stringify(planned.map(messageRow))}::jsonb) as m(
         id uuid, domain_name text, message_id text, "from" text, "to" text[], cc text[], bcc text[], reply_to text[], subject text,
         html text, "text" text, headers jsonb, attachments jsonb, tags text[], sandbox boolean, origin text, tracking jsonb,
-        template_id uuid, template_version_id uuid, send_at timestamptz, created_at timestamptz)
+        template_id uuid, template_version_id uuid, send_at timestamptz, created_at timestamptz, stream text, list_unsubscribe boolean)
     ), email_input as (
       select * from jsonb_to_recordset(${JSON.stringify(planned.flatMap(emailRows))}::jsonb) as e(
-        id uuid, message_id uuid, address text, recipient text, kind text,
+        id uuid, message_id uuid, address text, skey text, stream text, recipient text, kind text,
         status email_status, error_message text, next_attempt_at timestamptz,
         suppressed_status email_status, suppressed_error_message text, suppressed_next_attempt_at timestamptz, created_at timestamptz)
     ), suppressed as (
-      select s.address, s.reason from ${suppressions} s where s.project_id = ${projectId} and s.address in (select e.address from email_input e)
-        and (s.expires_at is null or s.expires_at > now())
+      -- Keyed by stream and address (plan.ts, suppressionKey): a suppression of every stream ('') or of the message's.
+      select distinct on (e.skey) e.skey as address, s.reason from email_input e
+        join ${suppressions} s on s.project_id = ${projectId} and s.address = e.address and (s.stream = '' or s.stream = e.stream)
+          and (s.expires_at is null or s.expires_at > now())
+        order by e.skey, s.stream = '' desc
     ), sending_domain as (
       select ${domains.id} as id, ${domains.name} as name from ${domains}
       where ${domains.projectId} = ${projectId} and ${domains.name} in (select domain_name from message_input) and ${isSendable()}
     ), stored as (
       ${unexpiredRecord(projectId, key)}
     ), countable as (
-      select count(*)::int as n from email_input e where e.address not in (select s.address from suppressed s)
+      select count(*)::int as n from email_input e where e.skey not in (select s.address from suppressed s)
     ), checks as (
       select not exists (select 1 from stored) as key_free,
         not exists (select 1 from message_input m where m.domain_name is null or m.domain_name not in (select name from sending_domain)) as domains_ok,
@@ -143,9 +151,9 @@ async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape:
       select *, key_free and domains_ok and within_limits as accepted from checks
     ), inserted_messages as (
       insert into ${outboundMessages} (id, project_id, domain_id, message_id, "from", "to", cc, bcc, reply_to, subject, html, "text", headers, attachments, tags, sandbox, origin, tracking,
-        template_id, template_version_id, send_at, created_at)
+        template_id, template_version_id, send_at, created_at, stream, list_unsubscribe)
       select m.id, ${projectId}, d.id, m.message_id, m."from", m."to", m.cc, m.bcc, m.reply_to, m.subject, m.html, m."text", m.headers, m.attachments, m.tags, m.sandbox, m.origin, m.tracking,
-        m.template_id, m.template_version_id, m.send_at, m.created_at
+        m.template_id, m.template_version_id, m.send_at, m.created_at, m.stream, m.list_unsubscribe
       from message_input m join sending_domain d on d.name = m.domain_name
       where ${accepted}
     ), inserted_emails as (
@@ -155,7 +163,7 @@ async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape:
         case when s.hit then e.suppressed_next_attempt_at else e.next_attempt_at end,
         case when s.hit then replace(e.suppressed_error_message, ${REASON_SLOT}, s.reason::text) else e.error_message end,
         e.created_at
-      from email_input e cross join lateral (select sp.address is not null as hit, sp.reason from (select 1) one left join suppressed sp on sp.address = e.address) s
+      from email_input e cross join lateral (select sp.address is not null as hit, sp.reason from (select 1) one left join suppressed sp on sp.address = e.skey) s
       where ${accepted}
     )${recorded}
     select v.accepted, v.domains_ok,

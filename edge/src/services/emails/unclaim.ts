@@ -32,7 +32,7 @@ export async function failClaimed(db: Db, nodeId: string, failures: JobFailure[]
     insert into ${outbox} (project_id, event, data)
     select f.project_id, 'email.failed', ${emailEventData({
       id: sql`f.id`, projectId: sql`f.project_id`, from: sql`m."from"`, recipient: sql`f.recipient`, subject: sql`m.subject`,
-      status: sql`'failed'`, attempts: sql`f.attempts`, errorMessage: sql`f.error_message`,
+      status: sql`'failed'`, attempts: sql`f.attempts`, errorMessage: sql`f.error_message`, stream: sql`m.stream`,
     })}
     from failed f join ${outboundMessages} m on m.id = f.message_id
     returning id, project_id`);

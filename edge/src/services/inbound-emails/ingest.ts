@@ -15,7 +15,7 @@ import { attachmentKey, rawKey } from './storage-keys.js';
 import { inboundReceivedData } from './event-data.js';
 import { presentInboundEmail } from './present.js';
 import { ingestBounceForward, isBounceForward } from '../bounces/ingest-report.js';
-import type { VerpSettings } from '../bounces/verp.js';
+import type { BounceSettings } from '../bounces/ingest-report.js';
 
 type Status = 'received' | 'rejected' | 'failed';
 
@@ -29,7 +29,7 @@ export interface ForwardedMessage {
   /** The forwarding node: its id, and the domains it may store mail for. */
   node: { id: string } & NodeScope;
   /** The settings that name the bounce domain and verify return paths (docs/bounces.md); unset: no bounce domain. */
-  bounces?: VerpSettings;
+  bounces?: BounceSettings;
 }
 
 export interface IngestResult {

@@ -21,10 +21,12 @@ export interface ProjectShare {
 
 /**
  * Whether `sender` (bare, lower case) is on the suppression list of the
- * project `projectId` names, in SQL. An entry past its expires_at no longer applies.
+ * project `projectId` names, in SQL. An entry past its expires_at no longer applies;
+ * an entry of one stream (an unsubscribe from broadcast mail) does not refuse the sender's mail.
  */
 export const senderSuppressedSql = (projectId: SQLWrapper, sender: SQLWrapper | string) => sql<boolean>`exists (select 1 from ${suppressions}
   where ${suppressions.projectId} = ${projectId} and ${suppressions.address} = ${sender}
+  and ${suppressions.stream} = ''
   and (${suppressions.expiresAt} is null or ${suppressions.expiresAt} > now()))`;
 
 /** A row of the domains a message's recipients are in, with what ingest needs per project. */

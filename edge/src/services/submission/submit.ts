@@ -18,6 +18,28 @@ import type { RelayNodeRow } from '../relay-nodes/find.js';
 type Refusal = Extract<SubmissionAnswer, { accepted: false }>;
 const refuse = (code: number, text: string): Refusal => ({ accepted: false, code, text });
 
+/**
+ * The stream a submitted message names (docs/submission.md, "Streams"):
+ * `X-Edgemail-Stream: broadcast` is the API's `stream`, and
+ * `X-Edgemail-List-Unsubscribe: one-click` its `list_unsubscribe: true`
+ * (`none`: false). Both are taken out: they are instructions, not content.
+ * Another value of the second stays a string the schema refuses, by name.
+ */
+export function streamHeaders(given: Record<string, string>): { headers: Record<string, string>; stream?: string; listUnsubscribe?: boolean | string } {
+  const headers: Record<string, string> = {};
+  let stream: string | undefined;
+  let listUnsubscribe: boolean | string | undefined;
+  for (const [name, value] of Object.entries(given)) {
+    const lower = name.toLowerCase();
+    if (lower === 'x-edgemail-stream') stream = value.trim();
+    else if (lower === 'x-edgemail-list-unsubscribe') {
+      const v = value.trim().toLowerCase();
+      listUnsubscribe = v === 'one-click' ? true : v === 'none' ? false : value;
+    } else headers[name] = value;
+  }
+  return { headers, stream, listUnsubscribe };
+}
+
 /** The first problem the send schema found, as `field: problem` (`from: must not contain CR or LF`). */
 function firstProblem(error: z.ZodError): { field: string; problem: string } {
   const issue = error.issues[0]!;
@@ -40,6 +62,7 @@ export async function submitMessage(
   if (!key.ok) return { answer: refuse(554, `5.7.8 ${key.message}`), touch: null };
 
   const { message } = request;
+  const { headers, stream, listUnsubscribe } = streamHeaders(message.headers);
   const parsed = SendMessageSchema.safeParse({
     from: message.from,
     to: message.to,
@@ -50,7 +73,9 @@ export async function submitMessage(
     subject: message.subject.trim() ? message.subject : '(no subject)',
     ...(message.html !== undefined ? { html: message.html } : {}),
     ...(message.text !== undefined ? { text: message.text } : {}),
-    ...(Object.keys(message.headers).length ? { headers: message.headers } : {}),
+    ...(Object.keys(headers).length ? { headers } : {}),
+    ...(stream !== undefined ? { stream } : {}),
+    ...(listUnsubscribe !== undefined ? { list_unsubscribe: listUnsubscribe } : {}),
     ...(message.attachments.length ? { attachments: message.attachments } : {}),
   });
   if (!parsed.success) {

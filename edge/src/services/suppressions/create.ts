@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.js';
 import { conflict } from '../errors.js';
 import type { CreateSuppressionInput } from '../../contracts/suppression.js';
 import { presentSuppression, suppressionColumns } from './present.js';
+import { streamKind } from '../streams/resolve.js';
 
 /**
  * Adds an address the project does not send to and whose mail it refuses;
@@ -14,8 +15,9 @@ import { presentSuppression, suppressionColumns } from './present.js';
 export async function createSuppression(db: Db, projectId: string, input: CreateSuppressionInput) {
   const values = {
     projectId, address: input.address, reason: input.reason, detail: input.detail ?? null,
-    sourceEmailId: null, expiresAt: input.expires_at ? new Date(input.expires_at) : null,
+    sourceEmailId: null, expiresAt: input.expires_at ? new Date(input.expires_at) : null, stream: input.stream ?? '',
   };
+  if (input.stream) await streamKind(db, projectId, input.stream, 'stream');
   const [row] = await db.insert(suppressions).values(values)
     .onConflictDoUpdate({
       target: [suppressions.projectId, suppressions.address, suppressions.stream],
@@ -23,6 +25,6 @@ export async function createSuppression(db: Db, projectId: string, input: Create
       setWhere: sql`${suppressions.expiresAt} <= now()`,
     })
     .returning(suppressionColumns);
-  if (!row) throw conflict(`address ${input.address} is already suppressed`);
+  if (!row) throw conflict(`address ${input.address} is already suppressed${input.stream ? ` for stream ${input.stream}` : ''}`);
   return presentSuppression(row);
 }

@@ -51,7 +51,8 @@ export async function fanOut(db: Db, projectId: string, outboxIds: number[], lea
       select w.id, c.project_id, c.id, c.event, c.created_at, c.data, 1, now() + ${leaseMs} * interval '1 millisecond'
       from c join ${webhooks} w on w.project_id = c.project_id
       where (c.event = any(w.events) or '*' = any(w.events))
-        and (cardinality(w.filters) = 0 or ${sender} = any(w.filters)
+        -- A project event (project.*) has no sender: sender filters do not apply to it.
+        and (cardinality(w.filters) = 0 or c.event like 'project.%' or ${sender} = any(w.filters)
              or '*@' || substring(${sender} from '@([^@]*)$') = any(w.filters))
       on conflict (webhook_id, outbox_id) do nothing
       returning id, webhook_id, outbox_id, event, event_at, data, attempts

@@ -18,7 +18,7 @@ export const route = defineRoute({
     query: z.object({
       limit: integerQuery('limit', 1, SUPPRESSIONS_LIMIT_MAX, SUPPRESSIONS_LIMIT_DEFAULT),
       after: z.string().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters').optional()
-        .openapi({ param: { name: 'after', in: 'query' }, description: 'Start after this address (exclusive): `next.after` of the previous page' }),
+        .openapi({ param: { name: 'after', in: 'query' }, description: 'Start after this entry (exclusive): `next.after` of the previous page (an address, then a space and a stream for a stream\'s entry)' }),
       ...ListSuppressionsFilter,
     }),
   },
