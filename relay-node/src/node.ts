@@ -2,11 +2,12 @@
 // heartbeat, forwarder and outbound worker, started together and stopped together.
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { Config } from '@edgemail/shared';
+import { RELAY_CONTRACT_VERSION, type Config } from '@edgemail/shared';
 import { createAuthenticator, createDnsResolver } from './inbound/mail-auth/index.js';
 import { createConsoleLog } from './log.js';
 import { createDomainCache } from './inbound/domain-cache.js';
 import { createEdgeClient } from './edge/client.js';
+import { watchContract } from './edge/contract-watch.js';
 import { openDeadLetters } from './inbound/forwarder/dead-letters.js';
 import { createForwarder } from './inbound/forwarder/forwarder.js';
 import { createHeartbeat } from './heartbeat.js';
@@ -83,6 +84,8 @@ export interface RelayNodeOptions {
   /** The metrics listener's port over `relay_node.metrics.port` (0 picks a free one); only with `relay_node.metrics.enabled`. */
   metricsPort?: number;
   fetch?: typeof fetch;
+  /** Tests only: the relay contract named to the edge, to play a node of another release (RELAY_CONTRACT_VERSION otherwise). */
+  contract?: number;
 }
 
 export interface RelayNode {
@@ -121,7 +124,10 @@ export interface RelayNode {
  */
 export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNode> {
   const { config } = options;
-  const log = options.log ?? createConsoleLog('relay', { level: config['relay_node.log_level'] });
+  // The edge's refusal of this node's relay contract is said once (contract-watch.ts): every part logs through it.
+  const contract = watchContract(options.log ?? createConsoleLog('relay', { level: config['relay_node.log_level'] }),
+    (refusal) => telemetry?.setContractRefusal(refusal), { contract: options.contract ?? RELAY_CONTRACT_VERSION, version: NODE_VERSION });
+  const log = contract.log;
   const hostName = options.hostName ?? hostname();
   const proxyEnabled = config['relay_node.inbound.proxy_protocol.enabled'];
   const trusted = config['relay_node.inbound.proxy_protocol.trusted'];
@@ -139,7 +145,10 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   // Metrics and health (docs/operations.md): it watches every request to the edge, so it comes first.
   const telemetry: Telemetry | null = config['relay_node.metrics.enabled'] ? createTelemetry(config, log, options.fetch, { port: options.metricsPort }) : null;
   const metrics = telemetry?.metrics;
-  const edge = createEdgeClient({ url: state.edge_url, token: state.token, version: NODE_VERSION, fetch: telemetry?.edge.fetch ?? options.fetch });
+  const edge = createEdgeClient({
+    url: state.edge_url, token: state.token, version: NODE_VERSION, fetch: telemetry?.edge.fetch ?? options.fetch,
+    contract: options.contract, onContract: contract.onContract,
+  });
   const spool = await openSpool<SpooledMeta>(spoolDir(options.stateDir));
   const deadLetters = await openDeadLetters(spool);
 

@@ -26,4 +26,5 @@ export * from './relay-protocol/acme.js';
 export * from './relay-protocol/outbound.js';
 export * from './relay-protocol/submission.js';
 export * from './relay-protocol/read-answer.js';
+export * from './relay-protocol/contract.js';
 export * from './config/runtime-settings.js';

@@ -3,7 +3,7 @@
 // middleware, the OpenAPI document (`--surface relay`) and docs/routes.md are
 // derived from it, as `defineRoute` does for /api/v1.
 import { createRoute, type OpenAPIHono, type RouteConfig, type RouteHandler } from '@hono/zod-openapi';
-import type { Config } from '@edgemail/shared';
+import { contractRefusal, readContractHeader, RELAY_CONTRACT_HEADER, RELAY_CONTRACT_REFUSED_STATUS, type Config } from '@edgemail/shared';
 import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { audit } from '../middleware/audit.js';
@@ -31,6 +31,7 @@ const ERROR_TEXT = {
   411: 'A streamed body without Content-Length',
   413: 'Request body larger than the route\'s limit',
   415: 'A body of another content type (a relay node older than the edge); retried',
+  426: 'The node\'s relay contract (`Edgemail-Relay-Contract`) is not one this edge serves: the message names the served range and which side to upgrade (docs/relay-protocol.md, "Versions"); the node keeps its mail and waits',
   429: 'Rate limit exceeded; `Retry-After` says when to try again',
 } as const;
 type RelayErrorStatus = keyof typeof ERROR_TEXT;
@@ -66,7 +67,7 @@ export function defineRelayRoute<const R extends Declared>(declared: R) {
   const { credential, limiter, limiterCount, bodyLimit, streamsBody, remoteText = [], errors = [], auditType, ...config } = declared;
   if (!config.path.startsWith('/relay/v1/')) throw new Error(`${config.path}: relay routes live under /relay/v1/`);
   if ((credential === 'node') !== (limiter !== undefined)) throw new Error(`${config.path}: a node route names its limiter, enrolment none`);
-  const middleware: MiddlewareHandler<AppEnv>[] = [...(streamsBody ? [requireContentLength] : []), limitBodyBy(bodyLimit)];
+  const middleware: MiddlewareHandler<AppEnv>[] = [requireServedContract, ...(streamsBody ? [requireContentLength] : []), limitBodyBy(bodyLimit)];
   if (credential === 'node') {
     middleware.push(authenticateNode(limiter!, limiterCount));
   } else {
@@ -78,7 +79,7 @@ export function defineRelayRoute<const R extends Declared>(declared: R) {
     );
   }
   middleware.push(guardInput(inputOf(config), remoteText));
-  const statuses: RelayErrorStatus[] = [400, 401, 413, 429, ...(credential === 'enrolment' ? [403 as const] : []), ...errors];
+  const statuses: RelayErrorStatus[] = [400, 401, 413, 426, 429, ...(credential === 'enrolment' ? [403 as const] : []), ...errors];
   const route = {
     ...config,
     'x-relay-credential': credential,
@@ -95,6 +96,20 @@ export function defineRelayRoute<const R extends Declared>(declared: R) {
   // `x-relay-credential` keeps its literal type: RelayRouteEnv reads it.
   return createRoute(route as unknown as Omit<R, 'credential' | 'limiter' | 'limiterCount' | 'bodyLimit' | 'streamsBody' | 'errors' | 'auditType'> & DeclaredExtensions & { 'x-relay-credential': R['credential']; middleware: MiddlewareHandler<AppEnv>[] });
 }
+
+/**
+ * The node names its relay contract in every request; one this edge does not
+ * serve is refused before anything else (426 names the served range and the
+ * side to upgrade), so no route reads a body it may misunderstand. No header
+ * is contract 1 (nodes older than it).
+ */
+const requireServedContract = createMiddleware<AppEnv>(async (c, next) => {
+  const read = readContractHeader(c.req.header(RELAY_CONTRACT_HEADER));
+  if (!read.ok) throw new ApiError(400, read.error, { [RELAY_CONTRACT_HEADER]: read.error.slice(RELAY_CONTRACT_HEADER.length + 1) });
+  const refusal = contractRefusal(read.version);
+  if (refusal) throw new ApiError(RELAY_CONTRACT_REFUSED_STATUS, refusal);
+  await next();
+});
 
 /** 411 for a body without Content-Length (or sent chunked), before the body limit would buffer it to count it. */
 const requireContentLength = createMiddleware<AppEnv>(async (c, next) => {

@@ -10,6 +10,7 @@ import { createEdgeClient, encodeForward } from './client.js';
 import { retrying } from './retry.js';
 import {
   EdgeAnswerMalformedError,
+  EdgeContractRefusedError,
   EdgeRateLimitedError,
   EdgeRefusedError,
   EdgeUnavailableError,
@@ -149,13 +150,37 @@ describe('retrying', () => {
 });
 
 describe('answers', () => {
-  it('refuses a claim answer whose job lacks its envelope, naming the route and the field', async () => {
+  it('reads each job of a claim on its own: one without its envelope or with a newer edge\'s route kind is unreadable, named by field; the others come through', async () => {
     const { envelope: _, ...job } = makeJob('ann@example.org');
-    const { url } = await standIn([json(200, { jobs: [makeJob('bob@example.org'), job] })]);
+    const newer = { ...makeJob('cid@example.org'), priority: 'high', route: { kind: 'lmtp', socket: '/run/lmtp' } };
+    const { url } = await standIn([json(200, { jobs: [makeJob('bob@example.org'), job, newer], next_poll_ms: 500 })]);
+    const answer = await createEdgeClient({ url, token: 't' }).claimOutbound(3);
+    expect(answer.jobs.map((j) => j.envelope.to)).toEqual(['bob@example.org']);
+    expect(answer.unreadable).toEqual([
+      { email_id: job.email_id, attempt: job.attempt, field: 'envelope', problem: expect.stringContaining('expected object') },
+      { email_id: newer.email_id, attempt: newer.attempt, field: 'route.kind', problem: 'unknown route kind "lmtp" (this node knows "mx" and "smtp")' },
+    ]);
+  });
+
+  it('a claim answer without its jobs list is refused whole, naming the route and the field', async () => {
+    const { url } = await standIn([json(200, { jobs: 'none' })]);
     const err = await createEdgeClient({ url, token: 't' }).claimOutbound(2).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EdgeAnswerMalformedError);
-    expect(err).toMatchObject({ route: 'POST /relay/v1/outbound/claim', status: 200, field: 'jobs.1.envelope', retryable: true });
-    expect((err as Error).message).toMatch(/^the edge's answer to POST \/relay\/v1\/outbound\/claim \(200\) does not fit the relay protocol: jobs\.1\.envelope: /);
+    expect(err).toMatchObject({ route: 'POST /relay/v1/outbound/claim', status: 200, field: 'jobs', retryable: true });
+  });
+
+  it('names its relay contract in every request; a 426 is EdgeContractRefusedError (waited out, never a refusal of the request) and told to onContract once per answer', async () => {
+    const heard: (string | null)[] = [];
+    const { url, calls } = await standIn([json(426, { error: 'relay contract 9 is not served: this edge serves contract 1; upgrade the edge first (or run a node of contract 1)' }), domains]);
+    const edge = createEdgeClient({ url, token: 't', contract: 9, onContract: (r) => heard.push(r) });
+    const err = await edge.domains().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EdgeContractRefusedError);
+    expect(err).toBeInstanceOf(EdgeUnavailableError);
+    expect(err).toMatchObject({ status: 426, retryable: true });
+    expect((err as Error).message).toBe('the edge does not serve this node\'s relay contract (426 on GET /relay/v1/domains): relay contract 9 is not served: this edge serves contract 1; upgrade the edge first (or run a node of contract 1)');
+    await edge.domains();
+    expect(heard).toEqual(['relay contract 9 is not served: this edge serves contract 1; upgrade the edge first (or run a node of contract 1)', null]);
+    expect(calls.map((c) => c.headers['edgemail-relay-contract'])).toEqual(['9', '9']);
   });
 
   it('refuses a domains answer whose list is a string, and retries it like an unavailable edge', async () => {

@@ -4,6 +4,7 @@
 // a typed error (errors.ts) that says whether to stop, wait or retry.
 import {
   EdgeAnswerMalformedError,
+  EdgeContractRefusedError,
   EdgeRateLimitedError,
   EdgeRefusedError,
   EdgeUnavailableError,
@@ -24,8 +25,11 @@ import {
   MESSAGE_LENGTHS_HEADER,
   META_LENGTH_HEADER,
   META_LENGTHS_HEADER,
-  OutboundClaimAnswer,
+  OutboundClaimReading,
   OutboundResultsAnswer,
+  RELAY_CONTRACT_HEADER,
+  RELAY_CONTRACT_REFUSED_STATUS,
+  RELAY_CONTRACT_VERSION,
   readAnswer,
   SubmissionAnswer,
   SubmissionAuthAnswer,
@@ -59,6 +63,16 @@ export interface EdgeClientOptions {
   forwardTimeoutMs?: number;
   /** Tests pass their own; the global fetch otherwise. */
   fetch?: typeof fetch;
+  /**
+   * The relay contract named in every request (`Edgemail-Relay-Contract`);
+   * RELAY_CONTRACT_VERSION. Tests name another to play a node of another release.
+   */
+  contract?: number;
+  /**
+   * Told of each answer about the contract: the edge's refusal (426, its
+   * message) or null once an answer shows it served (any answer but a 426).
+   */
+  onContract?: (refusal: string | null) => void;
 }
 
 /** One message part of a forward: the attachment's bytes and how to label them. */
@@ -151,8 +165,11 @@ export interface EdgeClient {
   forwardInbound(request: EncodedForward, signal?: AbortSignal): Promise<ForwardAnswer>;
   /** `POST /relay/v1/inbound/batch`: several messages held in memory, one result each. */
   forwardInboundBatch(requests: InMemoryForward[], signal?: AbortSignal): Promise<ForwardBatchAnswer>;
-  /** `POST /relay/v1/outbound/claim`: up to `max` (1..100) due recipients, leased to this node. */
-  claimOutbound(max: number, signal?: AbortSignal): Promise<OutboundClaimAnswer>;
+  /**
+   * `POST /relay/v1/outbound/claim`: up to `max` (1..100) due recipients, leased to this node.
+   * Each job is read on its own: those that do not fit (a newer edge's enum value) come back in `unreadable`.
+   */
+  claimOutbound(max: number, signal?: AbortSignal): Promise<OutboundClaimReading>;
   /** `POST /relay/v1/outbound/results`: 1 to 100 attempt results; the edge names the stale ones. */
   reportOutbound(results: OutboundResult[], signal?: AbortSignal): Promise<OutboundResultsAnswer>;
   /** `POST /relay/v1/submission/auth`: whether an SMTP AUTH password may submit. */
@@ -185,6 +202,7 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
   const base = options.url.replace(/\/+$/, '');
   const doFetch = options.fetch ?? fetch;
   const userAgent = `edgemail-relay-node/${options.version ?? 'dev'}`;
+  const contract = String(options.contract ?? RELAY_CONTRACT_VERSION);
 
   async function call<T>(
     method: string,
@@ -193,7 +211,7 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
     init: { body?: RequestInit['body']; headers?: Record<string, string>; json?: unknown; bearer?: string; timeoutMs: number; signal?: AbortSignal; allow404?: boolean; allow304?: boolean; nodeAuth?: boolean },
   ): Promise<T | null> {
     const route = `${method} ${path.split('?')[0]}`;
-    const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json', ...init.headers };
+    const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json', [RELAY_CONTRACT_HEADER]: contract, ...init.headers };
     const bearer = init.bearer ?? options.token;
     if (bearer) headers.authorization = `Bearer ${bearer}`;
     let body = init.body;
@@ -213,6 +231,12 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
       throw new EdgeUnavailableError(route, null, detail);
     }
     const text = await res.text().catch(() => '');
+    if (res.status === RELAY_CONTRACT_REFUSED_STATUS) {
+      const detail = errorText(text);
+      options.onContract?.(detail);
+      throw new EdgeContractRefusedError(route, detail);
+    }
+    options.onContract?.(null);
     if (res.ok) {
       let json: unknown;
       try {
@@ -280,7 +304,7 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
       }));
     },
     async claimOutbound(max, signal) {
-      return must(await call('POST', '/relay/v1/outbound/claim', OutboundClaimAnswer, { json: { max }, timeoutMs: chatter, signal }));
+      return must(await call('POST', '/relay/v1/outbound/claim', OutboundClaimReading, { json: { max }, timeoutMs: chatter, signal }));
     },
     async reportOutbound(results, signal) {
       return must(await call('POST', '/relay/v1/outbound/results', OutboundResultsAnswer, { json: { results }, timeoutMs: chatter, signal }));

@@ -72,6 +72,20 @@ export class EdgeUnavailableError extends EdgeError {
 }
 
 /**
+ * 426: the edge does not serve the relay contract this node speaks
+ * (docs/relay-protocol.md, "Versions"). Nothing the node sends is taken until
+ * one side is upgraded, so every caller waits as for an unreachable edge: mail
+ * stays spooled, never dead-lettered. `detail` says which side to upgrade.
+ */
+export class EdgeContractRefusedError extends EdgeUnavailableError {
+  constructor(route: string, readonly detail: string) {
+    super(route, 426, detail);
+    this.message = `the edge does not serve this node's relay contract (426 on ${route}): ${detail}`;
+    this.name = 'EdgeContractRefusedError';
+  }
+}
+
+/**
  * A 2xx whose body does not fit the relay protocol (shared/src/relay-protocol/):
  * an edge mid-deploy, or a proxy's page. Retried like an unavailable edge (a
  * forward is idempotent by spool id); `field` is the first that does not fit.

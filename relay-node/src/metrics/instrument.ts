@@ -6,7 +6,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import type { SMTPServer } from 'smtp-server';
-import type { OutboundClaimAnswer, OutboundJob, OutboundResult, OutboundResultsAnswer } from '@edgemail/shared';
+import type { OutboundClaimReading, OutboundJob, OutboundResult, OutboundResultsAnswer } from '@edgemail/shared';
 import type { SessionSlots } from '../inbound/listener/session-slots.js';
 import { replyClass, type NodeMetrics } from './node-metrics.js';
 
@@ -111,7 +111,7 @@ export function timeForwarding<R, A>(metrics: NodeMetrics, forward: (request: R,
 
 /** The outbound worker's three calls, counted: jobs claimed, results per outcome, each delivery timed. */
 export function countOutbound(metrics: NodeMetrics, calls: {
-  claim: (max: number, signal: AbortSignal) => Promise<OutboundClaimAnswer>;
+  claim: (max: number, signal: AbortSignal) => Promise<OutboundClaimReading>;
   report: (results: OutboundResult[], signal: AbortSignal) => Promise<OutboundResultsAnswer>;
   deliver: (job: OutboundJob, signal: AbortSignal) => Promise<OutboundResult>;
 }): typeof calls {

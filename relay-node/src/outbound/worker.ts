@@ -6,12 +6,12 @@ import { setMaxListeners } from 'node:events';
 import { Backoff, sleep, type BackoffOptions } from '../edge/backoff.js';
 import { EdgeRefusedError, isFatalEdgeError } from '../edge/errors.js';
 import { retrying, RetryWaits } from '../edge/retry.js';
-import { MAX_CLAIM, MAX_RESULTS, type OutboundClaimAnswer, type OutboundJob, type OutboundResult, type OutboundResultsAnswer } from '@edgemail/shared';
+import { MAX_CLAIM, MAX_RESULTS, RELAY_CONTRACT_VERSION, type OutboundJob, type OutboundResult, type OutboundResultsAnswer, type UnreadableJob } from '@edgemail/shared';
 import type { Log } from '../log.js';
 
 export interface OutboundWorkerOptions {
-  /** `edge.claimOutbound`. */
-  claim: (max: number, signal: AbortSignal) => Promise<OutboundClaimAnswer>;
+  /** `edge.claimOutbound`: the jobs, and those this node cannot read (reported deferred, never delivered). */
+  claim: (max: number, signal: AbortSignal) => Promise<{ jobs: OutboundJob[]; unreadable?: UnreadableJob[] }>;
   /** `edge.reportOutbound`. */
   report: (results: OutboundResult[], signal: AbortSignal) => Promise<OutboundResultsAnswer>;
   /** Delivers one job (`processJob`); should not throw (a throw is reported as deferred). */
@@ -153,6 +153,27 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
     flush();
   };
 
+  /**
+   * A job of the claim this node cannot read (a newer edge's enum value, a
+   * malformed job) is not delivered: it goes back deferred, naming why, so the
+   * claim's other jobs go on and a node that reads it (an upgraded one) takes
+   * it after the retry delay. Without a readable id its lease runs out instead.
+   */
+  const skip = (job: UnreadableJob) => {
+    const why = `${job.field}: ${job.problem}`;
+    if (job.email_id === null || job.attempt === null) {
+      log.error('outbound job unreadable and without an id to report it by; its lease runs out and it is claimed again', { error: why });
+      return;
+    }
+    log.warn('outbound job skipped: this node cannot read it (upgrade the node); reported deferred', { email_id: job.email_id, attempt: job.attempt, error: why });
+    pending.push({
+      email_id: job.email_id, attempt: job.attempt, outcome: 'deferred', smtp_code: null,
+      reply: `not delivered: this relay node (relay contract ${RELAY_CONTRACT_VERSION}) cannot read the job (${why}); upgrade the node`,
+      server: null, started_at: new Date().toISOString(), duration_ms: 0,
+    });
+    flush();
+  };
+
   /** Starts waiting jobs while there are free slots; once stop() interrupts the deliveries, reports them deferred as it does those. */
   const launchReady = () => {
     if (deliveryAbort.signal.aborted) {
@@ -251,9 +272,10 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
       }
       let max = 0;
       let jobs: OutboundJob[];
+      let unreadable: UnreadableJob[] = [];
       try {
         // Slots only free up during a wait, so each try asks for the room there is then (never more than the slots).
-        jobs = (await retrying(() => {
+        ({ jobs, unreadable = [] } = await retrying(() => {
           max = Math.min(holdAtMost - held(), concurrency, MAX_CLAIM);
           return options.claim(max, claimAbort.signal);
         }, {
@@ -269,7 +291,7 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
               log.warn('outbound claim failed; waiting', { failures: claimFailures, wait_ms: delay, error: String(err) });
             }
           },
-        })).jobs ?? [];
+        }));
         claimBackoff.reset();
         if (claimFailures) log.info('the edge answers outbound claims again', { failures: claimFailures });
         claimFailures = 0;
@@ -281,10 +303,11 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
         }
         throw err;
       }
+      for (const job of unreadable) skip(job);
       ready.push(...jobs.slice(0, max));
       launchReady();
       // Fewer than asked for: nothing else is due now.
-      if (jobs.length < max) await idle(idlePollMs, false);
+      if (jobs.length + unreadable.length < max) await idle(idlePollMs, false);
     }
   };
 

@@ -121,6 +121,56 @@ export const OutboundClaimAnswer = z.object({
 });
 export type OutboundClaimAnswer = z.output<typeof OutboundClaimAnswer>;
 
+/**
+ * A job of a claim the node cannot read (an enum value or route kind of a
+ * newer edge, a malformed job): it is not delivered, and is reported back as
+ * deferred naming `field` and `problem` when its `email_id` and `attempt` can
+ * be read; the claim's other jobs go on (docs/relay-protocol.md, "Versions").
+ */
+export interface UnreadableJob {
+  email_id: string | null;
+  attempt: number | null;
+  /** The first field that does not fit, dotted (`route.kind`). */
+  field: string;
+  problem: string;
+}
+
+/** The claim answer as a node reads it: each job on its own, so one it cannot read never costs the others. */
+export const OutboundClaimReading = z.object({ jobs: z.array(z.unknown()) }).transform(({ jobs }) => readClaimJobs(jobs));
+export type OutboundClaimReading = z.output<typeof OutboundClaimReading>;
+
+/** A union says only "Invalid input": name the unknown kind, or the known kind's first field that does not fit. */
+function routeProblem(route: unknown): { field: string; problem: string } | null {
+  const kind = route && typeof route === 'object' ? (route as { kind?: unknown }).kind : undefined;
+  const schema = kind === 'mx' ? OutboundMxRoute : kind === 'smtp' ? OutboundSmtpRoute : null;
+  if (!schema) return { field: 'route.kind', problem: `unknown route kind ${JSON.stringify(kind ?? null)?.slice(0, 60)} (this node knows "mx" and "smtp")` };
+  const issue = schema.safeParse(route).error?.issues[0];
+  return issue ? { field: ['route', ...issue.path].join('.'), problem: issue.message } : null;
+}
+
+/** Splits a claim's jobs into those that fit OutboundJob and those that do not. */
+export function readClaimJobs(raw: unknown[]): { jobs: OutboundJob[]; unreadable: UnreadableJob[] } {
+  const jobs: OutboundJob[] = [];
+  const unreadable: UnreadableJob[] = [];
+  for (const item of raw) {
+    const read = OutboundJob.safeParse(item);
+    if (read.success) {
+      jobs.push(read.data);
+      continue;
+    }
+    const issue = read.error.issues[0];
+    const fields = (item && typeof item === 'object' ? item : {}) as { email_id?: unknown; attempt?: unknown; route?: unknown };
+    const why = issue?.path[0] === 'route' && issue.path.length === 1 ? routeProblem(fields.route) : null;
+    unreadable.push({
+      email_id: typeof fields.email_id === 'string' && isUuid(fields.email_id) ? fields.email_id : null,
+      attempt: Number.isInteger(fields.attempt) && (fields.attempt as number) >= 1 ? (fields.attempt as number) : null,
+      field: why?.field ?? (issue?.path.length ? issue.path.join('.') : 'the job'),
+      problem: why?.problem ?? issue?.message ?? 'does not fit',
+    });
+  }
+  return { jobs, unreadable };
+}
+
 /** 2xx → sent; 4xx or no answer → deferred; 5xx → failed. */
 export const OutboundOutcome = z.enum(['sent', 'deferred', 'failed']);
 export type OutboundOutcome = z.output<typeof OutboundOutcome>;

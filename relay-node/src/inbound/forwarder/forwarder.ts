@@ -13,7 +13,7 @@ import { Readable } from 'node:stream';
 import { Backoff, backoffDelay, sleep, type BackoffOptions } from '../../edge/backoff.js';
 import { retrying, RetryWaits } from '../../edge/retry.js';
 import { encodeForward, inMemory, type EncodedForward, type ForwardRequest, type InMemoryForward } from '../../edge/client.js';
-import { EdgeRateLimitedError, EdgeRefusedError, EdgeUnavailableError, isFatalEdgeError } from '../../edge/errors.js';
+import { EdgeContractRefusedError, EdgeRateLimitedError, EdgeRefusedError, EdgeUnavailableError, isFatalEdgeError } from '../../edge/errors.js';
 import type { SpooledMeta } from '../spool-store/spooled-message.js';
 import {
   edgeTakesRecipient, FORWARD_BATCH_MAX_MESSAGES, forwardingBodyLimit, forwardingMetaLimit,
@@ -110,7 +110,8 @@ const EDGE_DOWN = new Set([502, 503, 504]);
 
 /** A 429, or the edge not there (network, 502/503/504): every message waits, not just this one. */
 const stallsEveryone = (err: unknown): err is EdgeRateLimitedError | EdgeUnavailableError =>
-  err instanceof EdgeRateLimitedError || (err instanceof EdgeUnavailableError && (err.status === null || EDGE_DOWN.has(err.status)));
+  // A contract refusal (426) is the edge's answer to every forward alike until one side is upgraded.
+  err instanceof EdgeRateLimitedError || err instanceof EdgeContractRefusedError || (err instanceof EdgeUnavailableError && (err.status === null || EDGE_DOWN.has(err.status)));
 
 /** After an edge answered a batch 404 or 415 (older than batches), this long before trying one again, ms. */
 const BATCH_RETRY_AFTER_MS = 10 * 60_000;
