@@ -1,0 +1,133 @@
+// The platform admin's pages in a real Chromium against the real stack
+// (issue 27). A console session is not a platform admin (docs/console-ui.md
+// "Platform admin"): the API refuses it on /api/v1/admin and the pages show
+// only the unlock form; a wrong credential is refused next to its field; a
+// platform credential unlocks pages listing what the API returns. axe on each.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { axeViolations, launchBrowser, openConsole, screenshot, signInThroughUi, skipWithoutChromium, startConsoleStack, type ConsoleStack } from './support/browser.js';
+import { consoleUser, cookieOf, signIn, withSession } from './support/console.js';
+import { platformToken } from './support/stack.js';
+
+const PASSWORD = 'correct horse battery staple';
+
+describe.skipIf(skipWithoutChromium('console-admin'))('console platform admin pages in Chromium', () => {
+  let stack: ConsoleStack;
+  let browser: Browser;
+  let admin: string;
+  let tenant: Awaited<ReturnType<typeof consoleUser>>;
+  beforeAll(async () => {
+    [stack, browser] = await Promise.all([startConsoleStack({ settings: { SERVICE_RATELIMIT_LOGIN_PER_MINUTE: '1000' } }), launchBrowser()]);
+    admin = await platformToken(stack);
+    tenant = await consoleUser(stack, admin, PASSWORD, 'acme');
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  test('a session is no platform admin: the API refuses it and the admin pages stay locked', async () => {
+    const cookie = cookieOf((await signIn(stack, { email: tenant.user.email, password: PASSWORD })).headers.get('set-cookie'));
+    const refused = await stack.call('GET', '/api/v1/admin/users', { headers: withSession(stack, cookie) });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe('admin privileges required');
+
+    const tab = await openConsole(browser, stack, '/admin/users');
+    const { page } = tab;
+    page.setDefaultTimeout(20_000);
+    await signInThroughUi(page, { email: tenant.user.email, password: PASSWORD });
+    await page.getByRole('heading', { name: 'Unlock with a platform credential' }).waitFor();
+    expect(await page.getByRole('table').count()).toBe(0);
+    expect(await page.locator('main').getByText(tenant.user.email).count()).toBe(0);
+    // The page asked as the session and was refused: the same 403.
+    expect(await page.evaluate(async () => (await fetch('/api/v1/admin/users')).status)).toBe(403);
+
+    // A wrong credential: the API's refusal next to the field, still locked.
+    await page.getByLabel('Platform credential', { exact: true }).fill('mya_not-a-real-credential-at-all');
+    await page.getByRole('button', { name: 'Unlock' }).click();
+    await page.locator('.field-invalid .field-error').waitFor();
+    expect(await page.getByRole('table').count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, 'admin-locked');
+    expect(tab.foreignRequests).toEqual([]);
+    expect(tab.errors).toEqual([]);
+    await tab.context.close();
+  }, 90_000);
+
+  test('a platform credential unlocks users, plans and projects, identity providers, settings, certificates and listeners, relay nodes', async () => {
+    const tab = await openConsole(browser, stack, '/admin');
+    const { page } = tab;
+    page.setDefaultTimeout(20_000);
+    await signInThroughUi(page, { email: tenant.user.email, password: PASSWORD });
+    await page.getByLabel('Platform credential', { exact: true }).fill(admin);
+    await page.getByRole('button', { name: 'Unlock' }).click();
+
+    // Users: what GET /api/v1/admin/users answers, every one.
+    const { body: { users } } = await stack.call('GET', '/api/v1/admin/users', { token: admin });
+    const usersTable = page.getByRole('table', { name: 'Users' });
+    await usersTable.waitFor();
+    for (const u of users) await usersTable.getByText(u.id).waitFor();
+    expect(await usersTable.getByRole('row').count()).toBe(users.length + 1);
+    // The credential is in no storage and no URL.
+    expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
+    expect(page.url()).not.toContain('mya_');
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, 'admin-users');
+
+    // Add a user; a duplicate is refused next to the email field.
+    await page.getByLabel('Email', { exact: true }).fill('lin@acme.example');
+    await page.getByLabel('Name', { exact: true }).fill('Lin');
+    await page.getByRole('button', { name: 'Add user' }).click();
+    await usersTable.getByText('lin@acme.example').waitFor();
+    await page.getByLabel('Email', { exact: true }).fill('LIN@acme.example');
+    await page.getByLabel('Name', { exact: true }).fill('Lin again');
+    await page.getByRole('button', { name: 'Add user' }).click();
+    await page.locator('.form-error, .field-error').filter({ hasText: /already|exists|duplicate/i }).first().waitFor();
+
+    // Plans and projects: made from the page, seen by the API.
+    await page.getByRole('link', { name: 'Plans & projects' }).click();
+    await page.getByLabel('Plan name').fill('starter');
+    await page.getByLabel('Emails an hour').fill('100');
+    await page.getByRole('button', { name: 'Create plan' }).click();
+    await page.getByRole('table', { name: 'Plans created now' }).getByRole('cell', { name: 'starter', exact: true }).waitFor();
+    await page.getByLabel('Project name').fill('Lin\'s project');
+    await page.getByLabel('Owner').selectOption({ label: 'lin@acme.example' });
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('table', { name: 'Projects created now' }).getByRole('cell', { name: 'Lin\'s project', exact: true }).waitFor();
+    expect((await stack.sql.query(`SELECT count(*)::int AS n FROM projects WHERE name = 'Lin''s project'`)).rows[0].n).toBe(1);
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Identity providers, settings, certificates and listeners: what the API lists.
+    await page.getByRole('link', { name: 'Identity providers' }).click();
+    await page.getByText('No identity providers').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.getByRole('link', { name: 'Settings' }).click();
+    const { body: { settings } } = await stack.call('GET', '/api/v1/admin/settings', { token: admin });
+    const settingsTable = page.getByRole('table', { name: 'Settings' });
+    await settingsTable.waitFor();
+    expect(await settingsTable.getByRole('row').count()).toBe(settings.length + 1);
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, 'admin-settings');
+
+    await page.getByRole('link', { name: 'Certificates & listeners' }).click();
+    const { body: { listeners } } = await stack.call('GET', '/api/v1/admin/listeners', { token: admin });
+    for (const l of listeners) await page.getByRole('heading', { name: `Listener: ${l.name}` }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, 'admin-certificates');
+
+    await page.getByRole('link', { name: 'Relay nodes' }).click();
+    await page.getByLabel('Project id').fill(tenant.project.id);
+    await page.getByRole('button', { name: 'Show nodes' }).click();
+    await page.getByText('No relay nodes in this project').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Lock: the pages are gone and the credential with them.
+    await page.getByRole('button', { name: 'Lock' }).click();
+    await page.getByRole('heading', { name: 'Unlock with a platform credential' }).waitFor();
+    expect(await page.getByLabel('Platform credential', { exact: true }).inputValue()).toBe('');
+    expect(tab.foreignRequests).toEqual([]);
+    expect(tab.errors).toEqual([]);
+    await tab.context.close();
+  }, 90_000);
+});
