@@ -1,6 +1,7 @@
 // `pnpm bench <name> [flags]`: runs one benchmark. See bench/README.md.
 import { runAnalyticsBench } from './analytics.js';
 import { runConsoleBench } from './console.js';
+import { runConsoleUiBench } from './console-ui.js';
 import { runApiBench } from './api.js';
 import { UsageError } from './args.js';
 import { runInboundBench } from './inbound.js';
@@ -39,6 +40,10 @@ const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Pro
   console: {
     summary: 'console: password sign-ins/s vs health, CPU ms per password verify in workerd and Node; event stream commit → browser p50/p99 at 100 events/s vs webhook delivery  [--sign-in-seconds 10] [--sign-in-connections 2] [--verifies 10] [--stream-rate 100] [--stream-seconds 10]',
     run: runConsoleBench,
+  },
+  'console-ui': {
+    summary: 'the web console\'s production bundle: initial JS and CSS gzipped (goal: initial JS ≤ 150 kB), lazy pages apart',
+    run: runConsoleUiBench,
   },
   tls: {
     summary: 'STARTTLS handshakes/s with per-handshake certificate resolution (SNI, assigned) vs one static certificate, same node and run; the certificate poll\'s 304 vs 200  [--seconds 5] [--rounds 3] [--connections 16]',

@@ -33,8 +33,8 @@ describe.skipIf(skipWithoutChromium('console-signin'))('console sign-in in Chrom
     // A wrong password: the API's message, shown on the form, still signed out.
     await page.getByLabel('Email').fill(tenant.user.email);
     await page.getByLabel('Password').fill('not the password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('invalid email or password');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 10_000 }).toContain('invalid email or password');
 
     await signInThroughUi(page, { email: tenant.user.email, password: PASSWORD });
     // Back where the person was going, in their project, every area in the nav.

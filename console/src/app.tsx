@@ -2,6 +2,8 @@
 // the mailed invitation and password-reset links), and the signed-in layout.
 import { Redirect, Route, Switch, useLocation, useSearch } from 'wouter-preact';
 import { SignInPage } from './auth/sign-in';
+import { InvitationPage } from './auth/invitation';
+import { PasswordResetPage } from './auth/password-reset';
 import { safeNext } from './auth/next-path';
 import { HOME } from './pages/registry';
 import { SessionProvider, useSession } from './session';
@@ -25,6 +27,9 @@ function Root() {
   if (me === undefined) return <p class="loading" role="status">Loading…</p>;
   return (
     <Switch>
+      {/* The mailed links: open with or without a session. */}
+      <Route path="/app/invitation"><InvitationPage /></Route>
+      <Route path="/app/password-reset"><PasswordResetPage /></Route>
       <Route path="/sign-in">{me ? <Redirect to={safeNext(search, HOME)} replace /> : <SignInPage />}</Route>
       <Route>
         {me ? <SignedInLayout /> : <Redirect to={location === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(location + (search ? `?${search}` : ''))}`} replace />}

@@ -196,6 +196,9 @@ export async function startNeonBridge(opts: NeonBridgeOptions): Promise<NeonBrid
   }
 
   const server = createServer((req, res) => void onRequest(req, res));
+  // workerd keeps idle connections to the bridge longer than Node's 5 s default: a request sent
+  // on one the bridge was closing that moment failed as "Network connection lost" (a 503).
+  server.keepAliveTimeout = 120_000;
   server.on('upgrade', onUpgrade);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

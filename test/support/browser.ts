@@ -8,7 +8,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { repoRoot } from '../../edge/local/edge-worker.js';
-import type { TestStack } from './stack.js';
+import { freePort } from '../../edge/local/free-port.js';
+import { startTestStack, type StackOptions, type TestStack } from './stack.js';
 
 /** `EDGEMAIL_CHROMIUM`, else Debian's (or Ubuntu's) Chromium, else undefined. */
 export const chromiumPath: string | undefined = [process.env.EDGEMAIL_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser']
@@ -49,11 +50,32 @@ export interface ConsoleTab {
   errors: string[];
 }
 
+/** A stack whose `server.public_url` is the origin the browser uses. */
+export interface ConsoleStack extends TestStack {
+  /** `http://localhost:<port>`: the public URL, and the origin to open the console on. */
+  origin: string;
+}
+
+/**
+ * A test stack on a port chosen first, with `server.public_url` = `http://localhost:<port>`, so
+ * the browser's origin is the public URL: what passkeys (the RP ID is its host: `localhost`, a
+ * secure context on plain http, where an IP address is no valid RP ID) and single sign-on (the
+ * redirect URI) need. The session cookie is then `edgemail_session` (loopback http).
+ */
+export async function startConsoleStack(opts: StackOptions = {}): Promise<ConsoleStack> {
+  const port = await freePort();
+  const origin = `http://localhost:${port}`;
+  const stack = await startTestStack({ ...opts, port, settings: { SERVICE_SERVER_PUBLIC_URL: origin, ...opts.settings } });
+  return Object.assign(stack, { origin });
+}
+
 /** A fresh browser profile (no cookies) with one tab open on `path` of the stack's console. */
-export async function openConsole(browser: Browser, stack: TestStack, path = '/', opts: { viewport?: { width: number; height: number } } = {}): Promise<ConsoleTab> {
+export async function openConsole(browser: Browser, stack: TestStack | ConsoleStack, path = '/', opts: { viewport?: { width: number; height: number } } = {}): Promise<ConsoleTab> {
   const context = await browser.newContext({ viewport: opts.viewport ?? DESKTOP, locale: 'en-US', timezoneId: 'UTC', reducedMotion: 'reduce' });
+  // A step that does not happen fails in seconds, naming the step, rather than at the test's timeout.
+  context.setDefaultTimeout(20_000);
   const page = await context.newPage();
-  const origin = new URL(stack.url).origin;
+  const origin = 'origin' in stack ? stack.origin : new URL(stack.url).origin;
   const foreignRequests: string[] = [];
   const errors: string[] = [];
   page.on('request', (r) => {
@@ -73,14 +95,15 @@ export async function openConsole(browser: Browser, stack: TestStack, path = '/'
 export async function signInThroughUi(page: Page, input: { email: string; password: string; totpCode?: () => string }): Promise<void> {
   await page.getByLabel('Email').fill(input.email);
   await page.getByLabel('Password').fill(input.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   if (input.totpCode) {
     const field = page.getByLabel('Code from your authenticator app');
     await field.waitFor();
     await field.fill(input.totpCode());
     await page.getByRole('button', { name: 'Verify' }).click();
   }
-  await page.getByRole('navigation', { name: 'Console' }).waitFor();
+  // The signed-in layout (its Sign out button shows at every width; the nav folds away on a phone).
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

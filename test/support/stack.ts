@@ -59,6 +59,11 @@ export interface StackOptions {
   persistTo?: string;
   /** A Neon bridge of the test's own (one it stops to take the database away), instead of the run's shared one. */
   bridgeUrl?: string;
+  /**
+   * The Worker's port (a free one otherwise): known before the start, so `server.public_url` can
+   * name it (browser tests: passkeys and single sign-on need the page's origin to be the public URL).
+   */
+  port?: number;
 }
 
 /**
@@ -89,6 +94,7 @@ export async function startTestStack(opts: StackOptions = {}): Promise<TestStack
     // A key of the file's own, unless the test sets (or unsets) the setting itself.
     vars: { SERVICE_DATABASE_URL: databaseUrl, SERVICE_RATELIMIT_API_PER_MINUTE: '100000', [ENCRYPTION_KEY_ENV]: encryptionKey, ...opts.settings, LOCAL_NEON_BRIDGE: opts.bridgeUrl ?? inject('bridgeUrl') },
     persistTo: opts.persistTo ?? false,
+    ...(opts.port ? { port: opts.port } : {}),
     testScheduled: true,
     logLevel: 'error',
     onLog: opts.captureLogs ? (entry) => logs.push(entry) : undefined,

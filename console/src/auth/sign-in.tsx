@@ -10,8 +10,17 @@ import { useSubmit } from '../api/use-submit';
 import { HOME } from '../pages/registry';
 import { useSession } from '../session';
 import { Button, Field, FormError } from '../ui';
+import { Link } from 'wouter-preact';
 import { AuthFrame } from './auth-frame';
 import { safeNext } from './next-path';
+import { OtherWays } from './other-ways';
+
+/** Notes other pages leave for the sign-in page (`/sign-in?notice=…`). */
+const NOTICES: Record<string, string> = {
+  'password-changed': 'Your password is changed and every session signed out: sign in with the new one.',
+  'invitation-accepted': 'You have joined the project: sign in to open it.',
+  'signed-out': 'You are signed out.',
+};
 
 export function SignInPage() {
   const { refresh } = useSession();
@@ -21,6 +30,13 @@ export function SignInPage() {
   const [password, setPassword] = useState('');
   const [secondStep, setSecondStep] = useState<'totp' | 'recovery' | undefined>();
   const [code, setCode] = useState('');
+
+  const next = safeNext(search, HOME);
+  const signedIn = async () => {
+    await refresh();
+    navigate(next, { replace: true });
+  };
+  const notice = new URLSearchParams(search).get('notice');
 
   const submit = useSubmit(async () => {
     const body = {
@@ -38,12 +54,12 @@ export function SignInPage() {
       }
       throw e;
     }
-    await refresh();
-    navigate(safeNext(search, HOME), { replace: true });
+    await signedIn();
   }, ['email', 'password', 'totp_code', 'recovery_code']);
 
   return (
     <AuthFrame title={secondStep ? 'Two-factor code' : 'Sign in'}>
+      {notice && NOTICES[notice] && <p class="notice" role="status">{NOTICES[notice]}</p>}
       <form class="stack" onSubmit={(e) => { e.preventDefault(); void submit.run(); }} noValidate>
         {!secondStep ? (
           <>
@@ -72,7 +88,9 @@ export function SignInPage() {
             <button type="button" class="link-button" onClick={() => { setCode(''); setPassword(''); submit.reset(); setSecondStep(undefined); }}>Start over</button>
           </p>
         )}
+        {!secondStep && <p class="auth-alt"><Link href="/app/password-reset">Forgot your password?</Link></p>}
       </form>
+      {!secondStep && <OtherWays next={next} onSignedIn={signedIn} />}
     </AuthFrame>
   );
 }
