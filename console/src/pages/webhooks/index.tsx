@@ -1,22 +1,15 @@
-// The Webhooks area: its routes, registered once in pages/registry.ts. A
-// placeholder until the area's pages land (docs/console-ui.md "Adding a page").
-import type { Area } from '../../routes';
-import { EmptyState, Page } from '../../ui';
-
-function WebhooksPlaceholder() {
-  return (
-    <Page title="Webhooks" description="Endpoints that receive this project's events, and their deliveries.">
-      <EmptyState title="Coming soon">
-        <p>This part of the console is being built. Until then the API does it: see the API reference.</p>
-      </EmptyState>
-    </Page>
-  );
-}
+// The Webhooks area: webhooks, their deliveries and attempts. One webhook's
+// page is /webhook/:id, not under /webhooks/: the Worker answers /webhooks/*
+// itself (providers' callbacks), so a reload there would never reach the console.
+import { lazyPage, type Area } from '../../routes';
 
 export const area: Area = {
   id: 'webhooks',
   label: 'Webhooks',
   href: '/webhooks',
   group: 'project',
-  routes: [{ path: '/webhooks', component: WebhooksPlaceholder }],
+  routes: [
+    { path: '/webhooks', component: lazyPage(() => import('./list')) },
+    { path: '/webhook/:id', component: lazyPage(() => import('./detail')) },
+  ],
 };
