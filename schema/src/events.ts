@@ -21,4 +21,6 @@ export const outbox = pgTable('outbox', {
   // The sweep's question: rows never handed over.
   index('outbox_pending_idx').on(t.createdAt).where(sql`${t.handedOverAt} is null`),
   index('outbox_unstreamed_idx').on(t.createdAt).where(sql`${t.streamedAt} is null`),
+  // The hourly purge of rows handed over before the retention (sweep.ts, purgeOutbox).
+  index('outbox_handed_over_at_idx').on(t.handedOverAt).where(sql`${t.handedOverAt} is not null`),
 ]);

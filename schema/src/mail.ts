@@ -118,4 +118,6 @@ export const inboundEmails = pgTable('inbound_emails', {
   // Keyset paging, newest first: (received_at, id) < (before, before_id).
   index('inbound_emails_project_id_received_at_id_idx').on(t.projectId, t.receivedAt.desc(), t.id.desc()),
   index('inbound_emails_project_id_status_received_at_id_idx').on(t.projectId, t.status, t.receivedAt.desc(), t.id.desc()),
+  // The storage count's sum per project (usage-count.ts), read from the index alone, not the wide rows.
+  index('inbound_emails_project_id_size_idx').on(t.projectId, t.size),
 ]);

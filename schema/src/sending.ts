@@ -101,6 +101,8 @@ export const emailAttempts = pgTable('email_attempts', {
   durationMs: integer('duration_ms').notNull(),
 }, (t) => [
   uniqueIndex('email_attempts_email_id_attempt_idx').on(t.emailId, t.attempt),
+  // The retention purge's question: attempts started before the cutoff (delivery-records/purge.ts).
+  index('email_attempts_started_at_idx').on(t.startedAt),
 ]);
 
 /**

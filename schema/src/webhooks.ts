@@ -50,6 +50,8 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   index('webhook_deliveries_webhook_id_created_at_idx').on(t.webhookId, t.createdAt, t.id),
   // The dispatcher's question: what is due in this project.
   index('webhook_deliveries_due_idx').on(t.projectId, t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+  // The retention purge's question: finished deliveries older than the cutoff (delivery-records/purge.ts).
+  index('webhook_deliveries_completed_at_idx').on(t.completedAt).where(sql`${t.status} <> 'pending'`),
 ]);
 
 export const webhookAttempts = pgTable('webhook_attempts', {
