@@ -96,6 +96,8 @@ describe.skipIf(skipWithoutChromium('console-templates'))('console templates in 
     await page.getByRole('status').filter({ hasText: 'Draft saved' }).waitFor({ timeout: 10_000 });
 
     expect(await axeViolations(page)).toEqual([]);
+    await page.getByLabel('Subject').blur();
+    await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, 'template-editor');
 
     const [template] = (await apiGet('/api/v1/templates')).templates;

@@ -1,7 +1,8 @@
 // A modal on the native <dialog>: the browser traps focus, Escape closes it,
 // and focus returns to what opened it.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
+import { useUniqueId } from './unique-id';
 
 export interface DialogProps {
   open: boolean;
@@ -14,7 +15,7 @@ export interface DialogProps {
 
 export function Dialog({ open, title, onClose, children, actions }: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
+  const titleId = useUniqueId('dialog');
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;

@@ -1,7 +1,7 @@
 // A labelled input with its hint and the API's error for it right below
 // (aria-describedby, aria-invalid): the place a person looks.
 import type { ComponentChildren, JSX } from 'preact';
-import { useId } from 'preact/hooks';
+import { useUniqueId } from './unique-id';
 
 type InputProps = Omit<JSX.InputHTMLAttributes<HTMLInputElement>, 'id' | 'name' | 'label'>;
 
@@ -23,7 +23,7 @@ export interface ControlProps {
 }
 
 export function Field({ label, name, error, hint, children, ...input }: FieldProps) {
-  const id = useId();
+  const id = useUniqueId('field');
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
   const control: ControlProps = {

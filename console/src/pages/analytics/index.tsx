@@ -1,22 +1,12 @@
-// The Analytics area: its routes, registered once in pages/registry.ts. A
-// placeholder until the area's pages land (docs/console-ui.md "Adding a page").
+// The Analytics area (docs/analytics.md): daily outcomes and opens/clicks as
+// charts, and usage against the plan's hourly and daily limits, live.
 import type { Area } from '../../routes';
-import { EmptyState, Page } from '../../ui';
-
-function AnalyticsPlaceholder() {
-  return (
-    <Page title="Analytics" description="Outcomes by day and usage against the plan's limits.">
-      <EmptyState title="Coming soon">
-        <p>This part of the console is being built. Until then the API does it: see the API reference.</p>
-      </EmptyState>
-    </Page>
-  );
-}
+import { lazyPage } from '../../routes';
 
 export const area: Area = {
   id: 'analytics',
   label: 'Analytics',
   href: '/analytics',
   group: 'project',
-  routes: [{ path: '/analytics', component: AnalyticsPlaceholder }],
+  routes: [{ path: '/analytics', component: lazyPage(() => import('./page')) }],
 };

@@ -1,22 +1,16 @@
-// The Audit area: its routes, registered once in pages/registry.ts. A
-// placeholder until the area's pages land (docs/console-ui.md "Adding a page").
+// The Audit area (docs/audit.md): the project's audit log, and the signed-in
+// person's own security events ("My security events"; the account pages
+// belong to the Account area).
 import type { Area } from '../../routes';
-import { EmptyState, Page } from '../../ui';
-
-function AuditPlaceholder() {
-  return (
-    <Page title="Audit" description="What happened in this project, and who did it.">
-      <EmptyState title="Coming soon">
-        <p>This part of the console is being built. Until then the API does it: see the API reference.</p>
-      </EmptyState>
-    </Page>
-  );
-}
+import { lazyPage } from '../../routes';
 
 export const area: Area = {
   id: 'audit',
   label: 'Audit',
   href: '/audit',
   group: 'project',
-  routes: [{ path: '/audit', component: AuditPlaceholder }],
+  routes: [
+    { path: '/audit', component: lazyPage(() => import('./project-log')) },
+    { path: '/audit/security', component: lazyPage(() => import('./security-events')) },
+  ],
 };

@@ -1,7 +1,8 @@
 // Send a test of one version (a draft too) to one real mailbox: a real send
 // (suppressions and the plan's limits apply), shown in the email log with
 // origin "test". The answer links to the email there.
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import { useUniqueId } from '../../ui/unique-id';
 import { Link } from 'wouter-preact';
 import { api, type ApiSchemas } from '../../api/client';
 import { ok } from '../../api/errors';
@@ -19,7 +20,7 @@ export function TestSend({ template, version, onClose }: { template: Template; v
   const [language, setLanguage] = useState(chosen.languages.includes(template.default_language) ? template.default_language : (chosen.languages[0] ?? ''));
   const [senders, setSenders] = useState<string[]>([]);
   const [sent, setSent] = useState<{ id: string; to: string } | undefined>();
-  const listId = useId();
+  const listId = useUniqueId('senders');
   useEffect(() => {
     // Suggest an address at each verified domain; any mailbox of one will do.
     void ok(api.GET('/api/v1/domains')).then((d) => {
