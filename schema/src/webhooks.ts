@@ -52,6 +52,8 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   index('webhook_deliveries_due_idx').on(t.projectId, t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
   // The retention purge's question: finished deliveries older than the cutoff (delivery-records/purge.ts).
   index('webhook_deliveries_completed_at_idx').on(t.completedAt).where(sql`${t.status} <> 'pending'`),
+  // Deleting a delivery sets its redeliveries' redelivery_of to null: without this, each deleted row scans the table.
+  index('webhook_deliveries_redelivery_of_idx').on(t.redeliveryOf).where(sql`${t.redeliveryOf} is not null`),
 ]);
 
 export const webhookAttempts = pgTable('webhook_attempts', {
