@@ -2,7 +2,7 @@
 // the packaged node's bundle running in its own process, so a SIGKILL is a
 // real crash (no stop(), no last report, no drain). Outbound: one node dies
 // in the middle of 500 deliveries; what it had leased and not reported goes to
-// the other node once its lease (5 s here) runs out; every recipient ends
+// the other node once its lease (8 s here) runs out; every recipient ends
 // `sent` exactly once in the email log, and the receiving MX saw no recipient
 // twice beyond the deliveries the dead node had made and not yet reported
 // (counted and printed). Inbound: a node that accepted mail (250) while the
@@ -29,7 +29,8 @@ import { eventually } from './support/wait.js';
 const { SMTPServer } = createRequire(new URL('../relay-node/package.json', import.meta.url))('smtp-server') as typeof SmtpServerModule;
 
 const MESSAGES = 500;
-const LEASE_S = 5;
+// Short, so the survivor takes over soon; long enough that its own claimed-ahead jobs never outlive theirs on a loaded machine.
+const LEASE_S = 8;
 /** The receiving MX holds each DATA reply this long, so that deliveries are in flight when the node dies. */
 const DATA_DELAY_MS = 30;
 const INBOUND = 20;
