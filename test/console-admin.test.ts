@@ -110,9 +110,17 @@ describe.skipIf(skipWithoutChromium('console-admin'))('console platform admin pa
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, 'admin-settings');
 
+    // Certificates: one made through the API is listed and assigned to the inbound listener from the page.
+    expect((await stack.call('POST', '/api/v1/admin/certificates/generate-ca', { token: admin, body: { name: 'root', subject: { organization: 'Acme Ops' } } })).status).toBe(201);
+    expect((await stack.call('POST', '/api/v1/admin/certificates/generate', { token: admin, body: { name: 'mx1', hosts: ['mx1.acme.example'], issuer: 'root' } })).status).toBe(201);
     await page.getByRole('link', { name: 'Certificates & listeners' }).click();
     const { body: { listeners } } = await stack.call('GET', '/api/v1/admin/listeners', { token: admin });
     for (const l of listeners) await page.getByRole('heading', { name: `Listener: ${l.name}` }).waitFor();
+    await page.getByRole('table', { name: 'Certificates' }).getByText('mx1.acme.example').waitFor();
+    await page.getByLabel('Certificate for inbound').selectOption('mx1');
+    await page.getByRole('region', { name: 'Listener: inbound' }).getByRole('button', { name: 'Assign' }).click();
+    await page.getByText('inbound presents mx1').waitFor();
+    await expect.poll(async () => (await stack.call('GET', '/api/v1/admin/listeners', { token: admin })).body.listeners.find((l: { name: string }) => l.name === 'inbound')?.certificate?.name).toBe('mx1');
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, 'admin-certificates');
 

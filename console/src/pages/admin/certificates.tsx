@@ -15,7 +15,8 @@ type Listener = ApiSchemas['Listener'];
 function ListenerCard({ listener, certificates, onChanged }: { listener: Listener; certificates: Certificate[]; onChanged: () => Promise<void> }) {
   const admin = useAdmin();
   const toast = useToast();
-  const [choice, setChoice] = useState(listener.certificate?.name ?? certificates[0]?.name ?? '');
+  const leaves = certificates.filter((c) => !c.is_authority);
+  const [choice, setChoice] = useState(listener.certificate?.name ?? leaves[0]?.name ?? '');
   const assign = useSubmit(async () => {
     await ok(admin.PUT('/api/v1/admin/listeners/{listener}/certificate', { params: { path: { listener: listener.name } }, body: { certificate: choice } }));
     toast(`${listener.name} presents ${choice}`);
@@ -30,13 +31,15 @@ function ListenerCard({ listener, certificates, onChanged }: { listener: Listene
     <section class="card" aria-labelledby={`listener-${listener.name}`}>
       <h2 id={`listener-${listener.name}`}>Listener: {listener.name}</h2>
       <p class="card-lead">TLS {listener.tls}; presents <strong>{listener.certificate ? `${listener.certificate.name} (${listener.certificate.hosts.join(', ')})` : listener.presents}</strong>; generation {listener.generation}.</p>
-      <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void assign.run(); }}>
-        <Field label={`Certificate for ${listener.name}`} name="certificate" error={assign.fields.certificate}>
-          {(control) => <select {...control} value={choice} onChange={(e) => setChoice(e.currentTarget.value)}>{certificates.filter((c) => !c.is_authority).map((c) => <option value={c.name}>{c.name}</option>)}</select>}
-        </Field>
-        <Button type="submit" busy={assign.busy} disabled={!choice}>Assign</Button>
-        {listener.certificate && <Button variant="ghost" busy={unassign.busy} onClick={() => void unassign.run()}>Unassign</Button>}
-      </form>
+      {leaves.length > 0 ? (
+        <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void assign.run(); }}>
+          <Field label={`Certificate for ${listener.name}`} name="certificate" error={assign.fields.certificate}>
+            {(control) => <select {...control} value={choice} onChange={(e) => setChoice(e.currentTarget.value)}>{leaves.map((c) => <option value={c.name}>{c.name} ({c.hosts.join(', ')})</option>)}</select>}
+          </Field>
+          <Button type="submit" busy={assign.busy} disabled={!choice}>Assign</Button>
+          {listener.certificate && <Button variant="ghost" busy={unassign.busy} onClick={() => void unassign.run()}>Unassign</Button>}
+        </form>
+      ) : <p class="muted">No certificate to assign yet: add one first (above).</p>}
       <FormError message={assign.error ?? unassign.error} />
       <Table caption={`Relay nodes serving ${listener.name}`} rows={listener.nodes} rowKey={(n) => n.node_id} columns={[
         { label: 'Node', cell: (n) => n.name },
