@@ -45,6 +45,33 @@ function expectOperationIds(doc: any) {
   expect(new Set(ids).size).toBe(ids.length);
 }
 
+/**
+ * The documents clients are generated from (api, app) carry the names
+ * (docs/api.md, "Operation names"): each operationId is `<resource>_<method>`,
+ * unique; each operation has exactly one tag, its resource's, which the
+ * document lists with a description; one tag is one resource and back.
+ */
+function expectNamedOperations(doc: any) {
+  const ids = operations(doc).map((o) => o.op.operationId);
+  expect(new Set(ids).size).toBe(ids.length);
+  const listed = new Map<string, string>((doc.tags ?? []).map((t: any) => [t.name, t.description]));
+  expect(listed.size, 'top-level tags, each once').toBe(doc.tags.length);
+  const tagOf = new Map<string, string>();
+  const resourceOf = new Map<string, string>();
+  for (const o of operations(doc)) {
+    expect(o.op.operationId, label(o)).toMatch(/^[a-z][A-Za-z0-9]*_[a-z][A-Za-z0-9]*$/);
+    expect(o.op.tags, label(o)).toHaveLength(1);
+    const [tag] = o.op.tags;
+    expect(listed.get(tag), `${label(o)}: tag ${tag} listed with a description`).toMatch(/\S/);
+    const resource = o.op.operationId.split('_')[0];
+    expect(tagOf.get(resource) ?? tag, `${label(o)}: resource ${resource} under one tag`).toBe(tag);
+    expect(resourceOf.get(tag) ?? resource, `${label(o)}: tag ${tag} on one resource`).toBe(resource);
+    tagOf.set(resource, tag);
+    resourceOf.set(tag, resource);
+  }
+  expect([...listed.keys()].sort(), 'every listed tag is used').toEqual([...resourceOf.keys()].sort());
+}
+
 async function validate(doc: unknown) {
   const validator = new Validator();
   const result = await validator.validate(doc as Record<string, unknown>);
@@ -143,19 +170,30 @@ describe('edgemail export-api-spec', () => {
     for (const p of Object.keys(doc.paths ?? {})) expect(p).toMatch(/^\/app\/api(\/|$)/);
     // A real document: the console's sign-in routes (docs/console.md), each with its operationId.
     expect(operations(doc).map(label)).toEqual(expect.arrayContaining(['POST /app/api/session', 'GET /app/api/session', 'DELETE /app/api/session']));
-    expect(operations(doc).find((o) => label(o) === 'POST /app/api/session')?.op.operationId).toBe('postSession');
-    expectOperationIds(doc);
+    expect(operations(doc).find((o) => label(o) === 'POST /app/api/session')?.op).toMatchObject({ operationId: 'session_create', tags: ['Session'] });
+    expectNamedOperations(doc);
   });
 
-  it('every operation of every surface has an operationId, unique within its document (client generators name functions by it; app: above)', async () => {
+  it('every operation of every surface has an operationId, unique within its document (api and app: named by resource; app: above)', async () => {
     const exported = await Promise.all(['relay', 'webhooks'].map(async (surface) => {
       const out = join(tmp, `ids-${surface}.json`);
       const run = await edgemail(['export-api-spec', '--out', out, '--surface', surface]);
       expect(run.code, run.stderr).toBe(0);
       return JSON.parse(readFileSync(out, 'utf8'));
     }));
-    for (const doc of [served, ...exported]) expectOperationIds(doc);
-    expect(operations(served).find((o) => label(o) === 'POST /api/v1/api-keys/{id}/revoke')?.op.operationId).toBe('postApiKeysByIdRevoke');
+    for (const doc of exported) expectOperationIds(doc);
+    expectNamedOperations(served);
+    // The names the clients use (clients/README.md): resource and method, and the resource's title as the tag.
+    const named = (l: string) => operations(served).find((o) => label(o) === l)?.op;
+    expect(named('POST /api/v1/api-keys/{id}/revoke')).toMatchObject({ operationId: 'apiKeys_revoke', tags: ['API keys'] });
+    expect(named('POST /api/v1/emails/send')).toMatchObject({ operationId: 'emails_send', tags: ['Emails'] });
+    expect(named('GET /api/v1/inbound-emails')).toMatchObject({ operationId: 'inboundEmails_list', tags: ['Inbound emails'] });
+    expect(named('GET /api/v1/stylesheets/{id}')).toMatchObject({ operationId: 'stylesheets_get', tags: ['Stylesheets'] });
+    expect(named('GET /api/v1/usage')).toMatchObject({ operationId: 'usage_get', tags: ['Usage'] });
+    expect(named('GET /api/v1/permissions')).toMatchObject({ operationId: 'permissions_get', tags: ['Permissions'] });
+    expect(named('GET /api/v1/relay/nodes')).toMatchObject({ operationId: 'relayNodes_list', tags: ['Relay nodes'] });
+    expect(named('PUT /api/v1/admin/users/{id}/password')).toMatchObject({ operationId: 'adminUsers_setPassword', tags: ['Admin: users'] });
+    expect(served.tags.find((t: any) => t.name === 'Admin: users')?.description).toMatch(/\S/);
   }, 60_000); // two exports at once
 
   it('--surface all writes one suffixed file per surface', async () => {

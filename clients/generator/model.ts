@@ -1,8 +1,9 @@
 // The language-neutral description of the API that every emitter reads: one
 // pass over an OpenAPI document decides the client's shape (which client an
-// operation belongs to, its namespace and method name, its arguments, how its
-// list pages and what it answers), so the TypeScript, Python and Go clients
-// cannot disagree on any of it.
+// operation belongs to, its arguments, how its list pages and what it
+// answers), so the TypeScript, Python and Go clients cannot disagree on any of
+// it. The names are the document's: `operationId` is `<resource>_<method>`
+// and the one tag is the resource's title (edge/src/http/operation-names.ts).
 
 /** A JSON Schema as our OpenAPI 3.1 documents write it (only the parts the emitters read). */
 export interface Schema {
@@ -48,8 +49,10 @@ export type Answer =
 
 export interface Operation {
   operationId: string;
-  /** The method's name inside its namespace (`send`, `list`, `rotateSecret`). */
+  /** The method's name inside its namespace (`send`, `list`, `rotateSecret`): the operationId past `_`. */
   name: string;
+  /** What the operation's types are named from (`PostEmailsSend` → `PostEmailsSendBody`): method and path, as first published. */
+  typeName: string;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   tag: string;
@@ -67,9 +70,9 @@ export interface Operation {
 }
 
 export interface Resource {
-  /** The namespace's name in camelCase (`inboundEmails`); emitters convert it to their own case. */
+  /** The namespace's name in camelCase (`inboundEmails`; the admin client's without `admin`); emitters convert it to their own case. */
   name: string;
-  /** The OpenAPI tag its operations carry (first one seen), for grouping in docs. */
+  /** The resource's title: the one OpenAPI tag its operations carry (`Inbound emails`). */
   tag: string;
   operations: Operation[];
 }
@@ -105,61 +108,72 @@ interface OpenApiDocument {
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const PREFIX = '/api/v1/';
+/** `<resource>_<method>`, both camelCase: split at the one underscore. */
+const OPERATION_ID = /^([a-z][A-Za-z0-9]*)_([a-z][A-Za-z0-9]*)$/;
 
 export const camel = (words: string[]) =>
   words.map((w, i) => (i === 0 ? w.charAt(0).toLowerCase() + w.slice(1) : w.charAt(0).toUpperCase() + w.slice(1))).join('');
-const wordsOf = (segment: string) => segment.split(/[-_]/).filter(Boolean);
-const isParam = (segment: string) => segment.startsWith('{');
-const singular = (word: string) => (word.endsWith('s') ? word.slice(0, -1) : word);
 
 export function resolve(schema: Schema, schemas: Record<string, Schema>): Schema {
   return schema.$ref ? resolve(schemas[refName(schema.$ref)] ?? {}, schemas) : schema;
 }
 export const refName = (ref: string) => ref.slice(ref.lastIndexOf('/') + 1);
 
-/** Builds the model; throws on anything it cannot name unambiguously, so a new route never slips into a client misnamed. */
+/**
+ * Builds the model; throws on anything it cannot name unambiguously, so a new
+ * route never slips into a client misnamed: an operationId not of the form
+ * `<resource>_<method>`, an operation without exactly one tag, one resource
+ * under two tags or one tag over two resources, an admin route whose resource
+ * is not `admin…`.
+ */
 export function buildModel(doc: OpenApiDocument): ApiModel {
   const schemas = doc.components?.schemas ?? {};
-  const entries: { path: string; method: (typeof METHODS)[number]; op: OpenApiOperation }[] = [];
+  const clients: ApiModel['clients'] = { api: { kind: 'api', resources: [] }, admin: { kind: 'admin', resources: [] } };
+  const tagOf = new Map<string, string>();
+  const resourceOf = new Map<string, string>();
   for (const [path, item] of Object.entries(doc.paths)) {
     if (!path.startsWith(PREFIX)) continue;
     for (const method of METHODS) {
       const op = item?.[method];
-      if (op) entries.push({ path, method, op });
+      if (!op) continue;
+      const label = `${method.toUpperCase()} ${path}`;
+      const [, id, name] = OPERATION_ID.exec(op.operationId ?? '') ?? [];
+      if (!id || !name) throw new Error(`${label}: operationId ${JSON.stringify(op.operationId)} is not <resource>_<method>`);
+      if (op.tags?.length !== 1) throw new Error(`${label} (${op.operationId}) has ${op.tags?.length ?? 0} tags, not its resource's one`);
+      const tag = op.tags[0]!;
+      const kind = path.startsWith(`${PREFIX}admin/`) ? 'admin' : 'api';
+      // The admin client's resources drop the `admin` that keeps their ids apart from the project's in the one document.
+      if (kind === 'admin' && !/^admin[A-Z]/.test(id)) throw new Error(`${label}: ${op.operationId} is an admin route on no admin… resource`);
+      const resourceName = kind === 'admin' ? camel([id.slice('admin'.length)]) : id;
+      // The tag is the resource: one each way.
+      const tagged = tagOf.get(id) ?? tag;
+      const holder = resourceOf.get(tag) ?? id;
+      if (tagged !== tag) throw new Error(`${label}: resource ${id} is tagged both ${JSON.stringify(tagged)} and ${JSON.stringify(tag)}`);
+      if (holder !== id) throw new Error(`${label}: tag ${JSON.stringify(tag)} is on both ${holder} and ${id}`);
+      tagOf.set(id, tag);
+      resourceOf.set(tag, id);
+      const client = clients[kind];
+      let resource = client.resources.find((r) => r.name === resourceName);
+      if (!resource) client.resources.push((resource = { name: resourceName, tag, operations: [] }));
+      const clash = resource.operations.find((o) => o.name === name);
+      if (clash) throw new Error(`${op.operationId} and ${clash.operationId} would both be ${resourceName}.${name}`);
+      resource.operations.push(buildOperation(path, method, op, name, schemas));
     }
-  }
-  const paths = new Set(entries.map((e) => e.path));
-  const getPaths = new Set(entries.filter((e) => e.method === 'get').map((e) => e.path));
-
-  const clients: ApiModel['clients'] = { api: { kind: 'api', resources: [] }, admin: { kind: 'admin', resources: [] } };
-  for (const { path, method, op } of entries) {
-    const all = path.slice(PREFIX.length).split('/');
-    const kind = all[0] === 'admin' ? 'admin' : 'api';
-    const segments = kind === 'admin' ? all.slice(1) : all;
-    const base = kind === 'admin' ? `${PREFIX}admin/` : PREFIX;
-    // The namespace is the shortest leading run of literal segments that is itself a route
-    // (`emails` for /emails/send); a prefix with no route of its own joins the next segment (`relay/nodes`).
-    let take = 1;
-    while (take < segments.length && !isParam(segments[take]!) && !paths.has(base + segments.slice(0, take).join('/'))) take++;
-    const resourceName = camel(segments.slice(0, take).flatMap(wordsOf));
-    const rest = segments.slice(take);
-    const operation = buildOperation(path, method, op, rest, schemas, getPaths);
-    const client = clients[kind];
-    let resource = client.resources.find((r) => r.name === resourceName);
-    if (!resource) client.resources.push((resource = { name: resourceName, tag: op.tags?.[0] ?? '', operations: [] }));
-    const clash = resource.operations.find((o) => o.name === operation.name);
-    if (clash) throw new Error(`${operation.operationId} and ${clash.operationId} would both be ${resourceName}.${operation.name}`);
-    resource.operations.push(operation);
   }
   for (const client of Object.values(clients)) client.resources.sort((a, b) => a.name.localeCompare(b.name));
   return { title: doc.info.title, version: doc.info.version, schemas, clients };
 }
 
-function buildOperation(
-  path: string, verb: (typeof METHODS)[number], op: OpenApiOperation, rest: string[],
-  schemas: Record<string, Schema>, getPaths: Set<string>,
-): Operation {
-  if (!op.operationId) throw new Error(`${verb.toUpperCase()} ${path} has no operationId`);
+/** `POST /api/v1/emails/send` → `PostEmailsSend`, `{id}` as `ById`: what the types were named when the operationIds were so. */
+export function typeNameOf(verb: string, path: string): string {
+  const words = path.slice(PREFIX.length - 1).split('/').filter(Boolean).flatMap((segment) => {
+    const param = /^\{(.+)\}$/.exec(segment);
+    return param ? ['by', ...param[1]!.split(/[_-]/)] : segment.split(/[_.-]/);
+  });
+  return [verb, ...words].map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+}
+
+function buildOperation(path: string, verb: (typeof METHODS)[number], op: OpenApiOperation, name: string, schemas: Record<string, Schema>): Operation {
   const params = op.parameters ?? [];
   const param = (p: (typeof params)[number]): Param => ({ name: p.name, required: p.required ?? false, schema: p.schema ?? {}, description: p.description });
   const pathParams = params.filter((p) => p.in === 'path').map(param);
@@ -175,14 +189,10 @@ function buildOperation(
   const json = answer.kind === 'json' && verb === 'get' ? answer.schema : null;
   const items = json ? listItemsOf(json, schemas) : null;
   const paging = json && items ? pagingOf(items, json, queryParams, schemas) : null;
-  // A list is one that pages, or whose array is named as the path ends (`api_keys` for /api-keys);
-  // an object that merely holds an array (/project/sso) is a `get`.
-  const last = path.split('/').filter((s) => !isParam(s)).pop() ?? '';
-  const isList = paging !== null || (items !== null && (items === last.replace(/-/g, '_') || items.endsWith(`_${last}`)));
 
   const method = verb.toUpperCase() as Operation['method'];
   return {
-    operationId: op.operationId, name: methodName(method, path, rest, isList, getPaths),
+    operationId: op.operationId!, name, typeName: typeNameOf(verb, path),
     method, path, tag: op.tags?.[0] ?? '', summary: op.summary ?? '', description: op.description ?? '',
     pathParams, queryParams, body, answer, paging, idempotencyKey,
     errorStatuses: statuses.filter((s) => s >= 400),
@@ -214,24 +224,4 @@ function pagingOf(items: string, answer: Schema, query: Param[], schemas: Record
   }
   if (query.some((q) => q.name === 'offset')) return { kind: 'offset', items };
   return null;
-}
-
-/**
- * The method's name from the path past the namespace: the verb alone on the
- * namespace itself (`list`, `create`, `get`, `update`, `delete`), the action on
- * a POST that is not a collection (`send`, `rotateSecret`, `redeliver`), and
- * verb + sub-resource otherwise (`listDeliveries`, `getRaw`, `createVersion`).
- */
-function methodName(method: Operation['method'], path: string, rest: string[], isList: boolean, getPaths: Set<string>): string {
-  const literals = rest.filter((s) => !isParam(s));
-  const endsOnParam = rest.length > 0 && isParam(rest[rest.length - 1]!);
-  // Only the last literal names the sub-resource: templates/{t}/versions/{v}/localizations → localizations.
-  const words = literals.length ? wordsOf(literals[literals.length - 1]!) : [];
-  if (endsOnParam && words.length) words.push(singular(words.pop()!));
-  const verbs = { GET: isList ? 'list' : 'get', POST: 'create', PUT: 'set', PATCH: 'update', DELETE: 'delete' } as const;
-  if (method === 'POST' && literals.length && !getPaths.has(path)) {
-    return camel(wordsOf(literals[literals.length - 1]!));
-  }
-  if (method === 'POST' && literals.length && !endsOnParam) words.push(singular(words.pop()!)); // a POST to a sub-collection creates one
-  return camel([verbs[method], ...words]);
 }

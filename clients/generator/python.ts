@@ -143,7 +143,7 @@ function ordered(definitions: Definition[]): Definition[] {
   return out;
 }
 
-const typeBase = (op: Operation) => pascal(op.operationId);
+const typeBase = (op: Operation) => op.typeName;
 const bodyType = (op: Operation) => `${typeBase(op)}Body`;
 const responseType = (op: Operation) => `${typeBase(op)}Response`;
 const itemType = (op: Operation) => `${typeBase(op)}Item`;

@@ -55,7 +55,7 @@ function objectType(schema: Schema, indent: string): string {
   return `{\n${lines.join('\n')}\n${indent}}`;
 }
 
-const typeBase = (op: Operation) => pascal(op.operationId);
+const typeBase = (op: Operation) => op.typeName;
 const queryType = (op: Operation) => `${typeBase(op)}Query`;
 const bodyType = (op: Operation) => `${typeBase(op)}Body`;
 const responseType = (op: Operation) => `${typeBase(op)}Response`;

@@ -8,7 +8,7 @@ import (
 	"io"
 )
 
-// AdminCertificatesService holds the Admin operations (certificates).
+// AdminCertificatesService holds the Admin: certificates operations (certificates).
 type AdminCertificatesService struct {
 	t *transport
 }
@@ -20,7 +20,7 @@ type AdminCertificatesGenerateCAResponse struct {
 
 // GenerateCA: Create an internal certificate authority
 //
-// POST /api/v1/admin/certificates/generate-ca (postAdminCertificatesGenerateCa).
+// POST /api/v1/admin/certificates/generate-ca (adminCertificates_generateCa).
 func (s *AdminCertificatesService) GenerateCA(ctx context.Context, body *GenerateAuthority, opts ...*RequestOptions) (*AdminCertificatesGenerateCAResponse, error) {
 	out := new(AdminCertificatesGenerateCAResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/admin/certificates/generate-ca", body: body, opts: opts}, out); err != nil {
@@ -36,7 +36,7 @@ type AdminCertificatesGenerateResponse struct {
 
 // Generate: Issue a server certificate from an internal authority
 //
-// POST /api/v1/admin/certificates/generate (postAdminCertificatesGenerate).
+// POST /api/v1/admin/certificates/generate (adminCertificates_generate).
 func (s *AdminCertificatesService) Generate(ctx context.Context, body *GenerateCertificate, opts ...*RequestOptions) (*AdminCertificatesGenerateResponse, error) {
 	out := new(AdminCertificatesGenerateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/admin/certificates/generate", body: body, opts: opts}, out); err != nil {
@@ -52,7 +52,7 @@ type AdminCertificatesListResponse struct {
 
 // List: List the stored certificates
 //
-// GET /api/v1/admin/certificates (getAdminCertificates).
+// GET /api/v1/admin/certificates (adminCertificates_list).
 func (s *AdminCertificatesService) List(ctx context.Context, opts ...*RequestOptions) (*AdminCertificatesListResponse, error) {
 	out := new(AdminCertificatesListResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/admin/certificates", opts: opts}, out); err != nil {
@@ -68,7 +68,7 @@ type AdminCertificatesCreateResponse struct {
 
 // Create: Upload a certificate and its private key
 //
-// POST /api/v1/admin/certificates (postAdminCertificates).
+// POST /api/v1/admin/certificates (adminCertificates_create).
 func (s *AdminCertificatesService) Create(ctx context.Context, body *UploadCertificate, opts ...*RequestOptions) (*AdminCertificatesCreateResponse, error) {
 	out := new(AdminCertificatesCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/admin/certificates", body: body, opts: opts}, out); err != nil {
@@ -84,7 +84,7 @@ type AdminCertificatesGetResponse struct {
 
 // Get: Get a certificate
 //
-// GET /api/v1/admin/certificates/{name} (getAdminCertificatesByName).
+// GET /api/v1/admin/certificates/{name} (adminCertificates_get).
 func (s *AdminCertificatesService) Get(ctx context.Context, name string, opts ...*RequestOptions) (*AdminCertificatesGetResponse, error) {
 	out := new(AdminCertificatesGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/admin/certificates/" + pathSegment(name), opts: opts}, out); err != nil {
@@ -95,20 +95,20 @@ func (s *AdminCertificatesService) Get(ctx context.Context, name string, opts ..
 
 // Delete: Delete a certificate
 //
-// DELETE /api/v1/admin/certificates/{name} (deleteAdminCertificatesByName).
+// DELETE /api/v1/admin/certificates/{name} (adminCertificates_delete).
 func (s *AdminCertificatesService) Delete(ctx context.Context, name string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/admin/certificates/" + pathSegment(name), opts: opts})
 }
 
 // GetPEM: Download a certificate as PEM
 //
-// GET /api/v1/admin/certificates/{name}/pem (getAdminCertificatesByNamePem).
+// GET /api/v1/admin/certificates/{name}/pem (adminCertificates_getPem).
 // The answer (application/x-pem-file) streams as it arrives: read it and Close it.
 func (s *AdminCertificatesService) GetPEM(ctx context.Context, name string, opts ...*RequestOptions) (io.ReadCloser, error) {
 	return s.t.doStream(ctx, &request{method: "GET", path: "/api/v1/admin/certificates/" + pathSegment(name) + "/pem", opts: opts})
 }
 
-// AdminCredentialsService holds the Admin operations (credentials).
+// AdminCredentialsService holds the Admin: credentials operations (credentials).
 type AdminCredentialsService struct {
 	t *transport
 }
@@ -120,7 +120,7 @@ type AdminCredentialsListResponse struct {
 
 // List: List platform credentials
 //
-// GET /api/v1/admin/credentials (getAdminCredentials).
+// GET /api/v1/admin/credentials (adminCredentials_list).
 func (s *AdminCredentialsService) List(ctx context.Context, opts ...*RequestOptions) (*AdminCredentialsListResponse, error) {
 	out := new(AdminCredentialsListResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/admin/credentials", opts: opts}, out); err != nil {
@@ -138,7 +138,7 @@ type AdminCredentialsCreateResponse struct {
 
 // Create: Mint a platform credential
 //
-// POST /api/v1/admin/credentials (postAdminCredentials).
+// POST /api/v1/admin/credentials (adminCredentials_create).
 func (s *AdminCredentialsService) Create(ctx context.Context, body *CreatePlatformCredential, opts ...*RequestOptions) (*AdminCredentialsCreateResponse, error) {
 	out := new(AdminCredentialsCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/admin/credentials", body: body, opts: opts}, out); err != nil {
@@ -154,7 +154,7 @@ type AdminCredentialsRevokeResponse struct {
 
 // Revoke: Revoke a platform credential
 //
-// POST /api/v1/admin/credentials/{id}/revoke (postAdminCredentialsByIdRevoke).
+// POST /api/v1/admin/credentials/{id}/revoke (adminCredentials_revoke).
 func (s *AdminCredentialsService) Revoke(ctx context.Context, id string, opts ...*RequestOptions) (*AdminCredentialsRevokeResponse, error) {
 	out := new(AdminCredentialsRevokeResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/admin/credentials/" + pathSegment(id) + "/revoke", opts: opts}, out); err != nil {
@@ -163,7 +163,7 @@ func (s *AdminCredentialsService) Revoke(ctx context.Context, id string, opts ..
 	return out, nil
 }
 
-// AdminIdentityProvidersService holds the Admin operations (identityProviders).
+// AdminIdentityProvidersService holds the Admin: identity providers operations (identityProviders).
 type AdminIdentityProvidersService struct {
 	t *transport
 }
@@ -175,7 +175,7 @@ type AdminIdentityProvidersListResponse struct {
 
 // List: List the identity providers
 //
-// GET /api/v1/admin/identity-providers (getAdminIdentityProviders).
+// GET /api/v1/admin/identity-providers (adminIdentityProviders_list).
 func (s *AdminIdentityProvidersService) List(ctx context.Context, opts ...*RequestOptions) (*AdminIdentityProvidersListResponse, error) {
 	out := new(AdminIdentityProvidersListResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/admin/identity-providers", opts: opts}, out); err != nil {
@@ -192,7 +192,7 @@ type AdminIdentityProvidersCreateResponse struct {
 
 // Create: Add an OpenID Connect identity provider
 //
-// POST /api/v1/admin/identity-providers (postAdminIdentityProviders).
+// POST /api/v1/admin/identity-providers (adminIdentityProviders_create).
 func (s *AdminIdentityProvidersService) Create(ctx context.Context, body *CreateIdentityProvider, opts ...*RequestOptions) (*AdminIdentityProvidersCreateResponse, error) {
 	out := new(AdminIdentityProvidersCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/admin/identity-providers", body: body, opts: opts}, out); err != nil {
@@ -209,7 +209,7 @@ type AdminIdentityProvidersGetResponse struct {
 
 // Get: Get an identity provider
 //
-// GET /api/v1/admin/identity-providers/{id} (getAdminIdentityProvidersById).
+// GET /api/v1/admin/identity-providers/{id} (adminIdentityProviders_get).
 func (s *AdminIdentityProvidersService) Get(ctx context.Context, id string, opts ...*RequestOptions) (*AdminIdentityProvidersGetResponse, error) {
 	out := new(AdminIdentityProvidersGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/admin/identity-providers/" + pathSegment(id), opts: opts}, out); err != nil {
@@ -226,7 +226,7 @@ type AdminIdentityProvidersUpdateResponse struct {
 
 // Update: Change an identity provider
 //
-// PATCH /api/v1/admin/identity-providers/{id} (patchAdminIdentityProvidersById).
+// PATCH /api/v1/admin/identity-providers/{id} (adminIdentityProviders_update).
 func (s *AdminIdentityProvidersService) Update(ctx context.Context, id string, body *UpdateIdentityProvider, opts ...*RequestOptions) (*AdminIdentityProvidersUpdateResponse, error) {
 	out := new(AdminIdentityProvidersUpdateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "PATCH", path: "/api/v1/admin/identity-providers/" + pathSegment(id), body: body, opts: opts}, out); err != nil {
@@ -237,12 +237,12 @@ func (s *AdminIdentityProvidersService) Update(ctx context.Context, id string, b
 
 // Delete: Delete an identity provider
 //
-// DELETE /api/v1/admin/identity-providers/{id} (deleteAdminIdentityProvidersById).
+// DELETE /api/v1/admin/identity-providers/{id} (adminIdentityProviders_delete).
 func (s *AdminIdentityProvidersService) Delete(ctx context.Context, id string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/admin/identity-providers/" + pathSegment(id), opts: opts})
 }
 
-// AdminListenersService holds the Admin operations (listeners).
+// AdminListenersService holds the Admin: listeners operations (listeners).
 type AdminListenersService struct {
 	t *transport
 }
@@ -254,7 +254,7 @@ type AdminListenersListResponse struct {
 
 // List: List the SMTP listeners and their TLS
 //
-// GET /api/v1/admin/listeners (getAdminListeners).
+// GET /api/v1/admin/listeners (adminListeners_list).
 func (s *AdminListenersService) List(ctx context.Context, opts ...*RequestOptions) (*AdminListenersListResponse, error) {
 	out := new(AdminListenersListResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/admin/listeners", opts: opts}, out); err != nil {
@@ -270,7 +270,7 @@ type AdminListenersGetResponse struct {
 
 // Get: Get one SMTP listener and its TLS
 //
-// GET /api/v1/admin/listeners/{listener} (getAdminListenersByListener).
+// GET /api/v1/admin/listeners/{listener} (adminListeners_get).
 func (s *AdminListenersService) Get(ctx context.Context, listener string, opts ...*RequestOptions) (*AdminListenersGetResponse, error) {
 	out := new(AdminListenersGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/admin/listeners/" + pathSegment(listener), opts: opts}, out); err != nil {
@@ -286,7 +286,7 @@ type AdminListenersSetCertificateResponse struct {
 
 // SetCertificate: Assign a certificate to an SMTP listener
 //
-// PUT /api/v1/admin/listeners/{listener}/certificate (putAdminListenersByListenerCertificate).
+// PUT /api/v1/admin/listeners/{listener}/certificate (adminListeners_setCertificate).
 func (s *AdminListenersService) SetCertificate(ctx context.Context, listener string, body *AssignCertificate, opts ...*RequestOptions) (*AdminListenersSetCertificateResponse, error) {
 	out := new(AdminListenersSetCertificateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "PUT", path: "/api/v1/admin/listeners/" + pathSegment(listener) + "/certificate", body: body, opts: opts}, out); err != nil {
@@ -302,7 +302,7 @@ type AdminListenersDeleteCertificateResponse struct {
 
 // DeleteCertificate: Remove a listener's certificate assignment
 //
-// DELETE /api/v1/admin/listeners/{listener}/certificate (deleteAdminListenersByListenerCertificate).
+// DELETE /api/v1/admin/listeners/{listener}/certificate (adminListeners_deleteCertificate).
 func (s *AdminListenersService) DeleteCertificate(ctx context.Context, listener string, opts ...*RequestOptions) (*AdminListenersDeleteCertificateResponse, error) {
 	out := new(AdminListenersDeleteCertificateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "DELETE", path: "/api/v1/admin/listeners/" + pathSegment(listener) + "/certificate", opts: opts}, out); err != nil {
@@ -311,7 +311,7 @@ func (s *AdminListenersService) DeleteCertificate(ctx context.Context, listener 
 	return out, nil
 }
 
-// AdminPlansService holds the Admin operations (plans).
+// AdminPlansService holds the Admin: plans operations (plans).
 type AdminPlansService struct {
 	t *transport
 }
@@ -323,7 +323,7 @@ type AdminPlansCreateResponse struct {
 
 // Create: Create a plan
 //
-// POST /api/v1/admin/plans (postAdminPlans).
+// POST /api/v1/admin/plans (adminPlans_create).
 func (s *AdminPlansService) Create(ctx context.Context, body *CreatePlan, opts ...*RequestOptions) (*AdminPlansCreateResponse, error) {
 	out := new(AdminPlansCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/admin/plans", body: body, opts: opts}, out); err != nil {
@@ -332,7 +332,7 @@ func (s *AdminPlansService) Create(ctx context.Context, body *CreatePlan, opts .
 	return out, nil
 }
 
-// AdminProjectsService holds the Admin operations (projects).
+// AdminProjectsService holds the Admin: projects operations (projects).
 type AdminProjectsService struct {
 	t *transport
 }
@@ -344,7 +344,7 @@ type AdminProjectsCreateResponse struct {
 
 // Create: Create a project
 //
-// POST /api/v1/admin/projects (postAdminProjects).
+// POST /api/v1/admin/projects (adminProjects_create).
 func (s *AdminProjectsService) Create(ctx context.Context, body *CreateProject, opts ...*RequestOptions) (*AdminProjectsCreateResponse, error) {
 	out := new(AdminProjectsCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/admin/projects", body: body, opts: opts}, out); err != nil {
@@ -353,7 +353,7 @@ func (s *AdminProjectsService) Create(ctx context.Context, body *CreateProject, 
 	return out, nil
 }
 
-// AdminSecurityEventsService holds the Admin operations (securityEvents).
+// AdminSecurityEventsService holds the Admin: security events operations (securityEvents).
 type AdminSecurityEventsService struct {
 	t *transport
 }
@@ -371,20 +371,20 @@ type AdminSecurityEventsListParams struct {
 
 // List: Every account's security trail
 //
-// GET /api/v1/admin/security-events (getAdminSecurityEvents).
+// GET /api/v1/admin/security-events (adminSecurityEvents_list).
 // Next/Value walk every item across pages (Err after the loop); NextPage/Page walk whole pages.
 func (s *AdminSecurityEventsService) List(ctx context.Context, params *AdminSecurityEventsListParams, opts ...*RequestOptions) *Iter[AdminSecurityEventPage, AdminSecurityEvent] {
 	return newIter[AdminSecurityEventPage, AdminSecurityEvent](ctx, s.t, &request{method: "GET", path: "/api/v1/admin/security-events", query: params, opts: opts}, offsetPaging("events"))
 }
 
-// AdminSettingsService holds the Admin operations (settings).
+// AdminSettingsService holds the Admin: settings operations (settings).
 type AdminSettingsService struct {
 	t *transport
 }
 
 // List: Read the installation settings
 //
-// GET /api/v1/admin/settings (getAdminSettings).
+// GET /api/v1/admin/settings (adminSettings_list).
 func (s *AdminSettingsService) List(ctx context.Context, opts ...*RequestOptions) (*Settings, error) {
 	out := new(Settings)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/admin/settings", opts: opts}, out); err != nil {
@@ -395,7 +395,7 @@ func (s *AdminSettingsService) List(ctx context.Context, opts ...*RequestOptions
 
 // Update: Change installation settings at run time
 //
-// PATCH /api/v1/admin/settings (patchAdminSettings).
+// PATCH /api/v1/admin/settings (adminSettings_update).
 func (s *AdminSettingsService) Update(ctx context.Context, body UpdateSettings, opts ...*RequestOptions) (*UpdatedSettings, error) {
 	out := new(UpdatedSettings)
 	if err := s.t.doJSON(ctx, &request{method: "PATCH", path: "/api/v1/admin/settings", body: body, opts: opts}, out); err != nil {
@@ -404,7 +404,7 @@ func (s *AdminSettingsService) Update(ctx context.Context, body UpdateSettings, 
 	return out, nil
 }
 
-// AdminSMTPPoolService holds the Admin operations (smtpPool).
+// AdminSMTPPoolService holds the Admin: SMTP pool operations (smtpPool).
 type AdminSMTPPoolService struct {
 	t *transport
 }
@@ -416,7 +416,7 @@ type AdminSMTPPoolGetResponse struct {
 
 // Get: List the shared SMTP pool
 //
-// GET /api/v1/admin/smtp-pool (getAdminSmtpPool).
+// GET /api/v1/admin/smtp-pool (adminSmtpPool_get).
 func (s *AdminSMTPPoolService) Get(ctx context.Context, opts ...*RequestOptions) (*AdminSMTPPoolGetResponse, error) {
 	out := new(AdminSMTPPoolGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/admin/smtp-pool", opts: opts}, out); err != nil {
@@ -432,7 +432,7 @@ type AdminSMTPPoolCreateResponse struct {
 
 // Create: Add a server to the shared SMTP pool
 //
-// POST /api/v1/admin/smtp-pool (postAdminSmtpPool).
+// POST /api/v1/admin/smtp-pool (adminSmtpPool_create).
 func (s *AdminSMTPPoolService) Create(ctx context.Context, body *CreateSMTPServer, opts ...*RequestOptions) (*AdminSMTPPoolCreateResponse, error) {
 	out := new(AdminSMTPPoolCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/admin/smtp-pool", body: body, opts: opts}, out); err != nil {
@@ -443,7 +443,7 @@ func (s *AdminSMTPPoolService) Create(ctx context.Context, body *CreateSMTPServe
 
 // Delete: Remove a server from the shared SMTP pool
 //
-// DELETE /api/v1/admin/smtp-pool/{id} (deleteAdminSmtpPoolById).
+// DELETE /api/v1/admin/smtp-pool/{id} (adminSmtpPool_delete).
 func (s *AdminSMTPPoolService) Delete(ctx context.Context, id string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/admin/smtp-pool/" + pathSegment(id), opts: opts})
 }
@@ -456,7 +456,7 @@ type AdminSMTPPoolTestParams struct {
 
 // Test: Test a server of the shared SMTP pool
 //
-// POST /api/v1/admin/smtp-pool/{id}/test (postAdminSmtpPoolByIdTest).
+// POST /api/v1/admin/smtp-pool/{id}/test (adminSmtpPool_test).
 func (s *AdminSMTPPoolService) Test(ctx context.Context, id string, params *AdminSMTPPoolTestParams, opts ...*RequestOptions) (*SMTPProbeReport, error) {
 	out := new(SMTPProbeReport)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/admin/smtp-pool/" + pathSegment(id) + "/test", query: params, opts: opts}, out); err != nil {
@@ -465,7 +465,7 @@ func (s *AdminSMTPPoolService) Test(ctx context.Context, id string, params *Admi
 	return out, nil
 }
 
-// AdminUsersService holds the Admin operations (users).
+// AdminUsersService holds the Admin: users operations (users).
 type AdminUsersService struct {
 	t *transport
 }
@@ -477,7 +477,7 @@ type AdminUsersListResponse struct {
 
 // List: List users
 //
-// GET /api/v1/admin/users (getAdminUsers).
+// GET /api/v1/admin/users (adminUsers_list).
 func (s *AdminUsersService) List(ctx context.Context, opts ...*RequestOptions) (*AdminUsersListResponse, error) {
 	out := new(AdminUsersListResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/admin/users", opts: opts}, out); err != nil {
@@ -493,7 +493,7 @@ type AdminUsersCreateResponse struct {
 
 // Create: Create a user
 //
-// POST /api/v1/admin/users (postAdminUsers).
+// POST /api/v1/admin/users (adminUsers_create).
 func (s *AdminUsersService) Create(ctx context.Context, body *CreateUser, opts ...*RequestOptions) (*AdminUsersCreateResponse, error) {
 	out := new(AdminUsersCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/admin/users", body: body, opts: opts}, out); err != nil {
@@ -504,7 +504,7 @@ func (s *AdminUsersService) Create(ctx context.Context, body *CreateUser, opts .
 
 // SetPassword: Set a user's password
 //
-// PUT /api/v1/admin/users/{id}/password (putAdminUsersByIdPassword).
+// PUT /api/v1/admin/users/{id}/password (adminUsers_setPassword).
 func (s *AdminUsersService) SetPassword(ctx context.Context, id string, body *SetUserPassword, opts ...*RequestOptions) (*SetUserPasswordResult, error) {
 	out := new(SetUserPasswordResult)
 	if err := s.t.doJSON(ctx, &request{method: "PUT", path: "/api/v1/admin/users/" + pathSegment(id) + "/password", body: body, opts: opts}, out); err != nil {
@@ -515,34 +515,34 @@ func (s *AdminUsersService) SetPassword(ctx context.Context, id string, body *Se
 
 // adminServices are the resources of the admin API (platform credential, mya_).
 type adminServices struct {
-	// Certificates: Admin.
+	// Certificates: Admin: certificates.
 	Certificates *AdminCertificatesService
 
-	// Credentials: Admin.
+	// Credentials: Admin: credentials.
 	Credentials *AdminCredentialsService
 
-	// IdentityProviders: Admin.
+	// IdentityProviders: Admin: identity providers.
 	IdentityProviders *AdminIdentityProvidersService
 
-	// Listeners: Admin.
+	// Listeners: Admin: listeners.
 	Listeners *AdminListenersService
 
-	// Plans: Admin.
+	// Plans: Admin: plans.
 	Plans *AdminPlansService
 
-	// Projects: Admin.
+	// Projects: Admin: projects.
 	Projects *AdminProjectsService
 
-	// SecurityEvents: Admin.
+	// SecurityEvents: Admin: security events.
 	SecurityEvents *AdminSecurityEventsService
 
-	// Settings: Admin.
+	// Settings: Admin: settings.
 	Settings *AdminSettingsService
 
-	// SMTPPool: Admin.
+	// SMTPPool: Admin: SMTP pool.
 	SMTPPool *AdminSMTPPoolService
 
-	// Users: Admin.
+	// Users: Admin: users.
 	Users *AdminUsersService
 }
 

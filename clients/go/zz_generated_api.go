@@ -35,7 +35,7 @@ type AnalyticsGetResponse struct {
 
 // Get: Email counts by status per day
 //
-// GET /api/v1/analytics (getAnalytics).
+// GET /api/v1/analytics (analytics_get).
 func (s *AnalyticsService) Get(ctx context.Context, params *AnalyticsGetParams, opts ...*RequestOptions) (*AnalyticsGetResponse, error) {
 	out := new(AnalyticsGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/analytics", query: params, opts: opts}, out); err != nil {
@@ -56,7 +56,7 @@ type APIKeysListResponse struct {
 
 // List: List API keys
 //
-// GET /api/v1/api-keys (getApiKeys).
+// GET /api/v1/api-keys (apiKeys_list).
 func (s *APIKeysService) List(ctx context.Context, opts ...*RequestOptions) (*APIKeysListResponse, error) {
 	out := new(APIKeysListResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/api-keys", opts: opts}, out); err != nil {
@@ -74,7 +74,7 @@ type APIKeysCreateResponse struct {
 
 // Create: Create an API key
 //
-// POST /api/v1/api-keys (postApiKeys).
+// POST /api/v1/api-keys (apiKeys_create).
 func (s *APIKeysService) Create(ctx context.Context, body *CreateAPIKey, opts ...*RequestOptions) (*APIKeysCreateResponse, error) {
 	out := new(APIKeysCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/api-keys", body: body, opts: opts}, out); err != nil {
@@ -90,7 +90,7 @@ type APIKeysRevokeResponse struct {
 
 // Revoke: Revoke an API key
 //
-// POST /api/v1/api-keys/{id}/revoke (postApiKeysByIdRevoke).
+// POST /api/v1/api-keys/{id}/revoke (apiKeys_revoke).
 func (s *APIKeysService) Revoke(ctx context.Context, id string, opts ...*RequestOptions) (*APIKeysRevokeResponse, error) {
 	out := new(APIKeysRevokeResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/api-keys/" + pathSegment(id) + "/revoke", opts: opts}, out); err != nil {
@@ -101,7 +101,7 @@ func (s *APIKeysService) Revoke(ctx context.Context, id string, opts ...*Request
 
 // Delete: Delete an API key
 //
-// DELETE /api/v1/api-keys/{id} (deleteApiKeysById).
+// DELETE /api/v1/api-keys/{id} (apiKeys_delete).
 func (s *APIKeysService) Delete(ctx context.Context, id string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/api-keys/" + pathSegment(id), opts: opts})
 }
@@ -129,7 +129,7 @@ type AuditLogListResponse struct {
 
 // List: The project audit log
 //
-// GET /api/v1/audit-log (getAuditLog).
+// GET /api/v1/audit-log (auditLog_list).
 // Next/Value walk every item across pages (Err after the loop); NextPage/Page walk whole pages.
 func (s *AuditLogService) List(ctx context.Context, params *AuditLogListParams, opts ...*RequestOptions) *Iter[AuditLogListResponse, AuditEvent] {
 	return newIter[AuditLogListResponse, AuditEvent](ctx, s.t, &request{method: "GET", path: "/api/v1/audit-log", query: params, opts: opts}, offsetPaging("events"))
@@ -169,7 +169,7 @@ type BouncesListResponse struct {
 
 // List: List bounces and complaints
 //
-// GET /api/v1/bounces (getBounces).
+// GET /api/v1/bounces (bounces_list).
 // Next/Value walk every item across pages (Err after the loop); NextPage/Page walk whole pages.
 func (s *BouncesService) List(ctx context.Context, params *BouncesListParams, opts ...*RequestOptions) *Iter[BouncesListResponse, Bounce] {
 	return newIter[BouncesListResponse, Bounce](ctx, s.t, &request{method: "GET", path: "/api/v1/bounces", query: params, opts: opts}, cursorPaging("bounces", "before", "before_id"))
@@ -182,7 +182,7 @@ type BouncesGetResponse struct {
 
 // Get: Get a bounce or complaint
 //
-// GET /api/v1/bounces/{id} (getBouncesById).
+// GET /api/v1/bounces/{id} (bounces_get).
 func (s *BouncesService) Get(ctx context.Context, id string, opts ...*RequestOptions) (*BouncesGetResponse, error) {
 	out := new(BouncesGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/bounces/" + pathSegment(id), opts: opts}, out); err != nil {
@@ -198,7 +198,7 @@ type DataExportService struct {
 
 // Get: Export every record of the project
 //
-// GET /api/v1/data/export (getDataExport).
+// GET /api/v1/data/export (dataExport_get).
 func (s *DataExportService) Get(ctx context.Context, opts ...*RequestOptions) *Lines[DataExportLine] {
 	return newLines[DataExportLine](ctx, s.t, &request{method: "GET", path: "/api/v1/data/export", opts: opts})
 }
@@ -215,7 +215,7 @@ type DomainsListResponse struct {
 
 // List: List domains
 //
-// GET /api/v1/domains (getDomains).
+// GET /api/v1/domains (domains_list).
 func (s *DomainsService) List(ctx context.Context, opts ...*RequestOptions) (*DomainsListResponse, error) {
 	out := new(DomainsListResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/domains", opts: opts}, out); err != nil {
@@ -231,7 +231,7 @@ type DomainsCreateResponse struct {
 
 // Create: Register a domain
 //
-// POST /api/v1/domains (postDomains).
+// POST /api/v1/domains (domains_create).
 func (s *DomainsService) Create(ctx context.Context, body *CreateDomain, opts ...*RequestOptions) (*DomainsCreateResponse, error) {
 	out := new(DomainsCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/domains", body: body, opts: opts}, out); err != nil {
@@ -247,7 +247,7 @@ type DomainsGetResponse struct {
 
 // Get: Get a domain
 //
-// GET /api/v1/domains/{id} (getDomainsById).
+// GET /api/v1/domains/{id} (domains_get).
 func (s *DomainsService) Get(ctx context.Context, id string, opts ...*RequestOptions) (*DomainsGetResponse, error) {
 	out := new(DomainsGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/domains/" + pathSegment(id), opts: opts}, out); err != nil {
@@ -258,7 +258,7 @@ func (s *DomainsService) Get(ctx context.Context, id string, opts ...*RequestOpt
 
 // Delete: Delete a domain
 //
-// DELETE /api/v1/domains/{id} (deleteDomainsById).
+// DELETE /api/v1/domains/{id} (domains_delete).
 func (s *DomainsService) Delete(ctx context.Context, id string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/domains/" + pathSegment(id), opts: opts})
 }
@@ -270,7 +270,7 @@ type DomainsVerifyResponse struct {
 
 // Verify: Check a domain's DNS records
 //
-// POST /api/v1/domains/{id}/verify (postDomainsByIdVerify).
+// POST /api/v1/domains/{id}/verify (domains_verify).
 func (s *DomainsService) Verify(ctx context.Context, id string, opts ...*RequestOptions) (*DomainsVerifyResponse, error) {
 	out := new(DomainsVerifyResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/domains/" + pathSegment(id) + "/verify", opts: opts}, out); err != nil {
@@ -286,7 +286,7 @@ type DomainsGetTrackingResponse struct {
 
 // GetTracking: A domain's open and click tracking
 //
-// GET /api/v1/domains/{id}/tracking (getDomainsByIdTracking).
+// GET /api/v1/domains/{id}/tracking (domains_getTracking).
 func (s *DomainsService) GetTracking(ctx context.Context, id string, opts ...*RequestOptions) (*DomainsGetTrackingResponse, error) {
 	out := new(DomainsGetTrackingResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/domains/" + pathSegment(id) + "/tracking", opts: opts}, out); err != nil {
@@ -302,7 +302,7 @@ type DomainsSetTrackingResponse struct {
 
 // SetTracking: Set a domain's open and click tracking
 //
-// PUT /api/v1/domains/{id}/tracking (putDomainsByIdTracking).
+// PUT /api/v1/domains/{id}/tracking (domains_setTracking).
 func (s *DomainsService) SetTracking(ctx context.Context, id string, body *PutDomainTracking, opts ...*RequestOptions) (*DomainsSetTrackingResponse, error) {
 	out := new(DomainsSetTrackingResponse)
 	if err := s.t.doJSON(ctx, &request{method: "PUT", path: "/api/v1/domains/" + pathSegment(id) + "/tracking", body: body, opts: opts}, out); err != nil {
@@ -318,7 +318,7 @@ type EmailsService struct {
 
 // Send: Send an email
 //
-// POST /api/v1/emails/send (postEmailsSend).
+// POST /api/v1/emails/send (emails_send).
 // An Idempotency-Key is made when RequestOptions gives none, so a retried call sends once.
 func (s *EmailsService) Send(ctx context.Context, body *SendEmail, opts ...*RequestOptions) (*SendResult, error) {
 	out := new(SendResult)
@@ -330,7 +330,7 @@ func (s *EmailsService) Send(ctx context.Context, body *SendEmail, opts ...*Requ
 
 // Batch: Send up to 100 emails at once
 //
-// POST /api/v1/emails/batch (postEmailsBatch).
+// POST /api/v1/emails/batch (emails_batch).
 // An Idempotency-Key is made when RequestOptions gives none, so a retried call sends once.
 func (s *EmailsService) Batch(ctx context.Context, body *SendBatch, opts ...*RequestOptions) (*BatchResult, error) {
 	out := new(BatchResult)
@@ -374,7 +374,7 @@ type EmailsListResponse struct {
 
 // List: List the email log
 //
-// GET /api/v1/emails (getEmails).
+// GET /api/v1/emails (emails_list).
 // Next/Value walk every item across pages (Err after the loop); NextPage/Page walk whole pages.
 func (s *EmailsService) List(ctx context.Context, params *EmailsListParams, opts ...*RequestOptions) *Iter[EmailsListResponse, Email] {
 	return newIter[EmailsListResponse, Email](ctx, s.t, &request{method: "GET", path: "/api/v1/emails", query: params, opts: opts}, cursorPaging("emails", "before", "before_id"))
@@ -387,7 +387,7 @@ type EmailsGetResponse struct {
 
 // Get: Get one recipient's email
 //
-// GET /api/v1/emails/{id} (getEmailsById).
+// GET /api/v1/emails/{id} (emails_get).
 func (s *EmailsService) Get(ctx context.Context, id string, opts ...*RequestOptions) (*EmailsGetResponse, error) {
 	out := new(EmailsGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/emails/" + pathSegment(id), opts: opts}, out); err != nil {
@@ -403,7 +403,7 @@ type EmailsCancelResponse struct {
 
 // Cancel: Cancel one recipient's email before it is sent
 //
-// POST /api/v1/emails/{id}/cancel (postEmailsByIdCancel).
+// POST /api/v1/emails/{id}/cancel (emails_cancel).
 func (s *EmailsService) Cancel(ctx context.Context, id string, opts ...*RequestOptions) (*EmailsCancelResponse, error) {
 	out := new(EmailsCancelResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/emails/" + pathSegment(id) + "/cancel", opts: opts}, out); err != nil {
@@ -414,13 +414,13 @@ func (s *EmailsService) Cancel(ctx context.Context, id string, opts ...*RequestO
 
 // GetAttachment: Download an attachment of a sent email
 //
-// GET /api/v1/emails/{id}/attachments/{idx} (getEmailsByIdAttachmentsByIdx).
+// GET /api/v1/emails/{id}/attachments/{idx} (emails_getAttachment).
 // The answer (application/octet-stream) streams as it arrives: read it and Close it.
 func (s *EmailsService) GetAttachment(ctx context.Context, id string, idx int64, opts ...*RequestOptions) (io.ReadCloser, error) {
 	return s.t.doStream(ctx, &request{method: "GET", path: "/api/v1/emails/" + pathSegment(id) + "/attachments/" + pathSegment(idx), opts: opts})
 }
 
-// InboundEmailsService holds the Inbound email operations (inboundEmails).
+// InboundEmailsService holds the Inbound emails operations (inboundEmails).
 type InboundEmailsService struct {
 	t *transport
 }
@@ -447,7 +447,7 @@ type InboundEmailsListResponse struct {
 
 // List: List inbound email
 //
-// GET /api/v1/inbound-emails (getInboundEmails).
+// GET /api/v1/inbound-emails (inboundEmails_list).
 // Next/Value walk every item across pages (Err after the loop); NextPage/Page walk whole pages.
 func (s *InboundEmailsService) List(ctx context.Context, params *InboundEmailsListParams, opts ...*RequestOptions) *Iter[InboundEmailsListResponse, InboundEmail] {
 	return newIter[InboundEmailsListResponse, InboundEmail](ctx, s.t, &request{method: "GET", path: "/api/v1/inbound-emails", query: params, opts: opts}, cursorPaging("inbound_emails", "before", "before_id"))
@@ -469,7 +469,7 @@ type InboundEmailsGetStatsResponse struct {
 
 // GetStats: Inbound email counts by status
 //
-// GET /api/v1/inbound-emails/stats (getInboundEmailsStats).
+// GET /api/v1/inbound-emails/stats (inboundEmails_getStats).
 func (s *InboundEmailsService) GetStats(ctx context.Context, opts ...*RequestOptions) (*InboundEmailsGetStatsResponse, error) {
 	out := new(InboundEmailsGetStatsResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/inbound-emails/stats", opts: opts}, out); err != nil {
@@ -485,7 +485,7 @@ type InboundEmailsGetResponse struct {
 
 // Get: Get an inbound email
 //
-// GET /api/v1/inbound-emails/{id} (getInboundEmailsById).
+// GET /api/v1/inbound-emails/{id} (inboundEmails_get).
 func (s *InboundEmailsService) Get(ctx context.Context, id string, opts ...*RequestOptions) (*InboundEmailsGetResponse, error) {
 	out := new(InboundEmailsGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/inbound-emails/" + pathSegment(id), opts: opts}, out); err != nil {
@@ -496,7 +496,7 @@ func (s *InboundEmailsService) Get(ctx context.Context, id string, opts ...*Requ
 
 // Delete: Delete an inbound email
 //
-// DELETE /api/v1/inbound-emails/{id} (deleteInboundEmailsById).
+// DELETE /api/v1/inbound-emails/{id} (inboundEmails_delete).
 func (s *InboundEmailsService) Delete(ctx context.Context, id string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/inbound-emails/" + pathSegment(id), opts: opts})
 }
@@ -508,7 +508,7 @@ type InboundEmailsRetryResponse struct {
 
 // Retry: Re-emit inbound.received
 //
-// POST /api/v1/inbound-emails/{id}/retry (postInboundEmailsByIdRetry).
+// POST /api/v1/inbound-emails/{id}/retry (inboundEmails_retry).
 func (s *InboundEmailsService) Retry(ctx context.Context, id string, opts ...*RequestOptions) (*InboundEmailsRetryResponse, error) {
 	out := new(InboundEmailsRetryResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/inbound-emails/" + pathSegment(id) + "/retry", opts: opts}, out); err != nil {
@@ -519,7 +519,7 @@ func (s *InboundEmailsService) Retry(ctx context.Context, id string, opts ...*Re
 
 // GetRaw: Download the raw message
 //
-// GET /api/v1/inbound-emails/{id}/raw (getInboundEmailsByIdRaw).
+// GET /api/v1/inbound-emails/{id}/raw (inboundEmails_getRaw).
 // The answer (message/rfc822) streams as it arrives: read it and Close it.
 func (s *InboundEmailsService) GetRaw(ctx context.Context, id string, opts ...*RequestOptions) (io.ReadCloser, error) {
 	return s.t.doStream(ctx, &request{method: "GET", path: "/api/v1/inbound-emails/" + pathSegment(id) + "/raw", opts: opts})
@@ -527,13 +527,13 @@ func (s *InboundEmailsService) GetRaw(ctx context.Context, id string, opts ...*R
 
 // GetAttachment: Download an attachment
 //
-// GET /api/v1/inbound-emails/{uuid}/attachments/{idx} (getInboundEmailsByUuidAttachmentsByIdx).
+// GET /api/v1/inbound-emails/{uuid}/attachments/{idx} (inboundEmails_getAttachment).
 // The answer (application/octet-stream) streams as it arrives: read it and Close it.
 func (s *InboundEmailsService) GetAttachment(ctx context.Context, uuid string, idx int64, opts ...*RequestOptions) (io.ReadCloser, error) {
 	return s.t.doStream(ctx, &request{method: "GET", path: "/api/v1/inbound-emails/" + pathSegment(uuid) + "/attachments/" + pathSegment(idx), opts: opts})
 }
 
-// InvitationsService holds the Members operations (invitations).
+// InvitationsService holds the Invitations operations (invitations).
 type InvitationsService struct {
 	t *transport
 }
@@ -545,7 +545,7 @@ type InvitationsListResponse struct {
 
 // List: List pending invitations
 //
-// GET /api/v1/invitations (getInvitations).
+// GET /api/v1/invitations (invitations_list).
 func (s *InvitationsService) List(ctx context.Context, opts ...*RequestOptions) (*InvitationsListResponse, error) {
 	out := new(InvitationsListResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/invitations", opts: opts}, out); err != nil {
@@ -561,7 +561,7 @@ type InvitationsCreateResponse struct {
 
 // Create: Invite an address into the project
 //
-// POST /api/v1/invitations (postInvitations).
+// POST /api/v1/invitations (invitations_create).
 func (s *InvitationsService) Create(ctx context.Context, body *CreateInvitation, opts ...*RequestOptions) (*InvitationsCreateResponse, error) {
 	out := new(InvitationsCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/invitations", body: body, opts: opts}, out); err != nil {
@@ -572,12 +572,12 @@ func (s *InvitationsService) Create(ctx context.Context, body *CreateInvitation,
 
 // Delete: Revoke a pending invitation
 //
-// DELETE /api/v1/invitations/{id} (deleteInvitationsById).
+// DELETE /api/v1/invitations/{id} (invitations_delete).
 func (s *InvitationsService) Delete(ctx context.Context, id string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/invitations/" + pathSegment(id), opts: opts})
 }
 
-// MemberGroupsService holds the Members operations (memberGroups).
+// MemberGroupsService holds the Member groups operations (memberGroups).
 type MemberGroupsService struct {
 	t *transport
 }
@@ -589,7 +589,7 @@ type MemberGroupsListResponse struct {
 
 // List: List the project's custom member groups
 //
-// GET /api/v1/member-groups (getMemberGroups).
+// GET /api/v1/member-groups (memberGroups_list).
 func (s *MemberGroupsService) List(ctx context.Context, opts ...*RequestOptions) (*MemberGroupsListResponse, error) {
 	out := new(MemberGroupsListResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/member-groups", opts: opts}, out); err != nil {
@@ -605,7 +605,7 @@ type MemberGroupsCreateResponse struct {
 
 // Create: Create a custom member group
 //
-// POST /api/v1/member-groups (postMemberGroups).
+// POST /api/v1/member-groups (memberGroups_create).
 func (s *MemberGroupsService) Create(ctx context.Context, body *CreateMemberGroup, opts ...*RequestOptions) (*MemberGroupsCreateResponse, error) {
 	out := new(MemberGroupsCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/member-groups", body: body, opts: opts}, out); err != nil {
@@ -621,7 +621,7 @@ type MemberGroupsUpdateResponse struct {
 
 // Update: Rename a member group or replace its permissions
 //
-// PATCH /api/v1/member-groups/{id} (patchMemberGroupsById).
+// PATCH /api/v1/member-groups/{id} (memberGroups_update).
 func (s *MemberGroupsService) Update(ctx context.Context, id string, body *UpdateMemberGroup, opts ...*RequestOptions) (*MemberGroupsUpdateResponse, error) {
 	out := new(MemberGroupsUpdateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "PATCH", path: "/api/v1/member-groups/" + pathSegment(id), body: body, opts: opts}, out); err != nil {
@@ -632,7 +632,7 @@ func (s *MemberGroupsService) Update(ctx context.Context, id string, body *Updat
 
 // Delete: Delete a member group
 //
-// DELETE /api/v1/member-groups/{id} (deleteMemberGroupsById).
+// DELETE /api/v1/member-groups/{id} (memberGroups_delete).
 func (s *MemberGroupsService) Delete(ctx context.Context, id string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/member-groups/" + pathSegment(id), opts: opts})
 }
@@ -649,7 +649,7 @@ type MembersListResponse struct {
 
 // List: List the project's members
 //
-// GET /api/v1/members (getMembers).
+// GET /api/v1/members (members_list).
 func (s *MembersService) List(ctx context.Context, opts ...*RequestOptions) (*MembersListResponse, error) {
 	out := new(MembersListResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/members", opts: opts}, out); err != nil {
@@ -665,7 +665,7 @@ type MembersUpdateResponse struct {
 
 // Update: Change a member's role or group
 //
-// PATCH /api/v1/members/{userId} (patchMembersByUserId).
+// PATCH /api/v1/members/{userId} (members_update).
 func (s *MembersService) Update(ctx context.Context, userID string, body *UpdateMember, opts ...*RequestOptions) (*MembersUpdateResponse, error) {
 	out := new(MembersUpdateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "PATCH", path: "/api/v1/members/" + pathSegment(userID), body: body, opts: opts}, out); err != nil {
@@ -676,19 +676,19 @@ func (s *MembersService) Update(ctx context.Context, userID string, body *Update
 
 // Delete: Remove a member from the project
 //
-// DELETE /api/v1/members/{userId} (deleteMembersByUserId).
+// DELETE /api/v1/members/{userId} (members_delete).
 func (s *MembersService) Delete(ctx context.Context, userID string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/members/" + pathSegment(userID), opts: opts})
 }
 
 // Leave: Leave the project
 //
-// POST /api/v1/members/leave (postMembersLeave).
+// POST /api/v1/members/leave (members_leave).
 func (s *MembersService) Leave(ctx context.Context, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "POST", path: "/api/v1/members/leave", opts: opts})
 }
 
-// PermissionsService holds the API keys operations (permissions).
+// PermissionsService holds the Permissions operations (permissions).
 type PermissionsService struct {
 	t *transport
 }
@@ -704,7 +704,7 @@ type PermissionsGetResponse struct {
 
 // Get: The permission catalogue
 //
-// GET /api/v1/permissions (getPermissions).
+// GET /api/v1/permissions (permissions_get).
 func (s *PermissionsService) Get(ctx context.Context, opts ...*RequestOptions) (*PermissionsGetResponse, error) {
 	out := new(PermissionsGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/permissions", opts: opts}, out); err != nil {
@@ -720,14 +720,14 @@ type ProjectService struct {
 
 // Delete: Delete the project
 //
-// DELETE /api/v1/project (deleteProject).
+// DELETE /api/v1/project (project_delete).
 func (s *ProjectService) Delete(ctx context.Context, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/project", opts: opts})
 }
 
 // GetSSO: Read the project's SSO policy
 //
-// GET /api/v1/project/sso (getProjectSso).
+// GET /api/v1/project/sso (project_getSso).
 func (s *ProjectService) GetSSO(ctx context.Context, opts ...*RequestOptions) (*SSOPolicy, error) {
 	out := new(SSOPolicy)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/project/sso", opts: opts}, out); err != nil {
@@ -738,7 +738,7 @@ func (s *ProjectService) GetSSO(ctx context.Context, opts ...*RequestOptions) (*
 
 // SetSSO: Change the project's SSO policy
 //
-// PUT /api/v1/project/sso (putProjectSso).
+// PUT /api/v1/project/sso (project_setSso).
 func (s *ProjectService) SetSSO(ctx context.Context, body *UpdateSSOPolicy, opts ...*RequestOptions) (*SSOPolicy, error) {
 	out := new(SSOPolicy)
 	if err := s.t.doJSON(ctx, &request{method: "PUT", path: "/api/v1/project/sso", body: body, opts: opts}, out); err != nil {
@@ -759,7 +759,7 @@ type RelayNodesListResponse struct {
 
 // List: List relay nodes
 //
-// GET /api/v1/relay/nodes (getRelayNodes).
+// GET /api/v1/relay/nodes (relayNodes_list).
 func (s *RelayNodesService) List(ctx context.Context, opts ...*RequestOptions) (*RelayNodesListResponse, error) {
 	out := new(RelayNodesListResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/relay/nodes", opts: opts}, out); err != nil {
@@ -775,7 +775,7 @@ type RelayNodesRevokeResponse struct {
 
 // Revoke: Revoke a relay node
 //
-// POST /api/v1/relay/nodes/{id}/revoke (postRelayNodesByIdRevoke).
+// POST /api/v1/relay/nodes/{id}/revoke (relayNodes_revoke).
 func (s *RelayNodesService) Revoke(ctx context.Context, id string, opts ...*RequestOptions) (*RelayNodesRevokeResponse, error) {
 	out := new(RelayNodesRevokeResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/relay/nodes/" + pathSegment(id) + "/revoke", opts: opts}, out); err != nil {
@@ -784,7 +784,7 @@ func (s *RelayNodesService) Revoke(ctx context.Context, id string, opts ...*Requ
 	return out, nil
 }
 
-// SandboxEmailsService holds the Sandbox operations (sandboxEmails).
+// SandboxEmailsService holds the Sandbox emails operations (sandboxEmails).
 type SandboxEmailsService struct {
 	t *transport
 }
@@ -823,7 +823,7 @@ type SandboxEmailsListResponse struct {
 
 // List: List mail captured in the sandbox
 //
-// GET /api/v1/sandbox/emails (getSandboxEmails).
+// GET /api/v1/sandbox/emails (sandboxEmails_list).
 // Next/Value walk every item across pages (Err after the loop); NextPage/Page walk whole pages.
 func (s *SandboxEmailsService) List(ctx context.Context, params *SandboxEmailsListParams, opts ...*RequestOptions) *Iter[SandboxEmailsListResponse, Email] {
 	return newIter[SandboxEmailsListResponse, Email](ctx, s.t, &request{method: "GET", path: "/api/v1/sandbox/emails", query: params, opts: opts}, cursorPaging("emails", "before", "before_id"))
@@ -836,7 +836,7 @@ type SandboxEmailsGetResponse struct {
 
 // Get: Read one captured email
 //
-// GET /api/v1/sandbox/emails/{id} (getSandboxEmailsById).
+// GET /api/v1/sandbox/emails/{id} (sandboxEmails_get).
 func (s *SandboxEmailsService) Get(ctx context.Context, id string, opts ...*RequestOptions) (*SandboxEmailsGetResponse, error) {
 	out := new(SandboxEmailsGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/sandbox/emails/" + pathSegment(id), opts: opts}, out); err != nil {
@@ -857,7 +857,7 @@ type SMTPServersListResponse struct {
 
 // List: List the project's SMTP servers
 //
-// GET /api/v1/smtp-servers (getSmtpServers).
+// GET /api/v1/smtp-servers (smtpServers_list).
 func (s *SMTPServersService) List(ctx context.Context, opts ...*RequestOptions) (*SMTPServersListResponse, error) {
 	out := new(SMTPServersListResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/smtp-servers", opts: opts}, out); err != nil {
@@ -873,7 +873,7 @@ type SMTPServersCreateResponse struct {
 
 // Create: Add an SMTP server
 //
-// POST /api/v1/smtp-servers (postSmtpServers).
+// POST /api/v1/smtp-servers (smtpServers_create).
 func (s *SMTPServersService) Create(ctx context.Context, body *CreateSMTPServer, opts ...*RequestOptions) (*SMTPServersCreateResponse, error) {
 	out := new(SMTPServersCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/smtp-servers", body: body, opts: opts}, out); err != nil {
@@ -884,7 +884,7 @@ func (s *SMTPServersService) Create(ctx context.Context, body *CreateSMTPServer,
 
 // Delete: Remove an SMTP server
 //
-// DELETE /api/v1/smtp-servers/{id} (deleteSmtpServersById).
+// DELETE /api/v1/smtp-servers/{id} (smtpServers_delete).
 func (s *SMTPServersService) Delete(ctx context.Context, id string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/smtp-servers/" + pathSegment(id), opts: opts})
 }
@@ -897,7 +897,7 @@ type SMTPServersTestParams struct {
 
 // Test: Test an SMTP server
 //
-// POST /api/v1/smtp-servers/{id}/test (postSmtpServersByIdTest).
+// POST /api/v1/smtp-servers/{id}/test (smtpServers_test).
 func (s *SMTPServersService) Test(ctx context.Context, id string, params *SMTPServersTestParams, opts ...*RequestOptions) (*SMTPProbeReport, error) {
 	out := new(SMTPProbeReport)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/smtp-servers/" + pathSegment(id) + "/test", query: params, opts: opts}, out); err != nil {
@@ -906,7 +906,7 @@ func (s *SMTPServersService) Test(ctx context.Context, id string, params *SMTPSe
 	return out, nil
 }
 
-// StylesheetsService holds the Templates operations (stylesheets).
+// StylesheetsService holds the Stylesheets operations (stylesheets).
 type StylesheetsService struct {
 	t *transport
 }
@@ -918,7 +918,7 @@ type StylesheetsListResponse struct {
 
 // List: List stylesheets
 //
-// GET /api/v1/stylesheets (getStylesheets).
+// GET /api/v1/stylesheets (stylesheets_list).
 func (s *StylesheetsService) List(ctx context.Context, opts ...*RequestOptions) (*StylesheetsListResponse, error) {
 	out := new(StylesheetsListResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/stylesheets", opts: opts}, out); err != nil {
@@ -934,7 +934,7 @@ type StylesheetsCreateResponse struct {
 
 // Create: Create a stylesheet
 //
-// POST /api/v1/stylesheets (postStylesheets).
+// POST /api/v1/stylesheets (stylesheets_create).
 func (s *StylesheetsService) Create(ctx context.Context, body *CreateStylesheet, opts ...*RequestOptions) (*StylesheetsCreateResponse, error) {
 	out := new(StylesheetsCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/stylesheets", body: body, opts: opts}, out); err != nil {
@@ -950,7 +950,7 @@ type StylesheetsGetResponse struct {
 
 // Get: Get a stylesheet
 //
-// GET /api/v1/stylesheets/{id} (getStylesheetsById).
+// GET /api/v1/stylesheets/{id} (stylesheets_get).
 func (s *StylesheetsService) Get(ctx context.Context, id string, opts ...*RequestOptions) (*StylesheetsGetResponse, error) {
 	out := new(StylesheetsGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/stylesheets/" + pathSegment(id), opts: opts}, out); err != nil {
@@ -966,7 +966,7 @@ type StylesheetsUpdateResponse struct {
 
 // Update: Update a stylesheet
 //
-// PATCH /api/v1/stylesheets/{id} (patchStylesheetsById).
+// PATCH /api/v1/stylesheets/{id} (stylesheets_update).
 func (s *StylesheetsService) Update(ctx context.Context, id string, body *UpdateStylesheet, opts ...*RequestOptions) (*StylesheetsUpdateResponse, error) {
 	out := new(StylesheetsUpdateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "PATCH", path: "/api/v1/stylesheets/" + pathSegment(id), body: body, opts: opts}, out); err != nil {
@@ -977,7 +977,7 @@ func (s *StylesheetsService) Update(ctx context.Context, id string, body *Update
 
 // Delete: Delete a stylesheet
 //
-// DELETE /api/v1/stylesheets/{id} (deleteStylesheetsById).
+// DELETE /api/v1/stylesheets/{id} (stylesheets_delete).
 func (s *StylesheetsService) Delete(ctx context.Context, id string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/stylesheets/" + pathSegment(id), opts: opts})
 }
@@ -1015,7 +1015,7 @@ type SuppressionsListResponse struct {
 
 // List: List suppressed addresses
 //
-// GET /api/v1/suppressions (getSuppressions).
+// GET /api/v1/suppressions (suppressions_list).
 // Next/Value walk every item across pages (Err after the loop); NextPage/Page walk whole pages.
 func (s *SuppressionsService) List(ctx context.Context, params *SuppressionsListParams, opts ...*RequestOptions) *Iter[SuppressionsListResponse, Suppression] {
 	return newIter[SuppressionsListResponse, Suppression](ctx, s.t, &request{method: "GET", path: "/api/v1/suppressions", query: params, opts: opts}, cursorPaging("suppressions", "after"))
@@ -1028,7 +1028,7 @@ type SuppressionsCreateResponse struct {
 
 // Create: Suppress an address
 //
-// POST /api/v1/suppressions (postSuppressions).
+// POST /api/v1/suppressions (suppressions_create).
 func (s *SuppressionsService) Create(ctx context.Context, body *CreateSuppression, opts ...*RequestOptions) (*SuppressionsCreateResponse, error) {
 	out := new(SuppressionsCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/suppressions", body: body, opts: opts}, out); err != nil {
@@ -1044,7 +1044,7 @@ type SuppressionsGetResponse struct {
 
 // Get: Get a suppression
 //
-// GET /api/v1/suppressions/{id} (getSuppressionsById).
+// GET /api/v1/suppressions/{id} (suppressions_get).
 func (s *SuppressionsService) Get(ctx context.Context, id string, opts ...*RequestOptions) (*SuppressionsGetResponse, error) {
 	out := new(SuppressionsGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/suppressions/" + pathSegment(id), opts: opts}, out); err != nil {
@@ -1055,7 +1055,7 @@ func (s *SuppressionsService) Get(ctx context.Context, id string, opts ...*Reque
 
 // Delete: Remove a suppression
 //
-// DELETE /api/v1/suppressions/{id} (deleteSuppressionsById).
+// DELETE /api/v1/suppressions/{id} (suppressions_delete).
 func (s *SuppressionsService) Delete(ctx context.Context, id string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/suppressions/" + pathSegment(id), opts: opts})
 }
@@ -1067,7 +1067,7 @@ type TemplatesService struct {
 
 // Preview: Preview a template version
 //
-// POST /api/v1/templates/{templateId}/versions/{versionId}/preview (postTemplatesByTemplateIdVersionsByVersionIdPreview).
+// POST /api/v1/templates/{templateId}/versions/{versionId}/preview (templates_preview).
 func (s *TemplatesService) Preview(ctx context.Context, templateID string, versionID string, body *TemplatePreviewRequest, opts ...*RequestOptions) (*TemplatePreview, error) {
 	out := new(TemplatePreview)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/templates/" + pathSegment(templateID) + "/versions/" + pathSegment(versionID) + "/preview", body: body, opts: opts}, out); err != nil {
@@ -1078,7 +1078,7 @@ func (s *TemplatesService) Preview(ctx context.Context, templateID string, versi
 
 // SendTest: Send a test of a template version
 //
-// POST /api/v1/templates/{templateId}/send-test (postTemplatesByTemplateIdSendTest).
+// POST /api/v1/templates/{templateId}/send-test (templates_sendTest).
 func (s *TemplatesService) SendTest(ctx context.Context, templateID string, body *TemplateSendTest, opts ...*RequestOptions) (*SendResult, error) {
 	out := new(SendResult)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/templates/" + pathSegment(templateID) + "/send-test", body: body, opts: opts}, out); err != nil {
@@ -1107,7 +1107,7 @@ type TemplatesListResponse struct {
 
 // List: List templates
 //
-// GET /api/v1/templates (getTemplates).
+// GET /api/v1/templates (templates_list).
 // Next/Value walk every item across pages (Err after the loop); NextPage/Page walk whole pages.
 func (s *TemplatesService) List(ctx context.Context, params *TemplatesListParams, opts ...*RequestOptions) *Iter[TemplatesListResponse, Template] {
 	return newIter[TemplatesListResponse, Template](ctx, s.t, &request{method: "GET", path: "/api/v1/templates", query: params, opts: opts}, cursorPaging("templates", "before", "before_id"))
@@ -1120,7 +1120,7 @@ type TemplatesCreateResponse struct {
 
 // Create: Create a template
 //
-// POST /api/v1/templates (postTemplates).
+// POST /api/v1/templates (templates_create).
 func (s *TemplatesService) Create(ctx context.Context, body *CreateTemplate, opts ...*RequestOptions) (*TemplatesCreateResponse, error) {
 	out := new(TemplatesCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/templates", body: body, opts: opts}, out); err != nil {
@@ -1136,7 +1136,7 @@ type TemplatesGetResponse struct {
 
 // Get: Get a template with its versions
 //
-// GET /api/v1/templates/{templateId} (getTemplatesByTemplateId).
+// GET /api/v1/templates/{templateId} (templates_get).
 func (s *TemplatesService) Get(ctx context.Context, templateID string, opts ...*RequestOptions) (*TemplatesGetResponse, error) {
 	out := new(TemplatesGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/templates/" + pathSegment(templateID), opts: opts}, out); err != nil {
@@ -1152,7 +1152,7 @@ type TemplatesUpdateResponse struct {
 
 // Update: Update a template
 //
-// PATCH /api/v1/templates/{templateId} (patchTemplatesByTemplateId).
+// PATCH /api/v1/templates/{templateId} (templates_update).
 func (s *TemplatesService) Update(ctx context.Context, templateID string, body *UpdateTemplate, opts ...*RequestOptions) (*TemplatesUpdateResponse, error) {
 	out := new(TemplatesUpdateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "PATCH", path: "/api/v1/templates/" + pathSegment(templateID), body: body, opts: opts}, out); err != nil {
@@ -1163,7 +1163,7 @@ func (s *TemplatesService) Update(ctx context.Context, templateID string, body *
 
 // Delete: Delete a template
 //
-// DELETE /api/v1/templates/{templateId} (deleteTemplatesByTemplateId).
+// DELETE /api/v1/templates/{templateId} (templates_delete).
 func (s *TemplatesService) Delete(ctx context.Context, templateID string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/templates/" + pathSegment(templateID), opts: opts})
 }
@@ -1175,7 +1175,7 @@ type TemplatesListVersionsResponse struct {
 
 // ListVersions: List a template's versions
 //
-// GET /api/v1/templates/{templateId}/versions (getTemplatesByTemplateIdVersions).
+// GET /api/v1/templates/{templateId}/versions (templates_listVersions).
 func (s *TemplatesService) ListVersions(ctx context.Context, templateID string, opts ...*RequestOptions) (*TemplatesListVersionsResponse, error) {
 	out := new(TemplatesListVersionsResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/templates/" + pathSegment(templateID) + "/versions", opts: opts}, out); err != nil {
@@ -1191,7 +1191,7 @@ type TemplatesCreateVersionResponse struct {
 
 // CreateVersion: Create a template version
 //
-// POST /api/v1/templates/{templateId}/versions (postTemplatesByTemplateIdVersions).
+// POST /api/v1/templates/{templateId}/versions (templates_createVersion).
 func (s *TemplatesService) CreateVersion(ctx context.Context, templateID string, body *CreateTemplateVersion, opts ...*RequestOptions) (*TemplatesCreateVersionResponse, error) {
 	out := new(TemplatesCreateVersionResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/templates/" + pathSegment(templateID) + "/versions", body: body, opts: opts}, out); err != nil {
@@ -1207,7 +1207,7 @@ type TemplatesUpdateVersionResponse struct {
 
 // UpdateVersion: Update a draft version
 //
-// PATCH /api/v1/templates/{templateId}/versions/{versionId} (patchTemplatesByTemplateIdVersionsByVersionId).
+// PATCH /api/v1/templates/{templateId}/versions/{versionId} (templates_updateVersion).
 func (s *TemplatesService) UpdateVersion(ctx context.Context, templateID string, versionID string, body *UpdateTemplateVersion, opts ...*RequestOptions) (*TemplatesUpdateVersionResponse, error) {
 	out := new(TemplatesUpdateVersionResponse)
 	if err := s.t.doJSON(ctx, &request{method: "PATCH", path: "/api/v1/templates/" + pathSegment(templateID) + "/versions/" + pathSegment(versionID), body: body, opts: opts}, out); err != nil {
@@ -1218,7 +1218,7 @@ func (s *TemplatesService) UpdateVersion(ctx context.Context, templateID string,
 
 // DeleteVersion: Delete a version
 //
-// DELETE /api/v1/templates/{templateId}/versions/{versionId} (deleteTemplatesByTemplateIdVersionsByVersionId).
+// DELETE /api/v1/templates/{templateId}/versions/{versionId} (templates_deleteVersion).
 func (s *TemplatesService) DeleteVersion(ctx context.Context, templateID string, versionID string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/templates/" + pathSegment(templateID) + "/versions/" + pathSegment(versionID), opts: opts})
 }
@@ -1230,7 +1230,7 @@ type TemplatesActivateResponse struct {
 
 // Activate: Activate a version
 //
-// POST /api/v1/templates/{templateId}/activate/{versionId} (postTemplatesByTemplateIdActivateByVersionId).
+// POST /api/v1/templates/{templateId}/activate/{versionId} (templates_activate).
 func (s *TemplatesService) Activate(ctx context.Context, templateID string, versionID string, opts ...*RequestOptions) (*TemplatesActivateResponse, error) {
 	out := new(TemplatesActivateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/templates/" + pathSegment(templateID) + "/activate/" + pathSegment(versionID), opts: opts}, out); err != nil {
@@ -1246,7 +1246,7 @@ type TemplatesListLocalizationsResponse struct {
 
 // ListLocalizations: List a version's localizations
 //
-// GET /api/v1/templates/{templateId}/versions/{versionId}/localizations (getTemplatesByTemplateIdVersionsByVersionIdLocalizations).
+// GET /api/v1/templates/{templateId}/versions/{versionId}/localizations (templates_listLocalizations).
 func (s *TemplatesService) ListLocalizations(ctx context.Context, templateID string, versionID string, opts ...*RequestOptions) (*TemplatesListLocalizationsResponse, error) {
 	out := new(TemplatesListLocalizationsResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/templates/" + pathSegment(templateID) + "/versions/" + pathSegment(versionID) + "/localizations", opts: opts}, out); err != nil {
@@ -1262,7 +1262,7 @@ type TemplatesSetLocalizationsResponse struct {
 
 // SetLocalizations: Replace a draft version's localizations
 //
-// PUT /api/v1/templates/{templateId}/versions/{versionId}/localizations (putTemplatesByTemplateIdVersionsByVersionIdLocalizations).
+// PUT /api/v1/templates/{templateId}/versions/{versionId}/localizations (templates_setLocalizations).
 func (s *TemplatesService) SetLocalizations(ctx context.Context, templateID string, versionID string, body *PutTemplateLocalizations, opts ...*RequestOptions) (*TemplatesSetLocalizationsResponse, error) {
 	out := new(TemplatesSetLocalizationsResponse)
 	if err := s.t.doJSON(ctx, &request{method: "PUT", path: "/api/v1/templates/" + pathSegment(templateID) + "/versions/" + pathSegment(versionID) + "/localizations", body: body, opts: opts}, out); err != nil {
@@ -1271,7 +1271,7 @@ func (s *TemplatesService) SetLocalizations(ctx context.Context, templateID stri
 	return out, nil
 }
 
-// UsageService holds the Emails operations (usage).
+// UsageService holds the Usage operations (usage).
 type UsageService struct {
 	t *transport
 }
@@ -1283,7 +1283,7 @@ type UsageGetResponse struct {
 
 // Get: Plan limits beside consumption
 //
-// GET /api/v1/usage (getUsage).
+// GET /api/v1/usage (usage_get).
 func (s *UsageService) Get(ctx context.Context, opts ...*RequestOptions) (*UsageGetResponse, error) {
 	out := new(UsageGetResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/usage", opts: opts}, out); err != nil {
@@ -1304,7 +1304,7 @@ type WebhooksListResponse struct {
 
 // List: List webhooks
 //
-// GET /api/v1/webhooks (getWebhooks).
+// GET /api/v1/webhooks (webhooks_list).
 func (s *WebhooksService) List(ctx context.Context, opts ...*RequestOptions) (*WebhooksListResponse, error) {
 	out := new(WebhooksListResponse)
 	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/webhooks", opts: opts}, out); err != nil {
@@ -1320,7 +1320,7 @@ type WebhooksCreateResponse struct {
 
 // Create: Create a webhook
 //
-// POST /api/v1/webhooks (postWebhooks).
+// POST /api/v1/webhooks (webhooks_create).
 func (s *WebhooksService) Create(ctx context.Context, body *CreateWebhook, opts ...*RequestOptions) (*WebhooksCreateResponse, error) {
 	out := new(WebhooksCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/webhooks", body: body, opts: opts}, out); err != nil {
@@ -1331,7 +1331,7 @@ func (s *WebhooksService) Create(ctx context.Context, body *CreateWebhook, opts 
 
 // Delete: Delete a webhook
 //
-// DELETE /api/v1/webhooks/{id} (deleteWebhooksById).
+// DELETE /api/v1/webhooks/{id} (webhooks_delete).
 func (s *WebhooksService) Delete(ctx context.Context, id string, opts ...*RequestOptions) error {
 	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/webhooks/" + pathSegment(id), opts: opts})
 }
@@ -1343,7 +1343,7 @@ type WebhooksRotateSecretResponse struct {
 
 // RotateSecret: Rotate a webhook's signing secret
 //
-// POST /api/v1/webhooks/{id}/rotate-secret (postWebhooksByIdRotateSecret).
+// POST /api/v1/webhooks/{id}/rotate-secret (webhooks_rotateSecret).
 func (s *WebhooksService) RotateSecret(ctx context.Context, id string, opts ...*RequestOptions) (*WebhooksRotateSecretResponse, error) {
 	out := new(WebhooksRotateSecretResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/webhooks/" + pathSegment(id) + "/rotate-secret", opts: opts}, out); err != nil {
@@ -1374,7 +1374,7 @@ type WebhooksListDeliveriesResponse struct {
 
 // ListDeliveries: List a webhook's deliveries
 //
-// GET /api/v1/webhooks/{id}/deliveries (getWebhooksByIdDeliveries).
+// GET /api/v1/webhooks/{id}/deliveries (webhooks_listDeliveries).
 // Next/Value walk every item across pages (Err after the loop); NextPage/Page walk whole pages.
 func (s *WebhooksService) ListDeliveries(ctx context.Context, id string, params *WebhooksListDeliveriesParams, opts ...*RequestOptions) *Iter[WebhooksListDeliveriesResponse, WebhookDelivery] {
 	return newIter[WebhooksListDeliveriesResponse, WebhookDelivery](ctx, s.t, &request{method: "GET", path: "/api/v1/webhooks/" + pathSegment(id) + "/deliveries", query: params, opts: opts}, cursorPaging("deliveries", "before", "before_id"))
@@ -1387,7 +1387,7 @@ type WebhooksRedeliverResponse struct {
 
 // Redeliver: Redeliver an event
 //
-// POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver (postWebhooksByIdDeliveriesByDeliveryIdRedeliver).
+// POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver (webhooks_redeliver).
 func (s *WebhooksService) Redeliver(ctx context.Context, id string, deliveryID string, opts ...*RequestOptions) (*WebhooksRedeliverResponse, error) {
 	out := new(WebhooksRedeliverResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/webhooks/" + pathSegment(id) + "/deliveries/" + pathSegment(deliveryID) + "/redeliver", opts: opts}, out); err != nil {
@@ -1419,19 +1419,19 @@ type apiServices struct {
 	// Emails: Emails.
 	Emails *EmailsService
 
-	// InboundEmails: Inbound email.
+	// InboundEmails: Inbound emails.
 	InboundEmails *InboundEmailsService
 
-	// Invitations: Members.
+	// Invitations: Invitations.
 	Invitations *InvitationsService
 
-	// MemberGroups: Members.
+	// MemberGroups: Member groups.
 	MemberGroups *MemberGroupsService
 
 	// Members: Members.
 	Members *MembersService
 
-	// Permissions: API keys.
+	// Permissions: Permissions.
 	Permissions *PermissionsService
 
 	// Project: Project.
@@ -1440,13 +1440,13 @@ type apiServices struct {
 	// RelayNodes: Relay nodes.
 	RelayNodes *RelayNodesService
 
-	// SandboxEmails: Sandbox.
+	// SandboxEmails: Sandbox emails.
 	SandboxEmails *SandboxEmailsService
 
 	// SMTPServers: SMTP servers.
 	SMTPServers *SMTPServersService
 
-	// Stylesheets: Templates.
+	// Stylesheets: Stylesheets.
 	Stylesheets *StylesheetsService
 
 	// Suppressions: Suppressions.
@@ -1455,7 +1455,7 @@ type apiServices struct {
 	// Templates: Templates.
 	Templates *TemplatesService
 
-	// Usage: Emails.
+	// Usage: Usage.
 	Usage *UsageService
 
 	// Webhooks: Webhooks.

@@ -64,6 +64,12 @@ type Declared = Omit<RouteConfig, 'middleware'> & {
    * it), and how the 413 response describes it.
    */
   bodyLimit?: { maxOf: (config: Config) => number; description: string };
+  /**
+   * Ignored: the OpenAPI document tags each operation by its resource and names
+   * it `<resource>_<method>` from the path (http/operation-names.ts). Left
+   * optional until the route files stop setting it.
+   */
+  tags?: string[];
 };
 
 /** What the declaration adds to the OpenAPI operation, read by the docs and the registry. */
@@ -76,7 +82,7 @@ type DeclaredExtensions = {
 };
 
 export function defineRoute<const R extends Declared>(declared: R) {
-  const { permission, role, errors = [], auditType: declaredType, alsoGrantedBy, sandboxPermission, bodyLimit, ...config } = declared;
+  const { permission, role, errors = [], auditType: declaredType, alsoGrantedBy, sandboxPermission, bodyLimit, tags: _ignored, ...config } = declared;
   // The admin gate is the path's (`requirePlatformCredential` on /api/v1/admin/*): the two must agree.
   if ((permission === 'platform:admin') !== config.path.startsWith('/api/v1/admin/')) {
     throw new Error(`${config.method.toUpperCase()} ${config.path}: platform:admin is the permission of exactly the /api/v1/admin/ routes`);
@@ -114,7 +120,7 @@ export function defineRoute<const R extends Declared>(declared: R) {
   // createRoute keeps the literal type it is given; the declaration's own keys are swapped for
   // their `x-` forms, which zod-openapi's RouteConfig cannot name, hence the one cast.
   // `x-permission` keeps its literal type: RouteEnv reads it.
-  return createRoute(route as unknown as Omit<R, 'permission' | 'role' | 'errors' | 'auditType' | 'alsoGrantedBy' | 'sandboxPermission' | 'bodyLimit'> & DeclaredExtensions & { 'x-permission': R['permission']; middleware: MiddlewareHandler<AppEnv>[] });
+  return createRoute(route as unknown as Omit<R, 'permission' | 'role' | 'errors' | 'auditType' | 'alsoGrantedBy' | 'sandboxPermission' | 'bodyLimit' | 'tags'> & DeclaredExtensions & { 'x-permission': R['permission']; middleware: MiddlewareHandler<AppEnv>[] });
 }
 
 /** A declared route with its handler, ready to mount; what the registry lists. */

@@ -11,7 +11,7 @@ from . import types
 
 
 class Certificates:
-    """Admin: `Admin.certificates`."""
+    """Admin: certificates: `Admin.certificates`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -19,56 +19,56 @@ class Certificates:
     def generate_ca(self, body: types.PostAdminCertificatesGenerateCaBody, **options: Unpack[RequestOptions]) -> types.PostAdminCertificatesGenerateCaResponse:
         """Create an internal certificate authority
 
-        `POST /api/v1/admin/certificates/generate-ca` (postAdminCertificatesGenerateCa).
+        `POST /api/v1/admin/certificates/generate-ca` (adminCertificates_generateCa).
         """
         return self._transport.json("POST", "/api/v1/admin/certificates/generate-ca", body=body, options=options)
 
     def generate(self, body: types.PostAdminCertificatesGenerateBody, **options: Unpack[RequestOptions]) -> types.PostAdminCertificatesGenerateResponse:
         """Issue a server certificate from an internal authority
 
-        `POST /api/v1/admin/certificates/generate` (postAdminCertificatesGenerate).
+        `POST /api/v1/admin/certificates/generate` (adminCertificates_generate).
         """
         return self._transport.json("POST", "/api/v1/admin/certificates/generate", body=body, options=options)
 
     def list(self, **options: Unpack[RequestOptions]) -> types.GetAdminCertificatesResponse:
         """List the stored certificates
 
-        `GET /api/v1/admin/certificates` (getAdminCertificates).
+        `GET /api/v1/admin/certificates` (adminCertificates_list).
         """
         return self._transport.json("GET", "/api/v1/admin/certificates", options=options)
 
     def create(self, body: types.PostAdminCertificatesBody, **options: Unpack[RequestOptions]) -> types.PostAdminCertificatesResponse:
         """Upload a certificate and its private key
 
-        `POST /api/v1/admin/certificates` (postAdminCertificates).
+        `POST /api/v1/admin/certificates` (adminCertificates_create).
         """
         return self._transport.json("POST", "/api/v1/admin/certificates", body=body, options=options)
 
     def get(self, name: str, **options: Unpack[RequestOptions]) -> types.GetAdminCertificatesByNameResponse:
         """Get a certificate
 
-        `GET /api/v1/admin/certificates/{name}` (getAdminCertificatesByName).
+        `GET /api/v1/admin/certificates/{name}` (adminCertificates_get).
         """
         return self._transport.json("GET", f"/api/v1/admin/certificates/{_segment(name)}", options=options)
 
     def delete(self, name: str, **options: Unpack[RequestOptions]) -> None:
         """Delete a certificate
 
-        `DELETE /api/v1/admin/certificates/{name}` (deleteAdminCertificatesByName).
+        `DELETE /api/v1/admin/certificates/{name}` (adminCertificates_delete).
         """
         self._transport.empty("DELETE", f"/api/v1/admin/certificates/{_segment(name)}", options=options)
 
     def get_pem(self, name: str, **options: Unpack[RequestOptions]) -> Download:
         """Download a certificate as PEM
 
-        `GET /api/v1/admin/certificates/{name}/pem` (getAdminCertificatesByNamePem).
+        `GET /api/v1/admin/certificates/{name}/pem` (adminCertificates_getPem).
         The answer's body as a binary file-like object, read as it arrives: close it (or use `with`).
         """
         return self._transport.stream("GET", f"/api/v1/admin/certificates/{_segment(name)}/pem", options=options)
 
 
 class Credentials:
-    """Admin: `Admin.credentials`."""
+    """Admin: credentials: `Admin.credentials`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -76,27 +76,27 @@ class Credentials:
     def list(self, **options: Unpack[RequestOptions]) -> types.GetAdminCredentialsResponse:
         """List platform credentials
 
-        `GET /api/v1/admin/credentials` (getAdminCredentials).
+        `GET /api/v1/admin/credentials` (adminCredentials_list).
         """
         return self._transport.json("GET", "/api/v1/admin/credentials", options=options)
 
     def create(self, body: types.PostAdminCredentialsBody, **options: Unpack[RequestOptions]) -> types.PostAdminCredentialsResponse:
         """Mint a platform credential
 
-        `POST /api/v1/admin/credentials` (postAdminCredentials).
+        `POST /api/v1/admin/credentials` (adminCredentials_create).
         """
         return self._transport.json("POST", "/api/v1/admin/credentials", body=body, options=options)
 
     def revoke(self, id: str, **options: Unpack[RequestOptions]) -> types.PostAdminCredentialsByIdRevokeResponse:
         """Revoke a platform credential
 
-        `POST /api/v1/admin/credentials/{id}/revoke` (postAdminCredentialsByIdRevoke).
+        `POST /api/v1/admin/credentials/{id}/revoke` (adminCredentials_revoke).
         """
         return self._transport.json("POST", f"/api/v1/admin/credentials/{_segment(id)}/revoke", options=options)
 
 
 class IdentityProviders:
-    """Admin: `Admin.identity_providers`."""
+    """Admin: identity providers: `Admin.identity_providers`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -104,41 +104,41 @@ class IdentityProviders:
     def list(self, **options: Unpack[RequestOptions]) -> types.GetAdminIdentityProvidersResponse:
         """List the identity providers
 
-        `GET /api/v1/admin/identity-providers` (getAdminIdentityProviders).
+        `GET /api/v1/admin/identity-providers` (adminIdentityProviders_list).
         """
         return self._transport.json("GET", "/api/v1/admin/identity-providers", options=options)
 
     def create(self, body: types.PostAdminIdentityProvidersBody, **options: Unpack[RequestOptions]) -> types.PostAdminIdentityProvidersResponse:
         """Add an OpenID Connect identity provider
 
-        `POST /api/v1/admin/identity-providers` (postAdminIdentityProviders).
+        `POST /api/v1/admin/identity-providers` (adminIdentityProviders_create).
         """
         return self._transport.json("POST", "/api/v1/admin/identity-providers", body=body, options=options)
 
     def get(self, id: str, **options: Unpack[RequestOptions]) -> types.GetAdminIdentityProvidersByIdResponse:
         """Get an identity provider
 
-        `GET /api/v1/admin/identity-providers/{id}` (getAdminIdentityProvidersById).
+        `GET /api/v1/admin/identity-providers/{id}` (adminIdentityProviders_get).
         """
         return self._transport.json("GET", f"/api/v1/admin/identity-providers/{_segment(id)}", options=options)
 
     def update(self, id: str, body: types.PatchAdminIdentityProvidersByIdBody, **options: Unpack[RequestOptions]) -> types.PatchAdminIdentityProvidersByIdResponse:
         """Change an identity provider
 
-        `PATCH /api/v1/admin/identity-providers/{id}` (patchAdminIdentityProvidersById).
+        `PATCH /api/v1/admin/identity-providers/{id}` (adminIdentityProviders_update).
         """
         return self._transport.json("PATCH", f"/api/v1/admin/identity-providers/{_segment(id)}", body=body, options=options)
 
     def delete(self, id: str, **options: Unpack[RequestOptions]) -> None:
         """Delete an identity provider
 
-        `DELETE /api/v1/admin/identity-providers/{id}` (deleteAdminIdentityProvidersById).
+        `DELETE /api/v1/admin/identity-providers/{id}` (adminIdentityProviders_delete).
         """
         self._transport.empty("DELETE", f"/api/v1/admin/identity-providers/{_segment(id)}", options=options)
 
 
 class Listeners:
-    """Admin: `Admin.listeners`."""
+    """Admin: listeners: `Admin.listeners`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -146,34 +146,34 @@ class Listeners:
     def list(self, **options: Unpack[RequestOptions]) -> types.GetAdminListenersResponse:
         """List the SMTP listeners and their TLS
 
-        `GET /api/v1/admin/listeners` (getAdminListeners).
+        `GET /api/v1/admin/listeners` (adminListeners_list).
         """
         return self._transport.json("GET", "/api/v1/admin/listeners", options=options)
 
     def get(self, listener: str, **options: Unpack[RequestOptions]) -> types.GetAdminListenersByListenerResponse:
         """Get one SMTP listener and its TLS
 
-        `GET /api/v1/admin/listeners/{listener}` (getAdminListenersByListener).
+        `GET /api/v1/admin/listeners/{listener}` (adminListeners_get).
         """
         return self._transport.json("GET", f"/api/v1/admin/listeners/{_segment(listener)}", options=options)
 
     def set_certificate(self, listener: str, body: types.PutAdminListenersByListenerCertificateBody, **options: Unpack[RequestOptions]) -> types.PutAdminListenersByListenerCertificateResponse:
         """Assign a certificate to an SMTP listener
 
-        `PUT /api/v1/admin/listeners/{listener}/certificate` (putAdminListenersByListenerCertificate).
+        `PUT /api/v1/admin/listeners/{listener}/certificate` (adminListeners_setCertificate).
         """
         return self._transport.json("PUT", f"/api/v1/admin/listeners/{_segment(listener)}/certificate", body=body, options=options)
 
     def delete_certificate(self, listener: str, **options: Unpack[RequestOptions]) -> types.DeleteAdminListenersByListenerCertificateResponse:
         """Remove a listener's certificate assignment
 
-        `DELETE /api/v1/admin/listeners/{listener}/certificate` (deleteAdminListenersByListenerCertificate).
+        `DELETE /api/v1/admin/listeners/{listener}/certificate` (adminListeners_deleteCertificate).
         """
         return self._transport.json("DELETE", f"/api/v1/admin/listeners/{_segment(listener)}/certificate", options=options)
 
 
 class Plans:
-    """Admin: `Admin.plans`."""
+    """Admin: plans: `Admin.plans`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -181,13 +181,13 @@ class Plans:
     def create(self, body: types.PostAdminPlansBody, **options: Unpack[RequestOptions]) -> types.PostAdminPlansResponse:
         """Create a plan
 
-        `POST /api/v1/admin/plans` (postAdminPlans).
+        `POST /api/v1/admin/plans` (adminPlans_create).
         """
         return self._transport.json("POST", "/api/v1/admin/plans", body=body, options=options)
 
 
 class Projects:
-    """Admin: `Admin.projects`."""
+    """Admin: projects: `Admin.projects`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -195,13 +195,13 @@ class Projects:
     def create(self, body: types.PostAdminProjectsBody, **options: Unpack[RequestOptions]) -> types.PostAdminProjectsResponse:
         """Create a project
 
-        `POST /api/v1/admin/projects` (postAdminProjects).
+        `POST /api/v1/admin/projects` (adminProjects_create).
         """
         return self._transport.json("POST", "/api/v1/admin/projects", body=body, options=options)
 
 
 class SecurityEvents:
-    """Admin: `Admin.security_events`."""
+    """Admin: security events: `Admin.security_events`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -209,14 +209,14 @@ class SecurityEvents:
     def list(self, *, user_id: str | None = None, type: str | None = None, limit: int | None = None, offset: int | None = None, **options: Unpack[RequestOptions]) -> Paginated[types.GetAdminSecurityEventsResponse, types.GetAdminSecurityEventsItem]:
         """Every account's security trail
 
-        `GET /api/v1/admin/security-events` (getAdminSecurityEvents).
+        `GET /api/v1/admin/security-events` (adminSecurityEvents_list).
         Iterate the result to follow every page, or call `.pages()` / `.first_page()`.
         """
         return self._transport.paginate("GET", "/api/v1/admin/security-events", query={"user_id": user_id, "type": type, "limit": limit, "offset": offset}, options=options, paging=OffsetPaging("events"))
 
 
 class Settings:
-    """Admin: `Admin.settings`."""
+    """Admin: settings: `Admin.settings`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -224,20 +224,20 @@ class Settings:
     def list(self, **options: Unpack[RequestOptions]) -> types.GetAdminSettingsResponse:
         """Read the installation settings
 
-        `GET /api/v1/admin/settings` (getAdminSettings).
+        `GET /api/v1/admin/settings` (adminSettings_list).
         """
         return self._transport.json("GET", "/api/v1/admin/settings", options=options)
 
     def update(self, body: types.PatchAdminSettingsBody, **options: Unpack[RequestOptions]) -> types.PatchAdminSettingsResponse:
         """Change installation settings at run time
 
-        `PATCH /api/v1/admin/settings` (patchAdminSettings).
+        `PATCH /api/v1/admin/settings` (adminSettings_update).
         """
         return self._transport.json("PATCH", "/api/v1/admin/settings", body=body, options=options)
 
 
 class SmtpPool:
-    """Admin: `Admin.smtp_pool`."""
+    """Admin: SMTP pool: `Admin.smtp_pool`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -245,34 +245,34 @@ class SmtpPool:
     def get(self, **options: Unpack[RequestOptions]) -> types.GetAdminSmtpPoolResponse:
         """List the shared SMTP pool
 
-        `GET /api/v1/admin/smtp-pool` (getAdminSmtpPool).
+        `GET /api/v1/admin/smtp-pool` (adminSmtpPool_get).
         """
         return self._transport.json("GET", "/api/v1/admin/smtp-pool", options=options)
 
     def create(self, body: types.PostAdminSmtpPoolBody, **options: Unpack[RequestOptions]) -> types.PostAdminSmtpPoolResponse:
         """Add a server to the shared SMTP pool
 
-        `POST /api/v1/admin/smtp-pool` (postAdminSmtpPool).
+        `POST /api/v1/admin/smtp-pool` (adminSmtpPool_create).
         """
         return self._transport.json("POST", "/api/v1/admin/smtp-pool", body=body, options=options)
 
     def delete(self, id: str, **options: Unpack[RequestOptions]) -> None:
         """Remove a server from the shared SMTP pool
 
-        `DELETE /api/v1/admin/smtp-pool/{id}` (deleteAdminSmtpPoolById).
+        `DELETE /api/v1/admin/smtp-pool/{id}` (adminSmtpPool_delete).
         """
         self._transport.empty("DELETE", f"/api/v1/admin/smtp-pool/{_segment(id)}", options=options)
 
     def test(self, id: str, *, timeout_ms: int | None = None, **options: Unpack[RequestOptions]) -> types.PostAdminSmtpPoolByIdTestResponse:
         """Test a server of the shared SMTP pool
 
-        `POST /api/v1/admin/smtp-pool/{id}/test` (postAdminSmtpPoolByIdTest).
+        `POST /api/v1/admin/smtp-pool/{id}/test` (adminSmtpPool_test).
         """
         return self._transport.json("POST", f"/api/v1/admin/smtp-pool/{_segment(id)}/test", query={"timeout_ms": timeout_ms}, options=options)
 
 
 class Users:
-    """Admin: `Admin.users`."""
+    """Admin: users: `Admin.users`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -280,21 +280,21 @@ class Users:
     def list(self, **options: Unpack[RequestOptions]) -> types.GetAdminUsersResponse:
         """List users
 
-        `GET /api/v1/admin/users` (getAdminUsers).
+        `GET /api/v1/admin/users` (adminUsers_list).
         """
         return self._transport.json("GET", "/api/v1/admin/users", options=options)
 
     def create(self, body: types.PostAdminUsersBody, **options: Unpack[RequestOptions]) -> types.PostAdminUsersResponse:
         """Create a user
 
-        `POST /api/v1/admin/users` (postAdminUsers).
+        `POST /api/v1/admin/users` (adminUsers_create).
         """
         return self._transport.json("POST", "/api/v1/admin/users", body=body, options=options)
 
     def set_password(self, id: str, body: types.PutAdminUsersByIdPasswordBody, **options: Unpack[RequestOptions]) -> types.PutAdminUsersByIdPasswordResponse:
         """Set a user's password
 
-        `PUT /api/v1/admin/users/{id}/password` (putAdminUsersByIdPassword).
+        `PUT /api/v1/admin/users/{id}/password` (adminUsers_setPassword).
         """
         return self._transport.json("PUT", f"/api/v1/admin/users/{_segment(id)}/password", body=body, options=options)
 

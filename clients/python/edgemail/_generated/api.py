@@ -19,7 +19,7 @@ class Analytics:
     def get(self, *, from_: str | None = None, to: str | None = None, domain: str | None = None, tag: str | None = None, **options: Unpack[RequestOptions]) -> types.GetAnalyticsResponse:
         """Email counts by status per day
 
-        `GET /api/v1/analytics` (getAnalytics).
+        `GET /api/v1/analytics` (analytics_get).
         """
         return self._transport.json("GET", "/api/v1/analytics", query={"from": from_, "to": to, "domain": domain, "tag": tag}, options=options)
 
@@ -33,28 +33,28 @@ class ApiKeys:
     def list(self, **options: Unpack[RequestOptions]) -> types.GetApiKeysResponse:
         """List API keys
 
-        `GET /api/v1/api-keys` (getApiKeys).
+        `GET /api/v1/api-keys` (apiKeys_list).
         """
         return self._transport.json("GET", "/api/v1/api-keys", options=options)
 
     def create(self, body: types.PostApiKeysBody, **options: Unpack[RequestOptions]) -> types.PostApiKeysResponse:
         """Create an API key
 
-        `POST /api/v1/api-keys` (postApiKeys).
+        `POST /api/v1/api-keys` (apiKeys_create).
         """
         return self._transport.json("POST", "/api/v1/api-keys", body=body, options=options)
 
     def revoke(self, id: str, **options: Unpack[RequestOptions]) -> types.PostApiKeysByIdRevokeResponse:
         """Revoke an API key
 
-        `POST /api/v1/api-keys/{id}/revoke` (postApiKeysByIdRevoke).
+        `POST /api/v1/api-keys/{id}/revoke` (apiKeys_revoke).
         """
         return self._transport.json("POST", f"/api/v1/api-keys/{_segment(id)}/revoke", options=options)
 
     def delete(self, id: str, **options: Unpack[RequestOptions]) -> None:
         """Delete an API key
 
-        `DELETE /api/v1/api-keys/{id}` (deleteApiKeysById).
+        `DELETE /api/v1/api-keys/{id}` (apiKeys_delete).
         """
         self._transport.empty("DELETE", f"/api/v1/api-keys/{_segment(id)}", options=options)
 
@@ -68,7 +68,7 @@ class AuditLog:
     def list(self, *, limit: int | None = None, offset: int | None = None, **options: Unpack[RequestOptions]) -> Paginated[types.GetAuditLogResponse, types.GetAuditLogItem]:
         """The project audit log
 
-        `GET /api/v1/audit-log` (getAuditLog).
+        `GET /api/v1/audit-log` (auditLog_list).
         Iterate the result to follow every page, or call `.pages()` / `.first_page()`.
         """
         return self._transport.paginate("GET", "/api/v1/audit-log", query={"limit": limit, "offset": offset}, options=options, paging=OffsetPaging("events"))
@@ -83,7 +83,7 @@ class Bounces:
     def list(self, *, type: Literal["hard", "soft", "complaint"] | None = None, recipient: str | None = None, email_id: str | None = None, limit: int | None = None, before: str | None = None, before_id: str | None = None, **options: Unpack[RequestOptions]) -> Paginated[types.GetBouncesResponse, types.GetBouncesItem]:
         """List bounces and complaints
 
-        `GET /api/v1/bounces` (getBounces).
+        `GET /api/v1/bounces` (bounces_list).
         Iterate the result to follow every page, or call `.pages()` / `.first_page()`.
         """
         return self._transport.paginate("GET", "/api/v1/bounces", query={"type": type, "recipient": recipient, "email_id": email_id, "limit": limit, "before": before, "before_id": before_id}, options=options, paging=CursorPaging("bounces", ("before", "before_id")))
@@ -91,7 +91,7 @@ class Bounces:
     def get(self, id: str, **options: Unpack[RequestOptions]) -> types.GetBouncesByIdResponse:
         """Get a bounce or complaint
 
-        `GET /api/v1/bounces/{id}` (getBouncesById).
+        `GET /api/v1/bounces/{id}` (bounces_get).
         """
         return self._transport.json("GET", f"/api/v1/bounces/{_segment(id)}", options=options)
 
@@ -105,7 +105,7 @@ class DataExport:
     def get(self, **options: Unpack[RequestOptions]) -> Iterator[types.GetDataExportResponse]:
         """Export every record of the project
 
-        `GET /api/v1/data/export` (getDataExport).
+        `GET /api/v1/data/export` (dataExport_get).
         """
         return self._transport.ndjson("GET", "/api/v1/data/export", options=options)
 
@@ -119,49 +119,49 @@ class Domains:
     def list(self, **options: Unpack[RequestOptions]) -> types.GetDomainsResponse:
         """List domains
 
-        `GET /api/v1/domains` (getDomains).
+        `GET /api/v1/domains` (domains_list).
         """
         return self._transport.json("GET", "/api/v1/domains", options=options)
 
     def create(self, body: types.PostDomainsBody, **options: Unpack[RequestOptions]) -> types.PostDomainsResponse:
         """Register a domain
 
-        `POST /api/v1/domains` (postDomains).
+        `POST /api/v1/domains` (domains_create).
         """
         return self._transport.json("POST", "/api/v1/domains", body=body, options=options)
 
     def get(self, id: str, **options: Unpack[RequestOptions]) -> types.GetDomainsByIdResponse:
         """Get a domain
 
-        `GET /api/v1/domains/{id}` (getDomainsById).
+        `GET /api/v1/domains/{id}` (domains_get).
         """
         return self._transport.json("GET", f"/api/v1/domains/{_segment(id)}", options=options)
 
     def delete(self, id: str, **options: Unpack[RequestOptions]) -> None:
         """Delete a domain
 
-        `DELETE /api/v1/domains/{id}` (deleteDomainsById).
+        `DELETE /api/v1/domains/{id}` (domains_delete).
         """
         self._transport.empty("DELETE", f"/api/v1/domains/{_segment(id)}", options=options)
 
     def verify(self, id: str, **options: Unpack[RequestOptions]) -> types.PostDomainsByIdVerifyResponse:
         """Check a domain's DNS records
 
-        `POST /api/v1/domains/{id}/verify` (postDomainsByIdVerify).
+        `POST /api/v1/domains/{id}/verify` (domains_verify).
         """
         return self._transport.json("POST", f"/api/v1/domains/{_segment(id)}/verify", options=options)
 
     def get_tracking(self, id: str, **options: Unpack[RequestOptions]) -> types.GetDomainsByIdTrackingResponse:
         """A domain's open and click tracking
 
-        `GET /api/v1/domains/{id}/tracking` (getDomainsByIdTracking).
+        `GET /api/v1/domains/{id}/tracking` (domains_getTracking).
         """
         return self._transport.json("GET", f"/api/v1/domains/{_segment(id)}/tracking", options=options)
 
     def set_tracking(self, id: str, body: types.PutDomainsByIdTrackingBody, **options: Unpack[RequestOptions]) -> types.PutDomainsByIdTrackingResponse:
         """Set a domain's open and click tracking
 
-        `PUT /api/v1/domains/{id}/tracking` (putDomainsByIdTracking).
+        `PUT /api/v1/domains/{id}/tracking` (domains_setTracking).
         """
         return self._transport.json("PUT", f"/api/v1/domains/{_segment(id)}/tracking", body=body, options=options)
 
@@ -175,7 +175,7 @@ class Emails:
     def send(self, body: types.PostEmailsSendBody, *, idempotency_key: str | None = None, **options: Unpack[RequestOptions]) -> types.PostEmailsSendResponse:
         """Send an email
 
-        `POST /api/v1/emails/send` (postEmailsSend).
+        `POST /api/v1/emails/send` (emails_send).
         An `Idempotency-Key` is sent: `idempotency_key`, or a new one, so a retried call sends once.
         """
         return self._transport.json("POST", "/api/v1/emails/send", body=body, idempotency_key=idempotency_key or new_idempotency_key(), options=options)
@@ -183,7 +183,7 @@ class Emails:
     def batch(self, body: types.PostEmailsBatchBody, *, idempotency_key: str | None = None, **options: Unpack[RequestOptions]) -> types.PostEmailsBatchResponse:
         """Send up to 100 emails at once
 
-        `POST /api/v1/emails/batch` (postEmailsBatch).
+        `POST /api/v1/emails/batch` (emails_batch).
         An `Idempotency-Key` is sent: `idempotency_key`, or a new one, so a retried call sends once.
         """
         return self._transport.json("POST", "/api/v1/emails/batch", body=body, idempotency_key=idempotency_key or new_idempotency_key(), options=options)
@@ -191,7 +191,7 @@ class Emails:
     def list(self, *, status: Literal["queued", "sending", "sent", "failed", "suppressed", "captured", "bounced", "complained", "canceled"] | None = None, recipient: str | None = None, tag: str | None = None, since: str | None = None, until: str | None = None, limit: int | None = None, before: str | None = None, before_id: str | None = None, **options: Unpack[RequestOptions]) -> Paginated[types.GetEmailsResponse, types.GetEmailsItem]:
         """List the email log
 
-        `GET /api/v1/emails` (getEmails).
+        `GET /api/v1/emails` (emails_list).
         Iterate the result to follow every page, or call `.pages()` / `.first_page()`.
         """
         return self._transport.paginate("GET", "/api/v1/emails", query={"status": status, "recipient": recipient, "tag": tag, "since": since, "until": until, "limit": limit, "before": before, "before_id": before_id}, options=options, paging=CursorPaging("emails", ("before", "before_id")))
@@ -199,28 +199,28 @@ class Emails:
     def get(self, id: str, **options: Unpack[RequestOptions]) -> types.GetEmailsByIdResponse:
         """Get one recipient's email
 
-        `GET /api/v1/emails/{id}` (getEmailsById).
+        `GET /api/v1/emails/{id}` (emails_get).
         """
         return self._transport.json("GET", f"/api/v1/emails/{_segment(id)}", options=options)
 
     def cancel(self, id: str, **options: Unpack[RequestOptions]) -> types.PostEmailsByIdCancelResponse:
         """Cancel one recipient's email before it is sent
 
-        `POST /api/v1/emails/{id}/cancel` (postEmailsByIdCancel).
+        `POST /api/v1/emails/{id}/cancel` (emails_cancel).
         """
         return self._transport.json("POST", f"/api/v1/emails/{_segment(id)}/cancel", options=options)
 
     def get_attachment(self, id: str, idx: int, **options: Unpack[RequestOptions]) -> Download:
         """Download an attachment of a sent email
 
-        `GET /api/v1/emails/{id}/attachments/{idx}` (getEmailsByIdAttachmentsByIdx).
+        `GET /api/v1/emails/{id}/attachments/{idx}` (emails_getAttachment).
         The answer's body as a binary file-like object, read as it arrives: close it (or use `with`).
         """
         return self._transport.stream("GET", f"/api/v1/emails/{_segment(id)}/attachments/{_segment(idx)}", options=options)
 
 
 class InboundEmails:
-    """Inbound email: `Client.inbound_emails`."""
+    """Inbound emails: `Client.inbound_emails`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -228,7 +228,7 @@ class InboundEmails:
     def list(self, *, status: Literal["received", "rejected", "failed"] | None = None, limit: int | None = None, before: str | None = None, before_id: str | None = None, **options: Unpack[RequestOptions]) -> Paginated[types.GetInboundEmailsResponse, types.GetInboundEmailsItem]:
         """List inbound email
 
-        `GET /api/v1/inbound-emails` (getInboundEmails).
+        `GET /api/v1/inbound-emails` (inboundEmails_list).
         Iterate the result to follow every page, or call `.pages()` / `.first_page()`.
         """
         return self._transport.paginate("GET", "/api/v1/inbound-emails", query={"status": status, "limit": limit, "before": before, "before_id": before_id}, options=options, paging=CursorPaging("inbound_emails", ("before", "before_id")))
@@ -236,35 +236,35 @@ class InboundEmails:
     def get_stats(self, **options: Unpack[RequestOptions]) -> types.GetInboundEmailsStatsResponse:
         """Inbound email counts by status
 
-        `GET /api/v1/inbound-emails/stats` (getInboundEmailsStats).
+        `GET /api/v1/inbound-emails/stats` (inboundEmails_getStats).
         """
         return self._transport.json("GET", "/api/v1/inbound-emails/stats", options=options)
 
     def get(self, id: str, **options: Unpack[RequestOptions]) -> types.GetInboundEmailsByIdResponse:
         """Get an inbound email
 
-        `GET /api/v1/inbound-emails/{id}` (getInboundEmailsById).
+        `GET /api/v1/inbound-emails/{id}` (inboundEmails_get).
         """
         return self._transport.json("GET", f"/api/v1/inbound-emails/{_segment(id)}", options=options)
 
     def delete(self, id: str, **options: Unpack[RequestOptions]) -> None:
         """Delete an inbound email
 
-        `DELETE /api/v1/inbound-emails/{id}` (deleteInboundEmailsById).
+        `DELETE /api/v1/inbound-emails/{id}` (inboundEmails_delete).
         """
         self._transport.empty("DELETE", f"/api/v1/inbound-emails/{_segment(id)}", options=options)
 
     def retry(self, id: str, **options: Unpack[RequestOptions]) -> types.PostInboundEmailsByIdRetryResponse:
         """Re-emit inbound.received
 
-        `POST /api/v1/inbound-emails/{id}/retry` (postInboundEmailsByIdRetry).
+        `POST /api/v1/inbound-emails/{id}/retry` (inboundEmails_retry).
         """
         return self._transport.json("POST", f"/api/v1/inbound-emails/{_segment(id)}/retry", options=options)
 
     def get_raw(self, id: str, **options: Unpack[RequestOptions]) -> Download:
         """Download the raw message
 
-        `GET /api/v1/inbound-emails/{id}/raw` (getInboundEmailsByIdRaw).
+        `GET /api/v1/inbound-emails/{id}/raw` (inboundEmails_getRaw).
         The answer's body as a binary file-like object, read as it arrives: close it (or use `with`).
         """
         return self._transport.stream("GET", f"/api/v1/inbound-emails/{_segment(id)}/raw", options=options)
@@ -272,14 +272,14 @@ class InboundEmails:
     def get_attachment(self, uuid: str, idx: int, **options: Unpack[RequestOptions]) -> Download:
         """Download an attachment
 
-        `GET /api/v1/inbound-emails/{uuid}/attachments/{idx}` (getInboundEmailsByUuidAttachmentsByIdx).
+        `GET /api/v1/inbound-emails/{uuid}/attachments/{idx}` (inboundEmails_getAttachment).
         The answer's body as a binary file-like object, read as it arrives: close it (or use `with`).
         """
         return self._transport.stream("GET", f"/api/v1/inbound-emails/{_segment(uuid)}/attachments/{_segment(idx)}", options=options)
 
 
 class Invitations:
-    """Members: `Client.invitations`."""
+    """Invitations: `Client.invitations`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -287,27 +287,27 @@ class Invitations:
     def list(self, **options: Unpack[RequestOptions]) -> types.GetInvitationsResponse:
         """List pending invitations
 
-        `GET /api/v1/invitations` (getInvitations).
+        `GET /api/v1/invitations` (invitations_list).
         """
         return self._transport.json("GET", "/api/v1/invitations", options=options)
 
     def create(self, body: types.PostInvitationsBody, **options: Unpack[RequestOptions]) -> types.PostInvitationsResponse:
         """Invite an address into the project
 
-        `POST /api/v1/invitations` (postInvitations).
+        `POST /api/v1/invitations` (invitations_create).
         """
         return self._transport.json("POST", "/api/v1/invitations", body=body, options=options)
 
     def delete(self, id: str, **options: Unpack[RequestOptions]) -> None:
         """Revoke a pending invitation
 
-        `DELETE /api/v1/invitations/{id}` (deleteInvitationsById).
+        `DELETE /api/v1/invitations/{id}` (invitations_delete).
         """
         self._transport.empty("DELETE", f"/api/v1/invitations/{_segment(id)}", options=options)
 
 
 class MemberGroups:
-    """Members: `Client.member_groups`."""
+    """Member groups: `Client.member_groups`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -315,28 +315,28 @@ class MemberGroups:
     def list(self, **options: Unpack[RequestOptions]) -> types.GetMemberGroupsResponse:
         """List the project's custom member groups
 
-        `GET /api/v1/member-groups` (getMemberGroups).
+        `GET /api/v1/member-groups` (memberGroups_list).
         """
         return self._transport.json("GET", "/api/v1/member-groups", options=options)
 
     def create(self, body: types.PostMemberGroupsBody, **options: Unpack[RequestOptions]) -> types.PostMemberGroupsResponse:
         """Create a custom member group
 
-        `POST /api/v1/member-groups` (postMemberGroups).
+        `POST /api/v1/member-groups` (memberGroups_create).
         """
         return self._transport.json("POST", "/api/v1/member-groups", body=body, options=options)
 
     def update(self, id: str, body: types.PatchMemberGroupsByIdBody, **options: Unpack[RequestOptions]) -> types.PatchMemberGroupsByIdResponse:
         """Rename a member group or replace its permissions
 
-        `PATCH /api/v1/member-groups/{id}` (patchMemberGroupsById).
+        `PATCH /api/v1/member-groups/{id}` (memberGroups_update).
         """
         return self._transport.json("PATCH", f"/api/v1/member-groups/{_segment(id)}", body=body, options=options)
 
     def delete(self, id: str, **options: Unpack[RequestOptions]) -> None:
         """Delete a member group
 
-        `DELETE /api/v1/member-groups/{id}` (deleteMemberGroupsById).
+        `DELETE /api/v1/member-groups/{id}` (memberGroups_delete).
         """
         self._transport.empty("DELETE", f"/api/v1/member-groups/{_segment(id)}", options=options)
 
@@ -350,34 +350,34 @@ class Members:
     def list(self, **options: Unpack[RequestOptions]) -> types.GetMembersResponse:
         """List the project's members
 
-        `GET /api/v1/members` (getMembers).
+        `GET /api/v1/members` (members_list).
         """
         return self._transport.json("GET", "/api/v1/members", options=options)
 
     def update(self, user_id: str, body: types.PatchMembersByUserIdBody, **options: Unpack[RequestOptions]) -> types.PatchMembersByUserIdResponse:
         """Change a member's role or group
 
-        `PATCH /api/v1/members/{userId}` (patchMembersByUserId).
+        `PATCH /api/v1/members/{userId}` (members_update).
         """
         return self._transport.json("PATCH", f"/api/v1/members/{_segment(user_id)}", body=body, options=options)
 
     def delete(self, user_id: str, **options: Unpack[RequestOptions]) -> None:
         """Remove a member from the project
 
-        `DELETE /api/v1/members/{userId}` (deleteMembersByUserId).
+        `DELETE /api/v1/members/{userId}` (members_delete).
         """
         self._transport.empty("DELETE", f"/api/v1/members/{_segment(user_id)}", options=options)
 
     def leave(self, **options: Unpack[RequestOptions]) -> None:
         """Leave the project
 
-        `POST /api/v1/members/leave` (postMembersLeave).
+        `POST /api/v1/members/leave` (members_leave).
         """
         self._transport.empty("POST", "/api/v1/members/leave", options=options)
 
 
 class Permissions:
-    """API keys: `Client.permissions`."""
+    """Permissions: `Client.permissions`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -385,7 +385,7 @@ class Permissions:
     def get(self, **options: Unpack[RequestOptions]) -> types.GetPermissionsResponse:
         """The permission catalogue
 
-        `GET /api/v1/permissions` (getPermissions).
+        `GET /api/v1/permissions` (permissions_get).
         """
         return self._transport.json("GET", "/api/v1/permissions", options=options)
 
@@ -399,21 +399,21 @@ class Project:
     def delete(self, **options: Unpack[RequestOptions]) -> None:
         """Delete the project
 
-        `DELETE /api/v1/project` (deleteProject).
+        `DELETE /api/v1/project` (project_delete).
         """
         self._transport.empty("DELETE", "/api/v1/project", options=options)
 
     def get_sso(self, **options: Unpack[RequestOptions]) -> types.GetProjectSsoResponse:
         """Read the project's SSO policy
 
-        `GET /api/v1/project/sso` (getProjectSso).
+        `GET /api/v1/project/sso` (project_getSso).
         """
         return self._transport.json("GET", "/api/v1/project/sso", options=options)
 
     def set_sso(self, body: types.PutProjectSsoBody, **options: Unpack[RequestOptions]) -> types.PutProjectSsoResponse:
         """Change the project's SSO policy
 
-        `PUT /api/v1/project/sso` (putProjectSso).
+        `PUT /api/v1/project/sso` (project_setSso).
         """
         return self._transport.json("PUT", "/api/v1/project/sso", body=body, options=options)
 
@@ -427,20 +427,20 @@ class RelayNodes:
     def list(self, **options: Unpack[RequestOptions]) -> types.GetRelayNodesResponse:
         """List relay nodes
 
-        `GET /api/v1/relay/nodes` (getRelayNodes).
+        `GET /api/v1/relay/nodes` (relayNodes_list).
         """
         return self._transport.json("GET", "/api/v1/relay/nodes", options=options)
 
     def revoke(self, id: str, **options: Unpack[RequestOptions]) -> types.PostRelayNodesByIdRevokeResponse:
         """Revoke a relay node
 
-        `POST /api/v1/relay/nodes/{id}/revoke` (postRelayNodesByIdRevoke).
+        `POST /api/v1/relay/nodes/{id}/revoke` (relayNodes_revoke).
         """
         return self._transport.json("POST", f"/api/v1/relay/nodes/{_segment(id)}/revoke", options=options)
 
 
 class SandboxEmails:
-    """Sandbox: `Client.sandbox_emails`."""
+    """Sandbox emails: `Client.sandbox_emails`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -448,7 +448,7 @@ class SandboxEmails:
     def list(self, *, status: Literal["queued", "sending", "sent", "failed", "suppressed", "captured", "bounced", "complained", "canceled"] | None = None, recipient: str | None = None, tag: str | None = None, since: str | None = None, until: str | None = None, limit: int | None = None, before: str | None = None, before_id: str | None = None, **options: Unpack[RequestOptions]) -> Paginated[types.GetSandboxEmailsResponse, types.GetSandboxEmailsItem]:
         """List mail captured in the sandbox
 
-        `GET /api/v1/sandbox/emails` (getSandboxEmails).
+        `GET /api/v1/sandbox/emails` (sandboxEmails_list).
         Iterate the result to follow every page, or call `.pages()` / `.first_page()`.
         """
         return self._transport.paginate("GET", "/api/v1/sandbox/emails", query={"status": status, "recipient": recipient, "tag": tag, "since": since, "until": until, "limit": limit, "before": before, "before_id": before_id}, options=options, paging=CursorPaging("emails", ("before", "before_id")))
@@ -456,7 +456,7 @@ class SandboxEmails:
     def get(self, id: str, **options: Unpack[RequestOptions]) -> types.GetSandboxEmailsByIdResponse:
         """Read one captured email
 
-        `GET /api/v1/sandbox/emails/{id}` (getSandboxEmailsById).
+        `GET /api/v1/sandbox/emails/{id}` (sandboxEmails_get).
         """
         return self._transport.json("GET", f"/api/v1/sandbox/emails/{_segment(id)}", options=options)
 
@@ -470,34 +470,34 @@ class SmtpServers:
     def list(self, **options: Unpack[RequestOptions]) -> types.GetSmtpServersResponse:
         """List the project's SMTP servers
 
-        `GET /api/v1/smtp-servers` (getSmtpServers).
+        `GET /api/v1/smtp-servers` (smtpServers_list).
         """
         return self._transport.json("GET", "/api/v1/smtp-servers", options=options)
 
     def create(self, body: types.PostSmtpServersBody, **options: Unpack[RequestOptions]) -> types.PostSmtpServersResponse:
         """Add an SMTP server
 
-        `POST /api/v1/smtp-servers` (postSmtpServers).
+        `POST /api/v1/smtp-servers` (smtpServers_create).
         """
         return self._transport.json("POST", "/api/v1/smtp-servers", body=body, options=options)
 
     def delete(self, id: str, **options: Unpack[RequestOptions]) -> None:
         """Remove an SMTP server
 
-        `DELETE /api/v1/smtp-servers/{id}` (deleteSmtpServersById).
+        `DELETE /api/v1/smtp-servers/{id}` (smtpServers_delete).
         """
         self._transport.empty("DELETE", f"/api/v1/smtp-servers/{_segment(id)}", options=options)
 
     def test(self, id: str, *, timeout_ms: int | None = None, **options: Unpack[RequestOptions]) -> types.PostSmtpServersByIdTestResponse:
         """Test an SMTP server
 
-        `POST /api/v1/smtp-servers/{id}/test` (postSmtpServersByIdTest).
+        `POST /api/v1/smtp-servers/{id}/test` (smtpServers_test).
         """
         return self._transport.json("POST", f"/api/v1/smtp-servers/{_segment(id)}/test", query={"timeout_ms": timeout_ms}, options=options)
 
 
 class Stylesheets:
-    """Templates: `Client.stylesheets`."""
+    """Stylesheets: `Client.stylesheets`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -505,35 +505,35 @@ class Stylesheets:
     def list(self, **options: Unpack[RequestOptions]) -> types.GetStylesheetsResponse:
         """List stylesheets
 
-        `GET /api/v1/stylesheets` (getStylesheets).
+        `GET /api/v1/stylesheets` (stylesheets_list).
         """
         return self._transport.json("GET", "/api/v1/stylesheets", options=options)
 
     def create(self, body: types.PostStylesheetsBody, **options: Unpack[RequestOptions]) -> types.PostStylesheetsResponse:
         """Create a stylesheet
 
-        `POST /api/v1/stylesheets` (postStylesheets).
+        `POST /api/v1/stylesheets` (stylesheets_create).
         """
         return self._transport.json("POST", "/api/v1/stylesheets", body=body, options=options)
 
     def get(self, id: str, **options: Unpack[RequestOptions]) -> types.GetStylesheetsByIdResponse:
         """Get a stylesheet
 
-        `GET /api/v1/stylesheets/{id}` (getStylesheetsById).
+        `GET /api/v1/stylesheets/{id}` (stylesheets_get).
         """
         return self._transport.json("GET", f"/api/v1/stylesheets/{_segment(id)}", options=options)
 
     def update(self, id: str, body: types.PatchStylesheetsByIdBody, **options: Unpack[RequestOptions]) -> types.PatchStylesheetsByIdResponse:
         """Update a stylesheet
 
-        `PATCH /api/v1/stylesheets/{id}` (patchStylesheetsById).
+        `PATCH /api/v1/stylesheets/{id}` (stylesheets_update).
         """
         return self._transport.json("PATCH", f"/api/v1/stylesheets/{_segment(id)}", body=body, options=options)
 
     def delete(self, id: str, **options: Unpack[RequestOptions]) -> None:
         """Delete a stylesheet
 
-        `DELETE /api/v1/stylesheets/{id}` (deleteStylesheetsById).
+        `DELETE /api/v1/stylesheets/{id}` (stylesheets_delete).
         """
         self._transport.empty("DELETE", f"/api/v1/stylesheets/{_segment(id)}", options=options)
 
@@ -547,7 +547,7 @@ class Suppressions:
     def list(self, *, limit: int | None = None, after: str | None = None, reason: Literal["hard_bounce", "complaint", "manual", "unsubscribe"] | None = None, include_expired: bool | None = None, **options: Unpack[RequestOptions]) -> Paginated[types.GetSuppressionsResponse, types.GetSuppressionsItem]:
         """List suppressed addresses
 
-        `GET /api/v1/suppressions` (getSuppressions).
+        `GET /api/v1/suppressions` (suppressions_list).
         Iterate the result to follow every page, or call `.pages()` / `.first_page()`.
         """
         return self._transport.paginate("GET", "/api/v1/suppressions", query={"limit": limit, "after": after, "reason": reason, "include_expired": include_expired}, options=options, paging=CursorPaging("suppressions", ("after",)))
@@ -555,21 +555,21 @@ class Suppressions:
     def create(self, body: types.PostSuppressionsBody, **options: Unpack[RequestOptions]) -> types.PostSuppressionsResponse:
         """Suppress an address
 
-        `POST /api/v1/suppressions` (postSuppressions).
+        `POST /api/v1/suppressions` (suppressions_create).
         """
         return self._transport.json("POST", "/api/v1/suppressions", body=body, options=options)
 
     def get(self, id: str, **options: Unpack[RequestOptions]) -> types.GetSuppressionsByIdResponse:
         """Get a suppression
 
-        `GET /api/v1/suppressions/{id}` (getSuppressionsById).
+        `GET /api/v1/suppressions/{id}` (suppressions_get).
         """
         return self._transport.json("GET", f"/api/v1/suppressions/{_segment(id)}", options=options)
 
     def delete(self, id: str, **options: Unpack[RequestOptions]) -> None:
         """Remove a suppression
 
-        `DELETE /api/v1/suppressions/{id}` (deleteSuppressionsById).
+        `DELETE /api/v1/suppressions/{id}` (suppressions_delete).
         """
         self._transport.empty("DELETE", f"/api/v1/suppressions/{_segment(id)}", options=options)
 
@@ -583,21 +583,21 @@ class Templates:
     def preview(self, template_id: str, version_id: str, body: types.PostTemplatesByTemplateIdVersionsByVersionIdPreviewBody | None = None, **options: Unpack[RequestOptions]) -> types.PostTemplatesByTemplateIdVersionsByVersionIdPreviewResponse:
         """Preview a template version
 
-        `POST /api/v1/templates/{templateId}/versions/{versionId}/preview` (postTemplatesByTemplateIdVersionsByVersionIdPreview).
+        `POST /api/v1/templates/{templateId}/versions/{versionId}/preview` (templates_preview).
         """
         return self._transport.json("POST", f"/api/v1/templates/{_segment(template_id)}/versions/{_segment(version_id)}/preview", body=body, options=options)
 
     def send_test(self, template_id: str, body: types.PostTemplatesByTemplateIdSendTestBody, **options: Unpack[RequestOptions]) -> types.PostTemplatesByTemplateIdSendTestResponse:
         """Send a test of a template version
 
-        `POST /api/v1/templates/{templateId}/send-test` (postTemplatesByTemplateIdSendTest).
+        `POST /api/v1/templates/{templateId}/send-test` (templates_sendTest).
         """
         return self._transport.json("POST", f"/api/v1/templates/{_segment(template_id)}/send-test", body=body, options=options)
 
     def list(self, *, limit: int | None = None, before: str | None = None, before_id: str | None = None, **options: Unpack[RequestOptions]) -> Paginated[types.GetTemplatesResponse, types.GetTemplatesItem]:
         """List templates
 
-        `GET /api/v1/templates` (getTemplates).
+        `GET /api/v1/templates` (templates_list).
         Iterate the result to follow every page, or call `.pages()` / `.first_page()`.
         """
         return self._transport.paginate("GET", "/api/v1/templates", query={"limit": limit, "before": before, "before_id": before_id}, options=options, paging=CursorPaging("templates", ("before", "before_id")))
@@ -605,83 +605,83 @@ class Templates:
     def create(self, body: types.PostTemplatesBody, **options: Unpack[RequestOptions]) -> types.PostTemplatesResponse:
         """Create a template
 
-        `POST /api/v1/templates` (postTemplates).
+        `POST /api/v1/templates` (templates_create).
         """
         return self._transport.json("POST", "/api/v1/templates", body=body, options=options)
 
     def get(self, template_id: str, **options: Unpack[RequestOptions]) -> types.GetTemplatesByTemplateIdResponse:
         """Get a template with its versions
 
-        `GET /api/v1/templates/{templateId}` (getTemplatesByTemplateId).
+        `GET /api/v1/templates/{templateId}` (templates_get).
         """
         return self._transport.json("GET", f"/api/v1/templates/{_segment(template_id)}", options=options)
 
     def update(self, template_id: str, body: types.PatchTemplatesByTemplateIdBody, **options: Unpack[RequestOptions]) -> types.PatchTemplatesByTemplateIdResponse:
         """Update a template
 
-        `PATCH /api/v1/templates/{templateId}` (patchTemplatesByTemplateId).
+        `PATCH /api/v1/templates/{templateId}` (templates_update).
         """
         return self._transport.json("PATCH", f"/api/v1/templates/{_segment(template_id)}", body=body, options=options)
 
     def delete(self, template_id: str, **options: Unpack[RequestOptions]) -> None:
         """Delete a template
 
-        `DELETE /api/v1/templates/{templateId}` (deleteTemplatesByTemplateId).
+        `DELETE /api/v1/templates/{templateId}` (templates_delete).
         """
         self._transport.empty("DELETE", f"/api/v1/templates/{_segment(template_id)}", options=options)
 
     def list_versions(self, template_id: str, **options: Unpack[RequestOptions]) -> types.GetTemplatesByTemplateIdVersionsResponse:
         """List a template's versions
 
-        `GET /api/v1/templates/{templateId}/versions` (getTemplatesByTemplateIdVersions).
+        `GET /api/v1/templates/{templateId}/versions` (templates_listVersions).
         """
         return self._transport.json("GET", f"/api/v1/templates/{_segment(template_id)}/versions", options=options)
 
     def create_version(self, template_id: str, body: types.PostTemplatesByTemplateIdVersionsBody | None = None, **options: Unpack[RequestOptions]) -> types.PostTemplatesByTemplateIdVersionsResponse:
         """Create a template version
 
-        `POST /api/v1/templates/{templateId}/versions` (postTemplatesByTemplateIdVersions).
+        `POST /api/v1/templates/{templateId}/versions` (templates_createVersion).
         """
         return self._transport.json("POST", f"/api/v1/templates/{_segment(template_id)}/versions", body=body, options=options)
 
     def update_version(self, template_id: str, version_id: str, body: types.PatchTemplatesByTemplateIdVersionsByVersionIdBody, **options: Unpack[RequestOptions]) -> types.PatchTemplatesByTemplateIdVersionsByVersionIdResponse:
         """Update a draft version
 
-        `PATCH /api/v1/templates/{templateId}/versions/{versionId}` (patchTemplatesByTemplateIdVersionsByVersionId).
+        `PATCH /api/v1/templates/{templateId}/versions/{versionId}` (templates_updateVersion).
         """
         return self._transport.json("PATCH", f"/api/v1/templates/{_segment(template_id)}/versions/{_segment(version_id)}", body=body, options=options)
 
     def delete_version(self, template_id: str, version_id: str, **options: Unpack[RequestOptions]) -> None:
         """Delete a version
 
-        `DELETE /api/v1/templates/{templateId}/versions/{versionId}` (deleteTemplatesByTemplateIdVersionsByVersionId).
+        `DELETE /api/v1/templates/{templateId}/versions/{versionId}` (templates_deleteVersion).
         """
         self._transport.empty("DELETE", f"/api/v1/templates/{_segment(template_id)}/versions/{_segment(version_id)}", options=options)
 
     def activate(self, template_id: str, version_id: str, **options: Unpack[RequestOptions]) -> types.PostTemplatesByTemplateIdActivateByVersionIdResponse:
         """Activate a version
 
-        `POST /api/v1/templates/{templateId}/activate/{versionId}` (postTemplatesByTemplateIdActivateByVersionId).
+        `POST /api/v1/templates/{templateId}/activate/{versionId}` (templates_activate).
         """
         return self._transport.json("POST", f"/api/v1/templates/{_segment(template_id)}/activate/{_segment(version_id)}", options=options)
 
     def list_localizations(self, template_id: str, version_id: str, **options: Unpack[RequestOptions]) -> types.GetTemplatesByTemplateIdVersionsByVersionIdLocalizationsResponse:
         """List a version's localizations
 
-        `GET /api/v1/templates/{templateId}/versions/{versionId}/localizations` (getTemplatesByTemplateIdVersionsByVersionIdLocalizations).
+        `GET /api/v1/templates/{templateId}/versions/{versionId}/localizations` (templates_listLocalizations).
         """
         return self._transport.json("GET", f"/api/v1/templates/{_segment(template_id)}/versions/{_segment(version_id)}/localizations", options=options)
 
     def set_localizations(self, template_id: str, version_id: str, body: types.PutTemplatesByTemplateIdVersionsByVersionIdLocalizationsBody, **options: Unpack[RequestOptions]) -> types.PutTemplatesByTemplateIdVersionsByVersionIdLocalizationsResponse:
         """Replace a draft version's localizations
 
-        `PUT /api/v1/templates/{templateId}/versions/{versionId}/localizations` (putTemplatesByTemplateIdVersionsByVersionIdLocalizations).
+        `PUT /api/v1/templates/{templateId}/versions/{versionId}/localizations` (templates_setLocalizations).
         """
         return self._transport.json("PUT", f"/api/v1/templates/{_segment(template_id)}/versions/{_segment(version_id)}/localizations", body=body, options=options)
 
 
 class Usage:
-    """Emails: `Client.usage`."""
+    """Usage: `Client.usage`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -689,7 +689,7 @@ class Usage:
     def get(self, **options: Unpack[RequestOptions]) -> types.GetUsageResponse:
         """Plan limits beside consumption
 
-        `GET /api/v1/usage` (getUsage).
+        `GET /api/v1/usage` (usage_get).
         """
         return self._transport.json("GET", "/api/v1/usage", options=options)
 
@@ -703,35 +703,35 @@ class Webhooks:
     def list(self, **options: Unpack[RequestOptions]) -> types.GetWebhooksResponse:
         """List webhooks
 
-        `GET /api/v1/webhooks` (getWebhooks).
+        `GET /api/v1/webhooks` (webhooks_list).
         """
         return self._transport.json("GET", "/api/v1/webhooks", options=options)
 
     def create(self, body: types.PostWebhooksBody, **options: Unpack[RequestOptions]) -> types.PostWebhooksResponse:
         """Create a webhook
 
-        `POST /api/v1/webhooks` (postWebhooks).
+        `POST /api/v1/webhooks` (webhooks_create).
         """
         return self._transport.json("POST", "/api/v1/webhooks", body=body, options=options)
 
     def delete(self, id: str, **options: Unpack[RequestOptions]) -> None:
         """Delete a webhook
 
-        `DELETE /api/v1/webhooks/{id}` (deleteWebhooksById).
+        `DELETE /api/v1/webhooks/{id}` (webhooks_delete).
         """
         self._transport.empty("DELETE", f"/api/v1/webhooks/{_segment(id)}", options=options)
 
     def rotate_secret(self, id: str, **options: Unpack[RequestOptions]) -> types.PostWebhooksByIdRotateSecretResponse:
         """Rotate a webhook's signing secret
 
-        `POST /api/v1/webhooks/{id}/rotate-secret` (postWebhooksByIdRotateSecret).
+        `POST /api/v1/webhooks/{id}/rotate-secret` (webhooks_rotateSecret).
         """
         return self._transport.json("POST", f"/api/v1/webhooks/{_segment(id)}/rotate-secret", options=options)
 
     def list_deliveries(self, id: str, *, status: Literal["pending", "succeeded", "failed"] | None = None, limit: int | None = None, before: str | None = None, before_id: str | None = None, **options: Unpack[RequestOptions]) -> Paginated[types.GetWebhooksByIdDeliveriesResponse, types.GetWebhooksByIdDeliveriesItem]:
         """List a webhook's deliveries
 
-        `GET /api/v1/webhooks/{id}/deliveries` (getWebhooksByIdDeliveries).
+        `GET /api/v1/webhooks/{id}/deliveries` (webhooks_listDeliveries).
         Iterate the result to follow every page, or call `.pages()` / `.first_page()`.
         """
         return self._transport.paginate("GET", f"/api/v1/webhooks/{_segment(id)}/deliveries", query={"status": status, "limit": limit, "before": before, "before_id": before_id}, options=options, paging=CursorPaging("deliveries", ("before", "before_id")))
@@ -739,7 +739,7 @@ class Webhooks:
     def redeliver(self, id: str, delivery_id: str, **options: Unpack[RequestOptions]) -> types.PostWebhooksByIdDeliveriesByDeliveryIdRedeliverResponse:
         """Redeliver an event
 
-        `POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver` (postWebhooksByIdDeliveriesByDeliveryIdRedeliver).
+        `POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver` (webhooks_redeliver).
         """
         return self._transport.json("POST", f"/api/v1/webhooks/{_segment(id)}/deliveries/{_segment(delivery_id)}/redeliver", options=options)
 

@@ -3,13 +3,13 @@ import type { Paginated } from '../paging.js';
 import type { RequestOptions, Transport } from '../transport.js';
 import type * as types from './types.js';
 
-/** Admin: `EdgemailAdmin.certificates`. */
+/** Admin: certificates: `EdgemailAdmin.certificates`. */
 export class Certificates {
   constructor(private readonly transport: Transport) {}
 
   /**
    * Create an internal certificate authority
-   * `POST /api/v1/admin/certificates/generate-ca` (postAdminCertificatesGenerateCa).
+   * `POST /api/v1/admin/certificates/generate-ca` (adminCertificates_generateCa).
    */
   generateCa(body: types.PostAdminCertificatesGenerateCaBody, options?: RequestOptions): Promise<types.PostAdminCertificatesGenerateCaResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/admin/certificates/generate-ca`, body, options });
@@ -17,7 +17,7 @@ export class Certificates {
 
   /**
    * Issue a server certificate from an internal authority
-   * `POST /api/v1/admin/certificates/generate` (postAdminCertificatesGenerate).
+   * `POST /api/v1/admin/certificates/generate` (adminCertificates_generate).
    */
   generate(body: types.PostAdminCertificatesGenerateBody, options?: RequestOptions): Promise<types.PostAdminCertificatesGenerateResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/admin/certificates/generate`, body, options });
@@ -25,7 +25,7 @@ export class Certificates {
 
   /**
    * List the stored certificates
-   * `GET /api/v1/admin/certificates` (getAdminCertificates).
+   * `GET /api/v1/admin/certificates` (adminCertificates_list).
    */
   list(options?: RequestOptions): Promise<types.GetAdminCertificatesResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/admin/certificates`, options });
@@ -33,7 +33,7 @@ export class Certificates {
 
   /**
    * Upload a certificate and its private key
-   * `POST /api/v1/admin/certificates` (postAdminCertificates).
+   * `POST /api/v1/admin/certificates` (adminCertificates_create).
    */
   create(body: types.PostAdminCertificatesBody, options?: RequestOptions): Promise<types.PostAdminCertificatesResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/admin/certificates`, body, options });
@@ -41,7 +41,7 @@ export class Certificates {
 
   /**
    * Get a certificate
-   * `GET /api/v1/admin/certificates/{name}` (getAdminCertificatesByName).
+   * `GET /api/v1/admin/certificates/{name}` (adminCertificates_get).
    */
   get(name: string, options?: RequestOptions): Promise<types.GetAdminCertificatesByNameResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/admin/certificates/${encodeURIComponent(String(name))}`, options });
@@ -49,7 +49,7 @@ export class Certificates {
 
   /**
    * Delete a certificate
-   * `DELETE /api/v1/admin/certificates/{name}` (deleteAdminCertificatesByName).
+   * `DELETE /api/v1/admin/certificates/{name}` (adminCertificates_delete).
    */
   delete(name: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/admin/certificates/${encodeURIComponent(String(name))}`, options });
@@ -57,20 +57,20 @@ export class Certificates {
 
   /**
    * Download a certificate as PEM
-   * `GET /api/v1/admin/certificates/{name}/pem` (getAdminCertificatesByNamePem).
+   * `GET /api/v1/admin/certificates/{name}/pem` (adminCertificates_getPem).
    */
   getPem(name: string, options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
     return this.transport.stream({ method: 'GET', path: `/api/v1/admin/certificates/${encodeURIComponent(String(name))}/pem`, options });
   }
 }
 
-/** Admin: `EdgemailAdmin.credentials`. */
+/** Admin: credentials: `EdgemailAdmin.credentials`. */
 export class Credentials {
   constructor(private readonly transport: Transport) {}
 
   /**
    * List platform credentials
-   * `GET /api/v1/admin/credentials` (getAdminCredentials).
+   * `GET /api/v1/admin/credentials` (adminCredentials_list).
    */
   list(options?: RequestOptions): Promise<types.GetAdminCredentialsResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/admin/credentials`, options });
@@ -78,7 +78,7 @@ export class Credentials {
 
   /**
    * Mint a platform credential
-   * `POST /api/v1/admin/credentials` (postAdminCredentials).
+   * `POST /api/v1/admin/credentials` (adminCredentials_create).
    */
   create(body: types.PostAdminCredentialsBody, options?: RequestOptions): Promise<types.PostAdminCredentialsResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/admin/credentials`, body, options });
@@ -86,20 +86,20 @@ export class Credentials {
 
   /**
    * Revoke a platform credential
-   * `POST /api/v1/admin/credentials/{id}/revoke` (postAdminCredentialsByIdRevoke).
+   * `POST /api/v1/admin/credentials/{id}/revoke` (adminCredentials_revoke).
    */
   revoke(id: string, options?: RequestOptions): Promise<types.PostAdminCredentialsByIdRevokeResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/admin/credentials/${encodeURIComponent(String(id))}/revoke`, options });
   }
 }
 
-/** Admin: `EdgemailAdmin.identityProviders`. */
+/** Admin: identity providers: `EdgemailAdmin.identityProviders`. */
 export class IdentityProviders {
   constructor(private readonly transport: Transport) {}
 
   /**
    * List the identity providers
-   * `GET /api/v1/admin/identity-providers` (getAdminIdentityProviders).
+   * `GET /api/v1/admin/identity-providers` (adminIdentityProviders_list).
    */
   list(options?: RequestOptions): Promise<types.GetAdminIdentityProvidersResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/admin/identity-providers`, options });
@@ -107,7 +107,7 @@ export class IdentityProviders {
 
   /**
    * Add an OpenID Connect identity provider
-   * `POST /api/v1/admin/identity-providers` (postAdminIdentityProviders).
+   * `POST /api/v1/admin/identity-providers` (adminIdentityProviders_create).
    */
   create(body: types.PostAdminIdentityProvidersBody, options?: RequestOptions): Promise<types.PostAdminIdentityProvidersResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/admin/identity-providers`, body, options });
@@ -115,7 +115,7 @@ export class IdentityProviders {
 
   /**
    * Get an identity provider
-   * `GET /api/v1/admin/identity-providers/{id}` (getAdminIdentityProvidersById).
+   * `GET /api/v1/admin/identity-providers/{id}` (adminIdentityProviders_get).
    */
   get(id: string, options?: RequestOptions): Promise<types.GetAdminIdentityProvidersByIdResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/admin/identity-providers/${encodeURIComponent(String(id))}`, options });
@@ -123,7 +123,7 @@ export class IdentityProviders {
 
   /**
    * Change an identity provider
-   * `PATCH /api/v1/admin/identity-providers/{id}` (patchAdminIdentityProvidersById).
+   * `PATCH /api/v1/admin/identity-providers/{id}` (adminIdentityProviders_update).
    */
   update(id: string, body: types.PatchAdminIdentityProvidersByIdBody, options?: RequestOptions): Promise<types.PatchAdminIdentityProvidersByIdResponse> {
     return this.transport.json({ method: 'PATCH', path: `/api/v1/admin/identity-providers/${encodeURIComponent(String(id))}`, body, options });
@@ -131,20 +131,20 @@ export class IdentityProviders {
 
   /**
    * Delete an identity provider
-   * `DELETE /api/v1/admin/identity-providers/{id}` (deleteAdminIdentityProvidersById).
+   * `DELETE /api/v1/admin/identity-providers/{id}` (adminIdentityProviders_delete).
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/admin/identity-providers/${encodeURIComponent(String(id))}`, options });
   }
 }
 
-/** Admin: `EdgemailAdmin.listeners`. */
+/** Admin: listeners: `EdgemailAdmin.listeners`. */
 export class Listeners {
   constructor(private readonly transport: Transport) {}
 
   /**
    * List the SMTP listeners and their TLS
-   * `GET /api/v1/admin/listeners` (getAdminListeners).
+   * `GET /api/v1/admin/listeners` (adminListeners_list).
    */
   list(options?: RequestOptions): Promise<types.GetAdminListenersResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/admin/listeners`, options });
@@ -152,7 +152,7 @@ export class Listeners {
 
   /**
    * Get one SMTP listener and its TLS
-   * `GET /api/v1/admin/listeners/{listener}` (getAdminListenersByListener).
+   * `GET /api/v1/admin/listeners/{listener}` (adminListeners_get).
    */
   get(listener: string, options?: RequestOptions): Promise<types.GetAdminListenersByListenerResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/admin/listeners/${encodeURIComponent(String(listener))}`, options });
@@ -160,7 +160,7 @@ export class Listeners {
 
   /**
    * Assign a certificate to an SMTP listener
-   * `PUT /api/v1/admin/listeners/{listener}/certificate` (putAdminListenersByListenerCertificate).
+   * `PUT /api/v1/admin/listeners/{listener}/certificate` (adminListeners_setCertificate).
    */
   setCertificate(listener: string, body: types.PutAdminListenersByListenerCertificateBody, options?: RequestOptions): Promise<types.PutAdminListenersByListenerCertificateResponse> {
     return this.transport.json({ method: 'PUT', path: `/api/v1/admin/listeners/${encodeURIComponent(String(listener))}/certificate`, body, options });
@@ -168,46 +168,46 @@ export class Listeners {
 
   /**
    * Remove a listener's certificate assignment
-   * `DELETE /api/v1/admin/listeners/{listener}/certificate` (deleteAdminListenersByListenerCertificate).
+   * `DELETE /api/v1/admin/listeners/{listener}/certificate` (adminListeners_deleteCertificate).
    */
   deleteCertificate(listener: string, options?: RequestOptions): Promise<types.DeleteAdminListenersByListenerCertificateResponse> {
     return this.transport.json({ method: 'DELETE', path: `/api/v1/admin/listeners/${encodeURIComponent(String(listener))}/certificate`, options });
   }
 }
 
-/** Admin: `EdgemailAdmin.plans`. */
+/** Admin: plans: `EdgemailAdmin.plans`. */
 export class Plans {
   constructor(private readonly transport: Transport) {}
 
   /**
    * Create a plan
-   * `POST /api/v1/admin/plans` (postAdminPlans).
+   * `POST /api/v1/admin/plans` (adminPlans_create).
    */
   create(body: types.PostAdminPlansBody, options?: RequestOptions): Promise<types.PostAdminPlansResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/admin/plans`, body, options });
   }
 }
 
-/** Admin: `EdgemailAdmin.projects`. */
+/** Admin: projects: `EdgemailAdmin.projects`. */
 export class Projects {
   constructor(private readonly transport: Transport) {}
 
   /**
    * Create a project
-   * `POST /api/v1/admin/projects` (postAdminProjects).
+   * `POST /api/v1/admin/projects` (adminProjects_create).
    */
   create(body: types.PostAdminProjectsBody, options?: RequestOptions): Promise<types.PostAdminProjectsResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/admin/projects`, body, options });
   }
 }
 
-/** Admin: `EdgemailAdmin.securityEvents`. */
+/** Admin: security events: `EdgemailAdmin.securityEvents`. */
 export class SecurityEvents {
   constructor(private readonly transport: Transport) {}
 
   /**
    * Every account's security trail
-   * `GET /api/v1/admin/security-events` (getAdminSecurityEvents).
+   * `GET /api/v1/admin/security-events` (adminSecurityEvents_list).
    * Iterate it with `for await` to follow every page, or call `.pages()` / `.firstPage()`.
    */
   list(params?: types.GetAdminSecurityEventsQuery, options?: RequestOptions): Paginated<types.GetAdminSecurityEventsResponse, types.GetAdminSecurityEventsResponse["events"][number]> {
@@ -215,13 +215,13 @@ export class SecurityEvents {
   }
 }
 
-/** Admin: `EdgemailAdmin.settings`. */
+/** Admin: settings: `EdgemailAdmin.settings`. */
 export class Settings {
   constructor(private readonly transport: Transport) {}
 
   /**
    * Read the installation settings
-   * `GET /api/v1/admin/settings` (getAdminSettings).
+   * `GET /api/v1/admin/settings` (adminSettings_list).
    */
   list(options?: RequestOptions): Promise<types.GetAdminSettingsResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/admin/settings`, options });
@@ -229,20 +229,20 @@ export class Settings {
 
   /**
    * Change installation settings at run time
-   * `PATCH /api/v1/admin/settings` (patchAdminSettings).
+   * `PATCH /api/v1/admin/settings` (adminSettings_update).
    */
   update(body: types.PatchAdminSettingsBody, options?: RequestOptions): Promise<types.PatchAdminSettingsResponse> {
     return this.transport.json({ method: 'PATCH', path: `/api/v1/admin/settings`, body, options });
   }
 }
 
-/** Admin: `EdgemailAdmin.smtpPool`. */
+/** Admin: SMTP pool: `EdgemailAdmin.smtpPool`. */
 export class SmtpPool {
   constructor(private readonly transport: Transport) {}
 
   /**
    * List the shared SMTP pool
-   * `GET /api/v1/admin/smtp-pool` (getAdminSmtpPool).
+   * `GET /api/v1/admin/smtp-pool` (adminSmtpPool_get).
    */
   get(options?: RequestOptions): Promise<types.GetAdminSmtpPoolResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/admin/smtp-pool`, options });
@@ -250,7 +250,7 @@ export class SmtpPool {
 
   /**
    * Add a server to the shared SMTP pool
-   * `POST /api/v1/admin/smtp-pool` (postAdminSmtpPool).
+   * `POST /api/v1/admin/smtp-pool` (adminSmtpPool_create).
    */
   create(body: types.PostAdminSmtpPoolBody, options?: RequestOptions): Promise<types.PostAdminSmtpPoolResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/admin/smtp-pool`, body, options });
@@ -258,7 +258,7 @@ export class SmtpPool {
 
   /**
    * Remove a server from the shared SMTP pool
-   * `DELETE /api/v1/admin/smtp-pool/{id}` (deleteAdminSmtpPoolById).
+   * `DELETE /api/v1/admin/smtp-pool/{id}` (adminSmtpPool_delete).
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/admin/smtp-pool/${encodeURIComponent(String(id))}`, options });
@@ -266,20 +266,20 @@ export class SmtpPool {
 
   /**
    * Test a server of the shared SMTP pool
-   * `POST /api/v1/admin/smtp-pool/{id}/test` (postAdminSmtpPoolByIdTest).
+   * `POST /api/v1/admin/smtp-pool/{id}/test` (adminSmtpPool_test).
    */
   test(id: string, params?: types.PostAdminSmtpPoolByIdTestQuery, options?: RequestOptions): Promise<types.PostAdminSmtpPoolByIdTestResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/admin/smtp-pool/${encodeURIComponent(String(id))}/test`, query: params, options });
   }
 }
 
-/** Admin: `EdgemailAdmin.users`. */
+/** Admin: users: `EdgemailAdmin.users`. */
 export class Users {
   constructor(private readonly transport: Transport) {}
 
   /**
    * List users
-   * `GET /api/v1/admin/users` (getAdminUsers).
+   * `GET /api/v1/admin/users` (adminUsers_list).
    */
   list(options?: RequestOptions): Promise<types.GetAdminUsersResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/admin/users`, options });
@@ -287,7 +287,7 @@ export class Users {
 
   /**
    * Create a user
-   * `POST /api/v1/admin/users` (postAdminUsers).
+   * `POST /api/v1/admin/users` (adminUsers_create).
    */
   create(body: types.PostAdminUsersBody, options?: RequestOptions): Promise<types.PostAdminUsersResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/admin/users`, body, options });
@@ -295,7 +295,7 @@ export class Users {
 
   /**
    * Set a user's password
-   * `PUT /api/v1/admin/users/{id}/password` (putAdminUsersByIdPassword).
+   * `PUT /api/v1/admin/users/{id}/password` (adminUsers_setPassword).
    */
   setPassword(id: string, body: types.PutAdminUsersByIdPasswordBody, options?: RequestOptions): Promise<types.PutAdminUsersByIdPasswordResponse> {
     return this.transport.json({ method: 'PUT', path: `/api/v1/admin/users/${encodeURIComponent(String(id))}/password`, body, options });

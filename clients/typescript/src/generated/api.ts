@@ -9,7 +9,7 @@ export class Analytics {
 
   /**
    * Email counts by status per day
-   * `GET /api/v1/analytics` (getAnalytics).
+   * `GET /api/v1/analytics` (analytics_get).
    */
   get(params?: types.GetAnalyticsQuery, options?: RequestOptions): Promise<types.GetAnalyticsResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/analytics`, query: params, options });
@@ -22,7 +22,7 @@ export class ApiKeys {
 
   /**
    * List API keys
-   * `GET /api/v1/api-keys` (getApiKeys).
+   * `GET /api/v1/api-keys` (apiKeys_list).
    */
   list(options?: RequestOptions): Promise<types.GetApiKeysResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/api-keys`, options });
@@ -30,7 +30,7 @@ export class ApiKeys {
 
   /**
    * Create an API key
-   * `POST /api/v1/api-keys` (postApiKeys).
+   * `POST /api/v1/api-keys` (apiKeys_create).
    */
   create(body: types.PostApiKeysBody, options?: RequestOptions): Promise<types.PostApiKeysResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/api-keys`, body, options });
@@ -38,7 +38,7 @@ export class ApiKeys {
 
   /**
    * Revoke an API key
-   * `POST /api/v1/api-keys/{id}/revoke` (postApiKeysByIdRevoke).
+   * `POST /api/v1/api-keys/{id}/revoke` (apiKeys_revoke).
    */
   revoke(id: string, options?: RequestOptions): Promise<types.PostApiKeysByIdRevokeResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/api-keys/${encodeURIComponent(String(id))}/revoke`, options });
@@ -46,7 +46,7 @@ export class ApiKeys {
 
   /**
    * Delete an API key
-   * `DELETE /api/v1/api-keys/{id}` (deleteApiKeysById).
+   * `DELETE /api/v1/api-keys/{id}` (apiKeys_delete).
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/api-keys/${encodeURIComponent(String(id))}`, options });
@@ -59,7 +59,7 @@ export class AuditLog {
 
   /**
    * The project audit log
-   * `GET /api/v1/audit-log` (getAuditLog).
+   * `GET /api/v1/audit-log` (auditLog_list).
    * Iterate it with `for await` to follow every page, or call `.pages()` / `.firstPage()`.
    */
   list(params?: types.GetAuditLogQuery, options?: RequestOptions): Paginated<types.GetAuditLogResponse, types.GetAuditLogResponse["events"][number]> {
@@ -73,7 +73,7 @@ export class Bounces {
 
   /**
    * List bounces and complaints
-   * `GET /api/v1/bounces` (getBounces).
+   * `GET /api/v1/bounces` (bounces_list).
    * Iterate it with `for await` to follow every page, or call `.pages()` / `.firstPage()`.
    */
   list(params?: types.GetBouncesQuery, options?: RequestOptions): Paginated<types.GetBouncesResponse, types.GetBouncesResponse["bounces"][number]> {
@@ -82,7 +82,7 @@ export class Bounces {
 
   /**
    * Get a bounce or complaint
-   * `GET /api/v1/bounces/{id}` (getBouncesById).
+   * `GET /api/v1/bounces/{id}` (bounces_get).
    */
   get(id: string, options?: RequestOptions): Promise<types.GetBouncesByIdResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/bounces/${encodeURIComponent(String(id))}`, options });
@@ -95,7 +95,7 @@ export class DataExport {
 
   /**
    * Export every record of the project
-   * `GET /api/v1/data/export` (getDataExport).
+   * `GET /api/v1/data/export` (dataExport_get).
    */
   get(options?: RequestOptions): AsyncIterable<types.GetDataExportResponse> {
     return this.transport.ndjson({ method: 'GET', path: `/api/v1/data/export`, options });
@@ -108,7 +108,7 @@ export class Domains {
 
   /**
    * List domains
-   * `GET /api/v1/domains` (getDomains).
+   * `GET /api/v1/domains` (domains_list).
    */
   list(options?: RequestOptions): Promise<types.GetDomainsResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/domains`, options });
@@ -116,7 +116,7 @@ export class Domains {
 
   /**
    * Register a domain
-   * `POST /api/v1/domains` (postDomains).
+   * `POST /api/v1/domains` (domains_create).
    */
   create(body: types.PostDomainsBody, options?: RequestOptions): Promise<types.PostDomainsResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/domains`, body, options });
@@ -124,7 +124,7 @@ export class Domains {
 
   /**
    * Get a domain
-   * `GET /api/v1/domains/{id}` (getDomainsById).
+   * `GET /api/v1/domains/{id}` (domains_get).
    */
   get(id: string, options?: RequestOptions): Promise<types.GetDomainsByIdResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/domains/${encodeURIComponent(String(id))}`, options });
@@ -132,7 +132,7 @@ export class Domains {
 
   /**
    * Delete a domain
-   * `DELETE /api/v1/domains/{id}` (deleteDomainsById).
+   * `DELETE /api/v1/domains/{id}` (domains_delete).
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/domains/${encodeURIComponent(String(id))}`, options });
@@ -140,7 +140,7 @@ export class Domains {
 
   /**
    * Check a domain's DNS records
-   * `POST /api/v1/domains/{id}/verify` (postDomainsByIdVerify).
+   * `POST /api/v1/domains/{id}/verify` (domains_verify).
    */
   verify(id: string, options?: RequestOptions): Promise<types.PostDomainsByIdVerifyResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/domains/${encodeURIComponent(String(id))}/verify`, options });
@@ -148,7 +148,7 @@ export class Domains {
 
   /**
    * A domain's open and click tracking
-   * `GET /api/v1/domains/{id}/tracking` (getDomainsByIdTracking).
+   * `GET /api/v1/domains/{id}/tracking` (domains_getTracking).
    */
   getTracking(id: string, options?: RequestOptions): Promise<types.GetDomainsByIdTrackingResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/domains/${encodeURIComponent(String(id))}/tracking`, options });
@@ -156,7 +156,7 @@ export class Domains {
 
   /**
    * Set a domain's open and click tracking
-   * `PUT /api/v1/domains/{id}/tracking` (putDomainsByIdTracking).
+   * `PUT /api/v1/domains/{id}/tracking` (domains_setTracking).
    */
   setTracking(id: string, body: types.PutDomainsByIdTrackingBody, options?: RequestOptions): Promise<types.PutDomainsByIdTrackingResponse> {
     return this.transport.json({ method: 'PUT', path: `/api/v1/domains/${encodeURIComponent(String(id))}/tracking`, body, options });
@@ -169,7 +169,7 @@ export class Emails {
 
   /**
    * Send an email
-   * `POST /api/v1/emails/send` (postEmailsSend).
+   * `POST /api/v1/emails/send` (emails_send).
    * An `Idempotency-Key` is added when `options.idempotencyKey` is not given, so a retried call sends once.
    */
   send(body: types.PostEmailsSendBody, options?: RequestOptions): Promise<types.PostEmailsSendResponse> {
@@ -178,7 +178,7 @@ export class Emails {
 
   /**
    * Send up to 100 emails at once
-   * `POST /api/v1/emails/batch` (postEmailsBatch).
+   * `POST /api/v1/emails/batch` (emails_batch).
    * An `Idempotency-Key` is added when `options.idempotencyKey` is not given, so a retried call sends once.
    */
   batch(body: types.PostEmailsBatchBody, options?: RequestOptions): Promise<types.PostEmailsBatchResponse> {
@@ -187,7 +187,7 @@ export class Emails {
 
   /**
    * List the email log
-   * `GET /api/v1/emails` (getEmails).
+   * `GET /api/v1/emails` (emails_list).
    * Iterate it with `for await` to follow every page, or call `.pages()` / `.firstPage()`.
    */
   list(params?: types.GetEmailsQuery, options?: RequestOptions): Paginated<types.GetEmailsResponse, types.GetEmailsResponse["emails"][number]> {
@@ -196,7 +196,7 @@ export class Emails {
 
   /**
    * Get one recipient's email
-   * `GET /api/v1/emails/{id}` (getEmailsById).
+   * `GET /api/v1/emails/{id}` (emails_get).
    */
   get(id: string, options?: RequestOptions): Promise<types.GetEmailsByIdResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/emails/${encodeURIComponent(String(id))}`, options });
@@ -204,7 +204,7 @@ export class Emails {
 
   /**
    * Preview the HTML of an email
-   * `GET /api/v1/emails/{id}/preview` (getEmailsByIdPreview).
+   * `GET /api/v1/emails/{id}/preview` (emails_getPreview).
    */
   getPreview(id: string, params?: types.GetEmailsByIdPreviewQuery, options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
     return this.transport.stream({ method: 'GET', path: `/api/v1/emails/${encodeURIComponent(String(id))}/preview`, query: params, options });
@@ -212,7 +212,7 @@ export class Emails {
 
   /**
    * Cancel one recipient's email before it is sent
-   * `POST /api/v1/emails/{id}/cancel` (postEmailsByIdCancel).
+   * `POST /api/v1/emails/{id}/cancel` (emails_cancel).
    */
   cancel(id: string, options?: RequestOptions): Promise<types.PostEmailsByIdCancelResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/emails/${encodeURIComponent(String(id))}/cancel`, options });
@@ -220,20 +220,20 @@ export class Emails {
 
   /**
    * Download an attachment of a sent email
-   * `GET /api/v1/emails/{id}/attachments/{idx}` (getEmailsByIdAttachmentsByIdx).
+   * `GET /api/v1/emails/{id}/attachments/{idx}` (emails_getAttachment).
    */
   getAttachment(id: string, idx: number, options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
     return this.transport.stream({ method: 'GET', path: `/api/v1/emails/${encodeURIComponent(String(id))}/attachments/${encodeURIComponent(String(idx))}`, options });
   }
 }
 
-/** Inbound email: `Edgemail.inboundEmails`. */
+/** Inbound emails: `Edgemail.inboundEmails`. */
 export class InboundEmails {
   constructor(private readonly transport: Transport) {}
 
   /**
    * List inbound email
-   * `GET /api/v1/inbound-emails` (getInboundEmails).
+   * `GET /api/v1/inbound-emails` (inboundEmails_list).
    * Iterate it with `for await` to follow every page, or call `.pages()` / `.firstPage()`.
    */
   list(params?: types.GetInboundEmailsQuery, options?: RequestOptions): Paginated<types.GetInboundEmailsResponse, types.GetInboundEmailsResponse["inbound_emails"][number]> {
@@ -242,7 +242,7 @@ export class InboundEmails {
 
   /**
    * Inbound email counts by status
-   * `GET /api/v1/inbound-emails/stats` (getInboundEmailsStats).
+   * `GET /api/v1/inbound-emails/stats` (inboundEmails_getStats).
    */
   getStats(options?: RequestOptions): Promise<types.GetInboundEmailsStatsResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/inbound-emails/stats`, options });
@@ -250,7 +250,7 @@ export class InboundEmails {
 
   /**
    * Get an inbound email
-   * `GET /api/v1/inbound-emails/{id}` (getInboundEmailsById).
+   * `GET /api/v1/inbound-emails/{id}` (inboundEmails_get).
    */
   get(id: string, options?: RequestOptions): Promise<types.GetInboundEmailsByIdResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/inbound-emails/${encodeURIComponent(String(id))}`, options });
@@ -258,7 +258,7 @@ export class InboundEmails {
 
   /**
    * Delete an inbound email
-   * `DELETE /api/v1/inbound-emails/{id}` (deleteInboundEmailsById).
+   * `DELETE /api/v1/inbound-emails/{id}` (inboundEmails_delete).
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/inbound-emails/${encodeURIComponent(String(id))}`, options });
@@ -266,7 +266,7 @@ export class InboundEmails {
 
   /**
    * Re-emit inbound.received
-   * `POST /api/v1/inbound-emails/{id}/retry` (postInboundEmailsByIdRetry).
+   * `POST /api/v1/inbound-emails/{id}/retry` (inboundEmails_retry).
    */
   retry(id: string, options?: RequestOptions): Promise<types.PostInboundEmailsByIdRetryResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/inbound-emails/${encodeURIComponent(String(id))}/retry`, options });
@@ -274,7 +274,7 @@ export class InboundEmails {
 
   /**
    * Download the raw message
-   * `GET /api/v1/inbound-emails/{id}/raw` (getInboundEmailsByIdRaw).
+   * `GET /api/v1/inbound-emails/{id}/raw` (inboundEmails_getRaw).
    */
   getRaw(id: string, options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
     return this.transport.stream({ method: 'GET', path: `/api/v1/inbound-emails/${encodeURIComponent(String(id))}/raw`, options });
@@ -282,7 +282,7 @@ export class InboundEmails {
 
   /**
    * Preview the HTML of an inbound email
-   * `GET /api/v1/inbound-emails/{id}/preview` (getInboundEmailsByIdPreview).
+   * `GET /api/v1/inbound-emails/{id}/preview` (inboundEmails_getPreview).
    */
   getPreview(id: string, params?: types.GetInboundEmailsByIdPreviewQuery, options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
     return this.transport.stream({ method: 'GET', path: `/api/v1/inbound-emails/${encodeURIComponent(String(id))}/preview`, query: params, options });
@@ -290,20 +290,20 @@ export class InboundEmails {
 
   /**
    * Download an attachment
-   * `GET /api/v1/inbound-emails/{uuid}/attachments/{idx}` (getInboundEmailsByUuidAttachmentsByIdx).
+   * `GET /api/v1/inbound-emails/{uuid}/attachments/{idx}` (inboundEmails_getAttachment).
    */
   getAttachment(uuid: string, idx: number, options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
     return this.transport.stream({ method: 'GET', path: `/api/v1/inbound-emails/${encodeURIComponent(String(uuid))}/attachments/${encodeURIComponent(String(idx))}`, options });
   }
 }
 
-/** Members: `Edgemail.invitations`. */
+/** Invitations: `Edgemail.invitations`. */
 export class Invitations {
   constructor(private readonly transport: Transport) {}
 
   /**
    * List pending invitations
-   * `GET /api/v1/invitations` (getInvitations).
+   * `GET /api/v1/invitations` (invitations_list).
    */
   list(options?: RequestOptions): Promise<types.GetInvitationsResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/invitations`, options });
@@ -311,7 +311,7 @@ export class Invitations {
 
   /**
    * Invite an address into the project
-   * `POST /api/v1/invitations` (postInvitations).
+   * `POST /api/v1/invitations` (invitations_create).
    */
   create(body: types.PostInvitationsBody, options?: RequestOptions): Promise<types.PostInvitationsResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/invitations`, body, options });
@@ -319,20 +319,20 @@ export class Invitations {
 
   /**
    * Revoke a pending invitation
-   * `DELETE /api/v1/invitations/{id}` (deleteInvitationsById).
+   * `DELETE /api/v1/invitations/{id}` (invitations_delete).
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/invitations/${encodeURIComponent(String(id))}`, options });
   }
 }
 
-/** Members: `Edgemail.memberGroups`. */
+/** Member groups: `Edgemail.memberGroups`. */
 export class MemberGroups {
   constructor(private readonly transport: Transport) {}
 
   /**
    * List the project's custom member groups
-   * `GET /api/v1/member-groups` (getMemberGroups).
+   * `GET /api/v1/member-groups` (memberGroups_list).
    */
   list(options?: RequestOptions): Promise<types.GetMemberGroupsResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/member-groups`, options });
@@ -340,7 +340,7 @@ export class MemberGroups {
 
   /**
    * Create a custom member group
-   * `POST /api/v1/member-groups` (postMemberGroups).
+   * `POST /api/v1/member-groups` (memberGroups_create).
    */
   create(body: types.PostMemberGroupsBody, options?: RequestOptions): Promise<types.PostMemberGroupsResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/member-groups`, body, options });
@@ -348,7 +348,7 @@ export class MemberGroups {
 
   /**
    * Rename a member group or replace its permissions
-   * `PATCH /api/v1/member-groups/{id}` (patchMemberGroupsById).
+   * `PATCH /api/v1/member-groups/{id}` (memberGroups_update).
    */
   update(id: string, body: types.PatchMemberGroupsByIdBody, options?: RequestOptions): Promise<types.PatchMemberGroupsByIdResponse> {
     return this.transport.json({ method: 'PATCH', path: `/api/v1/member-groups/${encodeURIComponent(String(id))}`, body, options });
@@ -356,7 +356,7 @@ export class MemberGroups {
 
   /**
    * Delete a member group
-   * `DELETE /api/v1/member-groups/{id}` (deleteMemberGroupsById).
+   * `DELETE /api/v1/member-groups/{id}` (memberGroups_delete).
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/member-groups/${encodeURIComponent(String(id))}`, options });
@@ -369,7 +369,7 @@ export class Members {
 
   /**
    * List the project's members
-   * `GET /api/v1/members` (getMembers).
+   * `GET /api/v1/members` (members_list).
    */
   list(options?: RequestOptions): Promise<types.GetMembersResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/members`, options });
@@ -377,7 +377,7 @@ export class Members {
 
   /**
    * Change a member's role or group
-   * `PATCH /api/v1/members/{userId}` (patchMembersByUserId).
+   * `PATCH /api/v1/members/{userId}` (members_update).
    */
   update(userId: string, body: types.PatchMembersByUserIdBody, options?: RequestOptions): Promise<types.PatchMembersByUserIdResponse> {
     return this.transport.json({ method: 'PATCH', path: `/api/v1/members/${encodeURIComponent(String(userId))}`, body, options });
@@ -385,7 +385,7 @@ export class Members {
 
   /**
    * Remove a member from the project
-   * `DELETE /api/v1/members/{userId}` (deleteMembersByUserId).
+   * `DELETE /api/v1/members/{userId}` (members_delete).
    */
   delete(userId: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/members/${encodeURIComponent(String(userId))}`, options });
@@ -393,20 +393,20 @@ export class Members {
 
   /**
    * Leave the project
-   * `POST /api/v1/members/leave` (postMembersLeave).
+   * `POST /api/v1/members/leave` (members_leave).
    */
   leave(options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'POST', path: `/api/v1/members/leave`, options });
   }
 }
 
-/** API keys: `Edgemail.permissions`. */
+/** Permissions: `Edgemail.permissions`. */
 export class Permissions {
   constructor(private readonly transport: Transport) {}
 
   /**
    * The permission catalogue
-   * `GET /api/v1/permissions` (getPermissions).
+   * `GET /api/v1/permissions` (permissions_get).
    */
   get(options?: RequestOptions): Promise<types.GetPermissionsResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/permissions`, options });
@@ -419,7 +419,7 @@ export class Project {
 
   /**
    * Delete the project
-   * `DELETE /api/v1/project` (deleteProject).
+   * `DELETE /api/v1/project` (project_delete).
    */
   delete(options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/project`, options });
@@ -427,7 +427,7 @@ export class Project {
 
   /**
    * Read the project's SSO policy
-   * `GET /api/v1/project/sso` (getProjectSso).
+   * `GET /api/v1/project/sso` (project_getSso).
    */
   getSso(options?: RequestOptions): Promise<types.GetProjectSsoResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/project/sso`, options });
@@ -435,7 +435,7 @@ export class Project {
 
   /**
    * Change the project's SSO policy
-   * `PUT /api/v1/project/sso` (putProjectSso).
+   * `PUT /api/v1/project/sso` (project_setSso).
    */
   setSso(body: types.PutProjectSsoBody, options?: RequestOptions): Promise<types.PutProjectSsoResponse> {
     return this.transport.json({ method: 'PUT', path: `/api/v1/project/sso`, body, options });
@@ -448,7 +448,7 @@ export class RelayNodes {
 
   /**
    * List relay nodes
-   * `GET /api/v1/relay/nodes` (getRelayNodes).
+   * `GET /api/v1/relay/nodes` (relayNodes_list).
    */
   list(options?: RequestOptions): Promise<types.GetRelayNodesResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/relay/nodes`, options });
@@ -456,20 +456,20 @@ export class RelayNodes {
 
   /**
    * Revoke a relay node
-   * `POST /api/v1/relay/nodes/{id}/revoke` (postRelayNodesByIdRevoke).
+   * `POST /api/v1/relay/nodes/{id}/revoke` (relayNodes_revoke).
    */
   revoke(id: string, options?: RequestOptions): Promise<types.PostRelayNodesByIdRevokeResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/relay/nodes/${encodeURIComponent(String(id))}/revoke`, options });
   }
 }
 
-/** Sandbox: `Edgemail.sandboxEmails`. */
+/** Sandbox emails: `Edgemail.sandboxEmails`. */
 export class SandboxEmails {
   constructor(private readonly transport: Transport) {}
 
   /**
    * List mail captured in the sandbox
-   * `GET /api/v1/sandbox/emails` (getSandboxEmails).
+   * `GET /api/v1/sandbox/emails` (sandboxEmails_list).
    * Iterate it with `for await` to follow every page, or call `.pages()` / `.firstPage()`.
    */
   list(params?: types.GetSandboxEmailsQuery, options?: RequestOptions): Paginated<types.GetSandboxEmailsResponse, types.GetSandboxEmailsResponse["emails"][number]> {
@@ -478,7 +478,7 @@ export class SandboxEmails {
 
   /**
    * Read one captured email
-   * `GET /api/v1/sandbox/emails/{id}` (getSandboxEmailsById).
+   * `GET /api/v1/sandbox/emails/{id}` (sandboxEmails_get).
    */
   get(id: string, options?: RequestOptions): Promise<types.GetSandboxEmailsByIdResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/sandbox/emails/${encodeURIComponent(String(id))}`, options });
@@ -491,7 +491,7 @@ export class SmtpServers {
 
   /**
    * List the project's SMTP servers
-   * `GET /api/v1/smtp-servers` (getSmtpServers).
+   * `GET /api/v1/smtp-servers` (smtpServers_list).
    */
   list(options?: RequestOptions): Promise<types.GetSmtpServersResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/smtp-servers`, options });
@@ -499,7 +499,7 @@ export class SmtpServers {
 
   /**
    * Add an SMTP server
-   * `POST /api/v1/smtp-servers` (postSmtpServers).
+   * `POST /api/v1/smtp-servers` (smtpServers_create).
    */
   create(body: types.PostSmtpServersBody, options?: RequestOptions): Promise<types.PostSmtpServersResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/smtp-servers`, body, options });
@@ -507,7 +507,7 @@ export class SmtpServers {
 
   /**
    * Remove an SMTP server
-   * `DELETE /api/v1/smtp-servers/{id}` (deleteSmtpServersById).
+   * `DELETE /api/v1/smtp-servers/{id}` (smtpServers_delete).
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/smtp-servers/${encodeURIComponent(String(id))}`, options });
@@ -515,7 +515,7 @@ export class SmtpServers {
 
   /**
    * Test an SMTP server
-   * `POST /api/v1/smtp-servers/{id}/test` (postSmtpServersByIdTest).
+   * `POST /api/v1/smtp-servers/{id}/test` (smtpServers_test).
    */
   test(id: string, params?: types.PostSmtpServersByIdTestQuery, options?: RequestOptions): Promise<types.PostSmtpServersByIdTestResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/smtp-servers/${encodeURIComponent(String(id))}/test`, query: params, options });
@@ -528,7 +528,7 @@ export class Streams {
 
   /**
    * List message streams
-   * `GET /api/v1/streams` (getStreams).
+   * `GET /api/v1/streams` (streams_list).
    */
   list(options?: RequestOptions): Promise<types.GetStreamsResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/streams`, options });
@@ -536,7 +536,7 @@ export class Streams {
 
   /**
    * Create a message stream
-   * `POST /api/v1/streams` (postStreams).
+   * `POST /api/v1/streams` (streams_create).
    */
   create(body: types.PostStreamsBody, options?: RequestOptions): Promise<types.PostStreamsResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/streams`, body, options });
@@ -544,20 +544,20 @@ export class Streams {
 
   /**
    * Delete a message stream
-   * `DELETE /api/v1/streams/{name}` (deleteStreamsByName).
+   * `DELETE /api/v1/streams/{name}` (streams_delete).
    */
   delete(name: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/streams/${encodeURIComponent(String(name))}`, options });
   }
 }
 
-/** Templates: `Edgemail.stylesheets`. */
+/** Stylesheets: `Edgemail.stylesheets`. */
 export class Stylesheets {
   constructor(private readonly transport: Transport) {}
 
   /**
    * List stylesheets
-   * `GET /api/v1/stylesheets` (getStylesheets).
+   * `GET /api/v1/stylesheets` (stylesheets_list).
    */
   list(options?: RequestOptions): Promise<types.GetStylesheetsResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/stylesheets`, options });
@@ -565,7 +565,7 @@ export class Stylesheets {
 
   /**
    * Create a stylesheet
-   * `POST /api/v1/stylesheets` (postStylesheets).
+   * `POST /api/v1/stylesheets` (stylesheets_create).
    */
   create(body: types.PostStylesheetsBody, options?: RequestOptions): Promise<types.PostStylesheetsResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/stylesheets`, body, options });
@@ -573,7 +573,7 @@ export class Stylesheets {
 
   /**
    * Get a stylesheet
-   * `GET /api/v1/stylesheets/{id}` (getStylesheetsById).
+   * `GET /api/v1/stylesheets/{id}` (stylesheets_get).
    */
   get(id: string, options?: RequestOptions): Promise<types.GetStylesheetsByIdResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/stylesheets/${encodeURIComponent(String(id))}`, options });
@@ -581,7 +581,7 @@ export class Stylesheets {
 
   /**
    * Update a stylesheet
-   * `PATCH /api/v1/stylesheets/{id}` (patchStylesheetsById).
+   * `PATCH /api/v1/stylesheets/{id}` (stylesheets_update).
    */
   update(id: string, body: types.PatchStylesheetsByIdBody, options?: RequestOptions): Promise<types.PatchStylesheetsByIdResponse> {
     return this.transport.json({ method: 'PATCH', path: `/api/v1/stylesheets/${encodeURIComponent(String(id))}`, body, options });
@@ -589,7 +589,7 @@ export class Stylesheets {
 
   /**
    * Delete a stylesheet
-   * `DELETE /api/v1/stylesheets/{id}` (deleteStylesheetsById).
+   * `DELETE /api/v1/stylesheets/{id}` (stylesheets_delete).
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/stylesheets/${encodeURIComponent(String(id))}`, options });
@@ -602,7 +602,7 @@ export class Suppressions {
 
   /**
    * List suppressed addresses
-   * `GET /api/v1/suppressions` (getSuppressions).
+   * `GET /api/v1/suppressions` (suppressions_list).
    * Iterate it with `for await` to follow every page, or call `.pages()` / `.firstPage()`.
    */
   list(params?: types.GetSuppressionsQuery, options?: RequestOptions): Paginated<types.GetSuppressionsResponse, types.GetSuppressionsResponse["suppressions"][number]> {
@@ -611,7 +611,7 @@ export class Suppressions {
 
   /**
    * Suppress an address
-   * `POST /api/v1/suppressions` (postSuppressions).
+   * `POST /api/v1/suppressions` (suppressions_create).
    */
   create(body: types.PostSuppressionsBody, options?: RequestOptions): Promise<types.PostSuppressionsResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/suppressions`, body, options });
@@ -619,7 +619,7 @@ export class Suppressions {
 
   /**
    * Get a suppression
-   * `GET /api/v1/suppressions/{id}` (getSuppressionsById).
+   * `GET /api/v1/suppressions/{id}` (suppressions_get).
    */
   get(id: string, options?: RequestOptions): Promise<types.GetSuppressionsByIdResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/suppressions/${encodeURIComponent(String(id))}`, options });
@@ -627,7 +627,7 @@ export class Suppressions {
 
   /**
    * Remove a suppression
-   * `DELETE /api/v1/suppressions/{id}` (deleteSuppressionsById).
+   * `DELETE /api/v1/suppressions/{id}` (suppressions_delete).
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/suppressions/${encodeURIComponent(String(id))}`, options });
@@ -640,7 +640,7 @@ export class Templates {
 
   /**
    * Preview a template version
-   * `POST /api/v1/templates/{templateId}/versions/{versionId}/preview` (postTemplatesByTemplateIdVersionsByVersionIdPreview).
+   * `POST /api/v1/templates/{templateId}/versions/{versionId}/preview` (templates_preview).
    */
   preview(templateId: string, versionId: string, body: types.PostTemplatesByTemplateIdVersionsByVersionIdPreviewBody, options?: RequestOptions): Promise<types.PostTemplatesByTemplateIdVersionsByVersionIdPreviewResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/templates/${encodeURIComponent(String(templateId))}/versions/${encodeURIComponent(String(versionId))}/preview`, body, options });
@@ -648,7 +648,7 @@ export class Templates {
 
   /**
    * Send a test of a template version
-   * `POST /api/v1/templates/{templateId}/send-test` (postTemplatesByTemplateIdSendTest).
+   * `POST /api/v1/templates/{templateId}/send-test` (templates_sendTest).
    */
   sendTest(templateId: string, body: types.PostTemplatesByTemplateIdSendTestBody, options?: RequestOptions): Promise<types.PostTemplatesByTemplateIdSendTestResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/templates/${encodeURIComponent(String(templateId))}/send-test`, body, options });
@@ -656,7 +656,7 @@ export class Templates {
 
   /**
    * List templates
-   * `GET /api/v1/templates` (getTemplates).
+   * `GET /api/v1/templates` (templates_list).
    * Iterate it with `for await` to follow every page, or call `.pages()` / `.firstPage()`.
    */
   list(params?: types.GetTemplatesQuery, options?: RequestOptions): Paginated<types.GetTemplatesResponse, types.GetTemplatesResponse["templates"][number]> {
@@ -665,7 +665,7 @@ export class Templates {
 
   /**
    * Create a template
-   * `POST /api/v1/templates` (postTemplates).
+   * `POST /api/v1/templates` (templates_create).
    */
   create(body: types.PostTemplatesBody, options?: RequestOptions): Promise<types.PostTemplatesResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/templates`, body, options });
@@ -673,7 +673,7 @@ export class Templates {
 
   /**
    * Get a template with its versions
-   * `GET /api/v1/templates/{templateId}` (getTemplatesByTemplateId).
+   * `GET /api/v1/templates/{templateId}` (templates_get).
    */
   get(templateId: string, options?: RequestOptions): Promise<types.GetTemplatesByTemplateIdResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/templates/${encodeURIComponent(String(templateId))}`, options });
@@ -681,7 +681,7 @@ export class Templates {
 
   /**
    * Update a template
-   * `PATCH /api/v1/templates/{templateId}` (patchTemplatesByTemplateId).
+   * `PATCH /api/v1/templates/{templateId}` (templates_update).
    */
   update(templateId: string, body: types.PatchTemplatesByTemplateIdBody, options?: RequestOptions): Promise<types.PatchTemplatesByTemplateIdResponse> {
     return this.transport.json({ method: 'PATCH', path: `/api/v1/templates/${encodeURIComponent(String(templateId))}`, body, options });
@@ -689,7 +689,7 @@ export class Templates {
 
   /**
    * Delete a template
-   * `DELETE /api/v1/templates/{templateId}` (deleteTemplatesByTemplateId).
+   * `DELETE /api/v1/templates/{templateId}` (templates_delete).
    */
   delete(templateId: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/templates/${encodeURIComponent(String(templateId))}`, options });
@@ -697,7 +697,7 @@ export class Templates {
 
   /**
    * List a template's versions
-   * `GET /api/v1/templates/{templateId}/versions` (getTemplatesByTemplateIdVersions).
+   * `GET /api/v1/templates/{templateId}/versions` (templates_listVersions).
    */
   listVersions(templateId: string, options?: RequestOptions): Promise<types.GetTemplatesByTemplateIdVersionsResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/templates/${encodeURIComponent(String(templateId))}/versions`, options });
@@ -705,7 +705,7 @@ export class Templates {
 
   /**
    * Create a template version
-   * `POST /api/v1/templates/{templateId}/versions` (postTemplatesByTemplateIdVersions).
+   * `POST /api/v1/templates/{templateId}/versions` (templates_createVersion).
    */
   createVersion(templateId: string, body: types.PostTemplatesByTemplateIdVersionsBody, options?: RequestOptions): Promise<types.PostTemplatesByTemplateIdVersionsResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/templates/${encodeURIComponent(String(templateId))}/versions`, body, options });
@@ -713,7 +713,7 @@ export class Templates {
 
   /**
    * Update a draft version
-   * `PATCH /api/v1/templates/{templateId}/versions/{versionId}` (patchTemplatesByTemplateIdVersionsByVersionId).
+   * `PATCH /api/v1/templates/{templateId}/versions/{versionId}` (templates_updateVersion).
    */
   updateVersion(templateId: string, versionId: string, body: types.PatchTemplatesByTemplateIdVersionsByVersionIdBody, options?: RequestOptions): Promise<types.PatchTemplatesByTemplateIdVersionsByVersionIdResponse> {
     return this.transport.json({ method: 'PATCH', path: `/api/v1/templates/${encodeURIComponent(String(templateId))}/versions/${encodeURIComponent(String(versionId))}`, body, options });
@@ -721,7 +721,7 @@ export class Templates {
 
   /**
    * Delete a version
-   * `DELETE /api/v1/templates/{templateId}/versions/{versionId}` (deleteTemplatesByTemplateIdVersionsByVersionId).
+   * `DELETE /api/v1/templates/{templateId}/versions/{versionId}` (templates_deleteVersion).
    */
   deleteVersion(templateId: string, versionId: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/templates/${encodeURIComponent(String(templateId))}/versions/${encodeURIComponent(String(versionId))}`, options });
@@ -729,7 +729,7 @@ export class Templates {
 
   /**
    * Activate a version
-   * `POST /api/v1/templates/{templateId}/activate/{versionId}` (postTemplatesByTemplateIdActivateByVersionId).
+   * `POST /api/v1/templates/{templateId}/activate/{versionId}` (templates_activate).
    */
   activate(templateId: string, versionId: string, options?: RequestOptions): Promise<types.PostTemplatesByTemplateIdActivateByVersionIdResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/templates/${encodeURIComponent(String(templateId))}/activate/${encodeURIComponent(String(versionId))}`, options });
@@ -737,7 +737,7 @@ export class Templates {
 
   /**
    * List a version's localizations
-   * `GET /api/v1/templates/{templateId}/versions/{versionId}/localizations` (getTemplatesByTemplateIdVersionsByVersionIdLocalizations).
+   * `GET /api/v1/templates/{templateId}/versions/{versionId}/localizations` (templates_listLocalizations).
    */
   listLocalizations(templateId: string, versionId: string, options?: RequestOptions): Promise<types.GetTemplatesByTemplateIdVersionsByVersionIdLocalizationsResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/templates/${encodeURIComponent(String(templateId))}/versions/${encodeURIComponent(String(versionId))}/localizations`, options });
@@ -745,20 +745,20 @@ export class Templates {
 
   /**
    * Replace a draft version's localizations
-   * `PUT /api/v1/templates/{templateId}/versions/{versionId}/localizations` (putTemplatesByTemplateIdVersionsByVersionIdLocalizations).
+   * `PUT /api/v1/templates/{templateId}/versions/{versionId}/localizations` (templates_setLocalizations).
    */
   setLocalizations(templateId: string, versionId: string, body: types.PutTemplatesByTemplateIdVersionsByVersionIdLocalizationsBody, options?: RequestOptions): Promise<types.PutTemplatesByTemplateIdVersionsByVersionIdLocalizationsResponse> {
     return this.transport.json({ method: 'PUT', path: `/api/v1/templates/${encodeURIComponent(String(templateId))}/versions/${encodeURIComponent(String(versionId))}/localizations`, body, options });
   }
 }
 
-/** Emails: `Edgemail.usage`. */
+/** Usage: `Edgemail.usage`. */
 export class Usage {
   constructor(private readonly transport: Transport) {}
 
   /**
    * Plan limits beside consumption
-   * `GET /api/v1/usage` (getUsage).
+   * `GET /api/v1/usage` (usage_get).
    */
   get(options?: RequestOptions): Promise<types.GetUsageResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/usage`, options });
@@ -771,7 +771,7 @@ export class Webhooks {
 
   /**
    * List webhooks
-   * `GET /api/v1/webhooks` (getWebhooks).
+   * `GET /api/v1/webhooks` (webhooks_list).
    */
   list(options?: RequestOptions): Promise<types.GetWebhooksResponse> {
     return this.transport.json({ method: 'GET', path: `/api/v1/webhooks`, options });
@@ -779,7 +779,7 @@ export class Webhooks {
 
   /**
    * Create a webhook
-   * `POST /api/v1/webhooks` (postWebhooks).
+   * `POST /api/v1/webhooks` (webhooks_create).
    */
   create(body: types.PostWebhooksBody, options?: RequestOptions): Promise<types.PostWebhooksResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/webhooks`, body, options });
@@ -787,7 +787,7 @@ export class Webhooks {
 
   /**
    * Delete a webhook
-   * `DELETE /api/v1/webhooks/{id}` (deleteWebhooksById).
+   * `DELETE /api/v1/webhooks/{id}` (webhooks_delete).
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
     return this.transport.empty({ method: 'DELETE', path: `/api/v1/webhooks/${encodeURIComponent(String(id))}`, options });
@@ -795,7 +795,7 @@ export class Webhooks {
 
   /**
    * Rotate a webhook's signing secret
-   * `POST /api/v1/webhooks/{id}/rotate-secret` (postWebhooksByIdRotateSecret).
+   * `POST /api/v1/webhooks/{id}/rotate-secret` (webhooks_rotateSecret).
    */
   rotateSecret(id: string, options?: RequestOptions): Promise<types.PostWebhooksByIdRotateSecretResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/webhooks/${encodeURIComponent(String(id))}/rotate-secret`, options });
@@ -803,7 +803,7 @@ export class Webhooks {
 
   /**
    * List a webhook's deliveries
-   * `GET /api/v1/webhooks/{id}/deliveries` (getWebhooksByIdDeliveries).
+   * `GET /api/v1/webhooks/{id}/deliveries` (webhooks_listDeliveries).
    * Iterate it with `for await` to follow every page, or call `.pages()` / `.firstPage()`.
    */
   listDeliveries(id: string, params?: types.GetWebhooksByIdDeliveriesQuery, options?: RequestOptions): Paginated<types.GetWebhooksByIdDeliveriesResponse, types.GetWebhooksByIdDeliveriesResponse["deliveries"][number]> {
@@ -812,7 +812,7 @@ export class Webhooks {
 
   /**
    * Redeliver an event
-   * `POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver` (postWebhooksByIdDeliveriesByDeliveryIdRedeliver).
+   * `POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver` (webhooks_redeliver).
    */
   redeliver(id: string, deliveryId: string, options?: RequestOptions): Promise<types.PostWebhooksByIdDeliveriesByDeliveryIdRedeliverResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/webhooks/${encodeURIComponent(String(id))}/deliveries/${encodeURIComponent(String(deliveryId))}/redeliver`, options });

@@ -13,13 +13,13 @@ export interface paths {
          * List API keys
          * @description Newest first. Shows each key's prefix, never its token.
          */
-        get: operations["getApiKeys"];
+        get: operations["apiKeys_list"];
         put?: never;
         /**
          * Create an API key
          * @description The token is returned in this response only; the service keeps its SHA-256 hash. As a session, the key is created in the project of `X-Service-Project-Id` (or the default project).
          */
-        post: operations["postApiKeys"];
+        post: operations["apiKeys_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -39,7 +39,7 @@ export interface paths {
          * Revoke an API key
          * @description Effective on the next request made with the key; the record stays in the list with `revoked: true`.
          */
-        post: operations["postApiKeysByIdRevoke"];
+        post: operations["apiKeys_revoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -57,7 +57,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Delete an API key */
-        delete: operations["deleteApiKeysById"];
+        delete: operations["apiKeys_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -74,7 +74,7 @@ export interface paths {
          * The permission catalogue
          * @description Every `<resource>:<action>` a key can hold. `*` covers all of them, including resources added later.
          */
-        get: operations["getPermissions"];
+        get: operations["permissions_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -97,7 +97,7 @@ export interface paths {
          * Delete the project
          * @description Deletes the project of the request and everything in it. Only its owner (signed in) or a platform credential may; no API key can, whatever it holds.
          */
-        delete: operations["deleteProject"];
+        delete: operations["project_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -114,7 +114,7 @@ export interface paths {
          * The project audit log
          * @description Successful configuration changes in this project, newest first. `limit` defaults to 50 (at most 200); `offset` to 0. Sessions need the admin or owner role; keys need `audit:read`.
          */
-        get: operations["getAuditLog"];
+        get: operations["auditLog_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -134,7 +134,7 @@ export interface paths {
          * Export every record of the project
          * @description Streams every record of the project as NDJSON (`application/x-ndjson`, one JSON object per line; docs/data-export.md). The first line is `{"type":"export","version":1,"project_id":…,"started_at":…}`; then one line `{"type":"<type>","data":{…}}` per record, `data` being the record exactly as the API's own GET returns it, types in this order: `project`, `api_key`, `domain`, `smtp_server`, `webhook`, `relay_node`, `stylesheet`, `template`, `template_version`, `suppression`, `email`, `bounce`, `inbound_email`, `webhook_delivery`, `audit_event`; the last line is `{"type":"end","counts":{…},"finished_at":…}`. A response whose last line is not `end` is incomplete: a page that could not be read ends it with `{"type":"error","error":…}`, a connection lost part way with nothing; start again. Never in it: key tokens or their hashes, webhook secrets, DKIM private keys, SMTP passwords, relay node credentials; raw messages and attachment bytes stay behind their download routes. Each type is read newest first in pages of at most 500 records (and 4 MiB of message bodies), each page when the client reads on: not one snapshot, so a record changed during the export may appear in its new state, and one created during it may be missing. Keys need `data:read` (`*` covers it); a session needs a role or group holding it (owners and admins do, plain members do not).
          */
-        get: operations["getDataExport"];
+        get: operations["dataExport_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -156,7 +156,7 @@ export interface paths {
          * Create a plan
          * @description Send limits per hour and per day; 0 means unlimited.
          */
-        post: operations["postAdminPlans"];
+        post: operations["adminPlans_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -171,10 +171,10 @@ export interface paths {
             cookie?: never;
         };
         /** List users */
-        get: operations["getAdminUsers"];
+        get: operations["adminUsers_list"];
         put?: never;
         /** Create a user */
-        post: operations["postAdminUsers"];
+        post: operations["adminUsers_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -193,7 +193,7 @@ export interface paths {
          * Set a user's password
          * @description Sets the password of a user, for an operator who hands it over: a new account's first password (`POST /api/v1/admin/users` makes accounts without one), or a way back in without the reset mail. The console's password rule applies (10 to 128 characters, not only spaces, not the account's address or its local part): 400 naming `password`, nothing changed. An unknown user is 404. It clears the sign-in lockout and spends every pending password reset link of the account. When the account had a password (`replaced: true`), every session of the account is signed out, as a reset does; a first password leaves sessions alone. Two-factor stays as it was (a user with TOTP still needs a code), and the address is not counted as verified. Written to the admin trail as `user.password_set` (the credential) and to the user's own security trail as `auth.password.set_by_admin` (`detail`: `credential=<id> replaced` or `credential=<id> first`).
          */
-        put: operations["putAdminUsersByIdPassword"];
+        put: operations["adminUsers_setPassword"];
         post?: never;
         delete?: never;
         options?: never;
@@ -214,7 +214,7 @@ export interface paths {
          * Create a project
          * @description With `owner_id`, the user becomes the project's owner (and it becomes their default project if they have none).
          */
-        post: operations["postAdminProjects"];
+        post: operations["adminProjects_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -229,13 +229,13 @@ export interface paths {
             cookie?: never;
         };
         /** List platform credentials */
-        get: operations["getAdminCredentials"];
+        get: operations["adminCredentials_list"];
         put?: never;
         /**
          * Mint a platform credential
          * @description The `mya_` token is returned in this response only.
          */
-        post: operations["postAdminCredentials"];
+        post: operations["adminCredentials_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -255,7 +255,7 @@ export interface paths {
          * Revoke a platform credential
          * @description Effective on the next request made with it.
          */
-        post: operations["postAdminCredentialsByIdRevoke"];
+        post: operations["adminCredentials_revoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -273,7 +273,7 @@ export interface paths {
          * Every account's security trail
          * @description The security trail (category `security`) of every account, newest first: sign-ins and refusals, sign-outs, two-factor, passkey and session changes, and the platform administration changes (whose `user_id` is the platform credential). `user_id` keeps one account's events, `type` one type (exact). `limit` defaults to 50 (at most 200); `offset` to 0 (at most 100000).
          */
-        get: operations["getAdminSecurityEvents"];
+        get: operations["adminSecurityEvents_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -293,7 +293,7 @@ export interface paths {
          * List domains
          * @description The project's domains, newest first.
          */
-        get: operations["getDomains"];
+        get: operations["domains_list"];
         put?: never;
         /**
          * Register a domain
@@ -301,7 +301,7 @@ export interface paths {
          *
          *     A DKIM key pair is made for it: RSA 2048 (`rsa-sha256`) unless `dkim_algorithm` is `ed25519`. The private half is stored sealed and never shown; `dns_records` lists what to publish (DKIM, SPF, a DMARC suggestion, MX). The domain is `pending` until `POST /api/v1/domains/{id}/verify` finds the required records; only a verified domain may send.
          */
-        post: operations["postDomains"];
+        post: operations["domains_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -319,14 +319,14 @@ export interface paths {
          * Get a domain
          * @description With its verification status and the DNS records to publish, each with the verdict of the last check.
          */
-        get: operations["getDomainsById"];
+        get: operations["domains_get"];
         put?: never;
         post?: never;
         /**
          * Delete a domain
          * @description Relay nodes stop accepting mail for it when they next refresh their domain list. Inbound mail already stored stays, with `domain_id` null.
          */
-        delete: operations["deleteDomainsById"];
+        delete: operations["domains_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -349,7 +349,7 @@ export interface paths {
          *
          *     The same check runs every 6 hours by itself. A domain registered before sending existed gets its DKIM key at its first check. When the resolver does not answer the answer is 503 and nothing changes.
          */
-        post: operations["postDomainsByIdVerify"];
+        post: operations["domains_verify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -367,14 +367,14 @@ export interface paths {
          * A domain's open and click tracking
          * @description Whether mail from this domain is tracked (off until set) and its custom tracking host, if any (docs/tracking.md).
          */
-        get: operations["getDomainsByIdTracking"];
+        get: operations["domains_getTracking"];
         /**
          * Set a domain's open and click tracking
          * @description Turns open and click tracking on or off for mail from this domain (docs/tracking.md); a send's own `tracking` overrides it per message. Applies to recipients claimed from now on.
          *
          *     `host`: a custom tracking host under the domain (`links.<domain>`), so tracked URLs show the sender's name. It must be published as `<host> CNAME <the service's host>`: the CNAME is looked up now through `dns.doh_url`, and a host whose CNAME is not found is 400 naming `host`, as is a host outside the domain or one of a domain whose ownership is not proven. 503 when the resolver does not answer. Omitted or null: the service's own host.
          */
-        put: operations["putDomainsByIdTracking"];
+        put: operations["domains_setTracking"];
         post?: never;
         delete?: never;
         options?: never;
@@ -393,13 +393,13 @@ export interface paths {
          * List suppressed addresses
          * @description In address order, a page at a time: `limit` defaults to 100 (at most 1000); pass `next.after` of one page as `after` to get the next; `next` is null on the last page. `reason` keeps one reason's entries; entries past `expires_at` no longer apply and are left out unless `include_expired=true`.
          */
-        get: operations["getSuppressions"];
+        get: operations["suppressions_list"];
         put?: never;
         /**
          * Suppress an address
          * @description Sends to this address get a `suppressed` row (`error_message: "recipient is suppressed (<reason>)"`) and inbound mail from it is stored as `rejected` (`status_reason: "sender suppressed"`), until `expires_at` if given. The address is stored bare and lower case. `reason` is one of `hard_bounce`, `complaint`, `manual` (the default), `unsubscribe` (400 naming the value otherwise); `detail` is free text, 1 to 200 characters; `expires_at` must be in the future (no maximum). An entry of the address that still applies is 409; an expired one is replaced.
          */
-        post: operations["postSuppressions"];
+        post: operations["suppressions_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -417,14 +417,14 @@ export interface paths {
          * Get a suppression
          * @description Expired entries too (`expires_at` in the past: no longer applied). Another project's id is 404, as an unknown one.
          */
-        get: operations["getSuppressionsById"];
+        get: operations["suppressions_get"];
         put?: never;
         post?: never;
         /**
          * Remove a suppression
          * @description Mail from the address is accepted again from the next message on; records already stored keep their status.
          */
-        delete: operations["deleteSuppressionsById"];
+        delete: operations["suppressions_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -441,7 +441,7 @@ export interface paths {
          * List bounces and complaints
          * @description The project's bounce and complaint records (docs/bounces.md), newest first by `(created_at, id)`, a page at a time: `limit` defaults to 50 (at most 200). For the next page send `next.before` and `next.before_id` as `before` and `before_id`; one without the other is 400. `next` is null on the last page. No total, no offset. Filters: `type` (`hard`, `soft`, `complaint`), `recipient` (an address, any case), `email_id`; an unknown type or a malformed id is 400 naming the parameter.
          */
-        get: operations["getBounces"];
+        get: operations["bounces_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -461,7 +461,7 @@ export interface paths {
          * Get a bounce or complaint
          * @description One bounce record (docs/bounces.md). Another project's id is 404, as an unknown one is.
          */
-        get: operations["getBouncesById"];
+        get: operations["bounces_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -481,7 +481,7 @@ export interface paths {
          * List inbound email
          * @description Newest first by `(received_at, id)`, a page at a time: `limit` defaults to 50 (at most 200). For the next page send `next.before` and `next.before_id` (the last row's `received_at` and `id`) as `before` and `before_id`; one without the other is 400. `next` is null on the last page. No total, no offset.
          */
-        get: operations["getInboundEmails"];
+        get: operations["inboundEmails_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -501,7 +501,7 @@ export interface paths {
          * Inbound email counts by status
          * @description Every status is present, zeros included.
          */
-        get: operations["getInboundEmailsStats"];
+        get: operations["inboundEmails_getStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -518,14 +518,14 @@ export interface paths {
             cookie?: never;
         };
         /** Get an inbound email */
-        get: operations["getInboundEmailsById"];
+        get: operations["inboundEmails_get"];
         put?: never;
         post?: never;
         /**
          * Delete an inbound email
          * @description The record is removed, then its raw message and attachments are removed from storage, best-effort: a storage failure is logged and does not change the answer.
          */
-        delete: operations["deleteInboundEmailsById"];
+        delete: operations["inboundEmails_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -544,7 +544,7 @@ export interface paths {
          * Re-emit inbound.received
          * @description Allowed in any status; the stored record is not parsed again. `emitted: true` means the event was queued for the webhook dispatcher, not that a receiver answered.
          */
-        post: operations["postInboundEmailsByIdRetry"];
+        post: operations["inboundEmails_retry"];
         delete?: never;
         options?: never;
         head?: never;
@@ -562,7 +562,7 @@ export interface paths {
          * Download the raw message
          * @description The message bytes as received (line endings normalised to CRLF), as `<id>.eml`. 404 when the raw bytes were not stored.
          */
-        get: operations["getInboundEmailsByIdRaw"];
+        get: operations["inboundEmails_getRaw"];
         put?: never;
         post?: never;
         delete?: never;
@@ -582,7 +582,7 @@ export interface paths {
          * Download an attachment
          * @description `idx` is zero-based, in the order of the record's `attachments`. The bytes come with the attachment's own Content-Type (`application/octet-stream` when it is not a well-formed media type) and its filename in Content-Disposition (RFC 6266, `filename*` for a non-ASCII name). 404 when `idx` is past the list or the bytes were not stored.
          */
-        get: operations["getInboundEmailsByUuidAttachmentsByIdx"];
+        get: operations["inboundEmails_getAttachment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -602,7 +602,7 @@ export interface paths {
          * List relay nodes
          * @description The nodes this project enrolled, newest first, revoked ones included, each with what its last heartbeat reported (`last_heartbeat_at` null until the first).
          */
-        get: operations["getRelayNodes"];
+        get: operations["relayNodes_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -624,7 +624,7 @@ export interface paths {
          * Revoke a relay node
          * @description Effective on the node's next call to the edge (401 `relay node revoked`), after which it stops its listeners. The record stays in the list with `revoked: true`; revoking twice is harmless.
          */
-        post: operations["postRelayNodesByIdRevoke"];
+        post: operations["relayNodes_revoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -642,7 +642,7 @@ export interface paths {
          * List webhooks
          * @description Every webhook of the project, newest first. Signing secrets are never listed: rotate one to see a new secret.
          */
-        get: operations["getWebhooks"];
+        get: operations["webhooks_list"];
         put?: never;
         /**
          * Create a webhook
@@ -654,7 +654,7 @@ export interface paths {
          *
          *     `secret` appears in this response only. There is no update: create a new webhook and delete the old one.
          */
-        post: operations["postWebhooks"];
+        post: operations["webhooks_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -675,7 +675,7 @@ export interface paths {
          * Delete a webhook
          * @description The webhook goes with its delivery records and attempt log; pending retries stop (an attempt already in flight may still arrive).
          */
-        delete: operations["deleteWebhooksById"];
+        delete: operations["webhooks_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -694,7 +694,7 @@ export interface paths {
          * Rotate a webhook's signing secret
          * @description Replaces the signing secret at once and sets `secret_rotated_at`; the old secret is not kept. The secret is read at every attempt, so the next attempt of any delivery, retries included, is signed with the new one (docs/webhooks.md). The new `secret` appears in this response only.
          */
-        post: operations["postWebhooksByIdRotateSecret"];
+        post: operations["webhooks_rotateSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -712,7 +712,7 @@ export interface paths {
          * List a webhook's deliveries
          * @description One delivery per event sent to the webhook (and per redelivery), each with its attempt log. A delivery is `pending` until an attempt gets a 2xx answer (`succeeded`) or `webhook.max_attempts` attempts, `webhook.retry_delay` apart, ran out (`failed`). Newest first by `(created_at, id)`, a page at a time: `limit` defaults to 50 (at most 200). For the next page send `next.before` and `next.before_id` as `before` and `before_id`; one without the other is 400. `next` is null on the last page. No total, no offset.
          */
-        get: operations["getWebhooksByIdDeliveries"];
+        get: operations["webhooks_listDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -734,7 +734,7 @@ export interface paths {
          * Redeliver an event
          * @description Sends the event of a delivery again, whatever its status: a new delivery with the same `event`, `event_at` and `data`, `redelivery_of` naming the original, due now and with `webhook.max_attempts` attempts of its own, signed with the webhook's current secret. 202: queued, not yet answered; follow it in the delivery list.
          */
-        post: operations["postWebhooksByIdDeliveriesByDeliveryIdRedeliver"];
+        post: operations["webhooks_redeliver"];
         delete?: never;
         options?: never;
         head?: never;
@@ -754,7 +754,7 @@ export interface paths {
          * Send an email
          * @description One message to 1 to 50 recipients (`to`, `cc` and `bcc` together); each recipient becomes one row of the email log, in the order to, cc, bcc, an address named twice once. Content: `subject` with `html` and/or `text`, or `template_id` (with `data` and `language`): the template's active version at send time, rendered (docs/template-rendering.md); both ways at once is 400 naming the fields, a template that does not render 422 naming the problem (`missing variable: name (in html)`), another project's template 404, a template without an active version 422. The from domain must be a verified domain of the project. A suppressed recipient gets a row with status `suppressed` and is not counted against the plan's limits; the others are `queued` for the relay nodes, or `captured` when a sandbox key sends (a sandbox key needs `sandbox:write` instead of `emails:write`). Over the plan's hourly or daily limit nothing is written and the answer is 429 `hourly email limit reached (<n> per hour on plan <plan>)` (or the daily twin). `from`, `reply_to` and every `to`, `cc` and `bcc` entry must be exactly one mailbox: a list, a group or `;` is 400 naming the field (`from`, `to.2`); the address headers are composed from the parsed name and address, never from the text given. CR or LF in the subject, an address, a header name or value, or a filename is 400 naming the field; so is a custom header the service or the servers on the way write (From, Sender, Received, Return-Path, Authentication-Results, Resent-*, ARC-*, …). See docs/sending.md. `send_at` (RFC 3339 with a time zone, at most 72 hours ahead; past or now is at once) holds the recipients `queued` until then; `POST /api/v1/emails/{id}/cancel` cancels one before a relay node claims it. A `send_at` further ahead, or not a timestamp with a time zone, is 400 naming `send_at`. Recipients `delivered@`, `bounce@`, `complaint@` and `defer@` (each with an optional `+label`) at `simulator.<host of server.public_url>` (`simulator.localhost` when that host is an IP address) are never delivered: the claim settles them as a receiving server would (250; 250 then a hard bounce; 250 then a complaint; 451 at every try), with the real log, attempts, bounce records, suppressions and webhook events.
          */
-        post: operations["postEmailsSend"];
+        post: operations["emails_send"];
         delete?: never;
         options?: never;
         head?: never;
@@ -774,7 +774,7 @@ export interface paths {
          * Send up to 100 emails at once
          * @description 1 to 100 messages, each as `POST /api/v1/emails/send` takes it, all or nothing: one invalid message is 400 naming `messages.<i>.<field>`, and the plan's limits count every recipient of every message (429 and nothing written when they do not all fit). Written in one transaction; answered in the order given. A message may name a `template_id` instead of its content, rendered per message; a refusal names the message (`messages.1: missing variable: name (in subject)`). The body limit is the send route's, for the whole batch.
          */
-        post: operations["postEmailsBatch"];
+        post: operations["emails_batch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -792,7 +792,7 @@ export interface paths {
          * List the email log
          * @description One record per recipient of every send, sandbox sends included (`sandbox: true`, status `captured`). Newest first by `(created_at, id)`, a page at a time: `limit` defaults to 50 (at most 200). For the next page send `next.before` and `next.before_id` (the last row's `created_at` and `id`) as `before` and `before_id`; one without the other is 400. `next` is null on the last page. No total, no offset. Filters: `status`, `recipient` (exact, case-insensitive), `tag`, `since` (created at or after) and `until` (created before), RFC 3339.
          */
-        get: operations["getEmails"];
+        get: operations["emails_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -812,7 +812,7 @@ export interface paths {
          * Get one recipient's email
          * @description The log record with the message's content (`text`, `html`, `reply_to`, attachment metadata, the `Message-ID` header) and every delivery attempt (`delivery_attempts`: outcome, SMTP code and reply, server, node, start and duration).
          */
-        get: operations["getEmailsById"];
+        get: operations["emails_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -834,7 +834,7 @@ export interface paths {
          * Cancel one recipient's email before it is sent
          * @description `id` is one recipient's row of the email log (an `emails[].id` of the send answer); to cancel a whole send, cancel each of its recipients. Only a `queued` email can be canceled: one scheduled with `send_at`, or waiting for its next try after a deferral. It becomes `canceled` and no relay node ever claims it; the answer is its log record. Any other status (`sending`: a relay node has claimed it; `sent`, `failed`, `suppressed`, `captured`, `canceled`, …) is 409 `email cannot be canceled: it is <status> (…)` and changes nothing; another project's or an unknown id is 404 `email not found`. Atomic against a concurrent claim: either the node gets the email or the cancel does. No webhook event is sent. A canceled email still counts against the plan's limits (they count sends when accepted).
          */
-        post: operations["postEmailsByIdCancel"];
+        post: operations["emails_cancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -852,7 +852,7 @@ export interface paths {
          * Download an attachment of a sent email
          * @description `idx` is zero-based, in the order of the send's `attachments`. The bytes come with the attachment's Content-Type and its filename in Content-Disposition. 404 when `idx` is past the list.
          */
-        get: operations["getEmailsByIdAttachmentsByIdx"];
+        get: operations["emails_getAttachment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -874,7 +874,7 @@ export interface paths {
          * Preview a template version
          * @description Renders one localization of the version (any version: a draft, the active one, an old one) with `data`, or the version's `sample_data` when no data is given, and answers subject, html and text; nothing is sent or stored. Mustache templates: `{{name}}` is HTML-escaped in `html` and taken as it is in `subject` and `text`; `{{{name}}}` is never escaped. The stylesheet the version names is put in a `<style>` element at the start of `<head>`. Language: the requested tag, else its primary subtag (`pt-BR` → `pt`), else the template's `default_language`; the answer says which (`language`). A `language` that is not a BCP 47 tag is 400. 422 naming the problem: a variable the data lacks (`missing variable: user.name (in html)`), a template that does not parse, a partial, no localization to fall back to, a `sample_data` that is not a JSON object, a rendered subject with CR or LF. Another project's or an unknown template or version: 404. Every render is bounded, and stops as it crosses a bound, with 422 naming it: sections nested deeper than `templates.max_nesting_depth` (8), more than `templates.max_render_steps` steps (100000: text, variables and sections visited, and list items rendered, over subject, html and text together; `template render exceeds 100000 steps (templates.max_render_steps)`), more than `templates.max_rendered_bytes` of output (1 MiB, the stylesheet included). The same bounds hold for send-test and sends by template. Needs `templates:read`: it reads the template and changes nothing.
          */
-        post: operations["postTemplatesByTemplateIdVersionsByVersionIdPreview"];
+        post: operations["templates_preview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -894,7 +894,7 @@ export interface paths {
          * Send a test of a template version
          * @description Renders a version of the template (`version_id`, a draft too, to test it before activating; the active version when omitted) with `data`, or the version's `sample_data` when no data is given, and sends it to one address (`to`) from `from` (an address of a verified domain of the project). It goes through the normal send path: suppressions, the plan's hourly and daily limits (429, and it counts against them), delivery by the relay nodes. The email log shows it with `origin: test`, and its detail names `template_id` and `template_version_id`. Refusals as for preview: 404 for an unknown or another project's template or version, 400 for a `language` that is not BCP 47, 422 naming the problem for a render that fails (`missing variable: user.name (in html)`) or crosses a bound (`templates.max_nesting_depth`, `templates.max_render_steps`, `templates.max_rendered_bytes`), no localization, or no active version when `version_id` is omitted; nothing is sent. Needs `emails:write` (it sends mail, like `POST /api/v1/emails/send`, which renders templates with that permission too); a sandbox key needs `sandbox:write`, and its test is captured, not delivered.
          */
-        post: operations["postTemplatesByTemplateIdSendTest"];
+        post: operations["templates_sendTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -912,7 +912,7 @@ export interface paths {
          * Plan limits beside consumption
          * @description The plan's hourly and daily send limits (0: unlimited, `remaining` null) beside the rows of the email log in the trailing hour and day, counted as the send routes count them: suppressed recipients not counted, sandbox sends counted. Needs `emails:read` (403 `permission emails:read required` without it).
          */
-        get: operations["getUsage"];
+        get: operations["usage_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -932,7 +932,7 @@ export interface paths {
          * List mail captured in the sandbox
          * @description What sandbox keys sent: the email log's records of their sends only (status `captured`, or `suppressed`), never delivered. Needs `sandbox:write`, what a sandbox key sends with (`emails:read` reads the same records in the email log, not here). Newest first by `(created_at, id)`, a page at a time: `limit` defaults to 50 (at most 200). For the next page send `next.before` and `next.before_id` (the last row's `created_at` and `id`) as `before` and `before_id`; one without the other is 400. `next` is null on the last page. No total, no offset. Filters: `status`, `recipient` (exact, case-insensitive), `tag`, `since` (created at or after) and `until` (created before), RFC 3339.
          */
-        get: operations["getSandboxEmails"];
+        get: operations["sandboxEmails_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -952,7 +952,7 @@ export interface paths {
          * Read one captured email
          * @description As `GET /api/v1/emails/{id}`, for sandbox sends only (another email is 404): the captured message's content and headers. Needs `sandbox:write`, what a sandbox key sends with (`emails:read` reads the same records in the email log, not here).
          */
-        get: operations["getSandboxEmailsById"];
+        get: operations["sandboxEmails_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -972,7 +972,7 @@ export interface paths {
          * Email counts by status per day
          * @description Emails (one per recipient) by UTC day of creation and current status, for `from` to `to` inclusive (UTC days, `YYYY-MM-DD`; default the last 30 days up to today; at most 366 days), every day present with zeros; optionally only sends from one `domain` or carrying one `tag`; with totals and bounce and complaint rates. 400 naming the parameter for a malformed date, `to` before `from`, or a longer range. Read from a daily aggregate: as fast at a million emails as at ten.
          */
-        get: operations["getAnalytics"];
+        get: operations["analytics_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -992,7 +992,7 @@ export interface paths {
          * List the project's SMTP servers
          * @description The project's own servers, oldest first, without passwords. The platform's shared pool is not listed here.
          */
-        get: operations["getSmtpServers"];
+        get: operations["smtpServers_list"];
         put?: never;
         /**
          * Add an SMTP server
@@ -1002,7 +1002,7 @@ export interface paths {
          *
          *     A host that is, or resolves (through `dns.doh_url`) to, loopback, RFC 1918 or other reserved space is refused (400 naming `host`) unless `smtp_servers.allow_private_targets` is set; the test route checks it again. When the resolver cannot answer: 503.
          */
-        post: operations["postSmtpServers"];
+        post: operations["smtpServers_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1023,7 +1023,7 @@ export interface paths {
          * Remove an SMTP server
          * @description Mail not yet claimed by a relay node goes through the next server, the shared pool or the recipients' MX. Another project's id is 404 `smtp server not found`.
          */
-        delete: operations["deleteSmtpServersById"];
+        delete: operations["smtpServers_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1046,7 +1046,7 @@ export interface paths {
          *
          *     **Port 25:** Cloudflare Workers may not open outbound connections to port 25, so in production a server on port 25 fails at `connect` here even though relay nodes (which deliver from their own hosts) may reach it. Test it on 587 or 465 if the server listens there too.
          */
-        post: operations["postSmtpServersByIdTest"];
+        post: operations["smtpServers_test"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1064,13 +1064,13 @@ export interface paths {
          * List the shared SMTP pool
          * @description The pool's servers, oldest first, without passwords; projects' own servers are not listed.
          */
-        get: operations["getAdminSmtpPool"];
+        get: operations["adminSmtpPool_get"];
         put?: never;
         /**
          * Add a server to the shared SMTP pool
          * @description Relay nodes deliver the mail of every project that has no SMTP server of its own through the shared pool (oldest server first), else to the recipients' MX. Same body and record as `POST /api/v1/smtp-servers`, with `project_id` null; the password is sealed and never returned.
          */
-        post: operations["postAdminSmtpPool"];
+        post: operations["adminSmtpPool_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1091,7 +1091,7 @@ export interface paths {
          * Remove a server from the shared SMTP pool
          * @description A project's own server id is 404 `smtp server not found` here: projects manage theirs at `/api/v1/smtp-servers`.
          */
-        delete: operations["deleteAdminSmtpPoolById"];
+        delete: operations["adminSmtpPool_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1114,7 +1114,7 @@ export interface paths {
          *
          *     **Port 25:** Cloudflare Workers may not open outbound connections to port 25, so in production a server on port 25 fails at `connect` here even though relay nodes (which deliver from their own hosts) may reach it. Test it on 587 or 465 if the server listens there too.
          */
-        post: operations["postAdminSmtpPoolByIdTest"];
+        post: operations["adminSmtpPool_test"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1134,7 +1134,7 @@ export interface paths {
          * Create an internal certificate authority
          * @description A new key (ECDSA P-256, or RSA 2048) and a self-signed authority: CA:TRUE with pathlen:0 (it signs server certificates only) and keyCertSign+cRLSign, both critical. `validity_days` 1 to 36500, ten years when omitted. The subject is built from `subject`'s fields (each its own attribute, never parsed from text); `common_name` defaults to `name`. `algorithm` `ed25519` is refused (400). 409 when the name exists: an authority is never replaced. The private key is sealed and never returned.
          */
-        post: operations["postAdminCertificatesGenerateCa"];
+        post: operations["adminCertificates_generateCa"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1154,7 +1154,7 @@ export interface paths {
          * Issue a server certificate from an internal authority
          * @description A new key (`ecdsa` P-256 by default, or `rsa` 2048) and a certificate for `hosts` signed by the authority `issuer`: CA:FALSE, digitalSignature (+keyEncipherment for RSA), serverAuth, one SAN per host (DNS or IP), the issuer's key identifier. At most 398 days (`validity_days`, 398 when omitted) and never beyond the issuer's end: a longer request is shortened to it and `shortened_to_issuer` is true. Stored alone (never bundled with the root); renewed by the service 30 days before its end. 400: `hosts` empty, more than 100, not DNS names or IP addresses, or a wildcard other than a whole leftmost label followed by two labels; an unknown `issuer` or one that is not an authority; `validity_days` not a whole number from 1 to 398. 409: the name exists, or the issuer has expired. Nothing is stored when refused.
          */
-        post: operations["postAdminCertificatesGenerate"];
+        post: operations["adminCertificates_generate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1172,13 +1172,13 @@ export interface paths {
          * List the stored certificates
          * @description Every certificate of the shared store by name: authorities, issued, uploaded, and the service's own (`self-signed`, `acme:<host>`), with the listeners each is assigned to. No private key.
          */
-        get: operations["getAdminCertificates"];
+        get: operations["adminCertificates_list"];
         put?: never;
         /**
          * Upload a certificate and its private key
          * @description Stores an operator's pair: `certificate` (one PEM certificate), `private_key` (unencrypted PKCS#8, PKCS#1 or SEC1 PEM, proven to match by a signature) and optional `chain` (intermediates, served after it). 201 for a new name; 200 when it replaces an uploaded or issued certificate of that name in place (rotation: listener assignments keep pointing at it). A certificate with CA:TRUE is stored as an authority and can issue. 400, naming the field: unreadable or garbage PEM, more than one certificate in `certificate`, an encrypted or unreadable key, RSA under 2048 bits, an ECDSA curve other than P-256 and P-384, a key that does not match, a `chain` that does not chain, a certificate expired or not yet valid, an Ed25519 authority. 409: replacing the service's own (`self-signed`, `acme:*`) or an authority, or an authority over a name a listener is serving. The key is sealed and never returned.
          */
-        post: operations["postAdminCertificates"];
+        post: operations["adminCertificates_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1196,14 +1196,14 @@ export interface paths {
          * Get a certificate
          * @description The record of the certificate named `name` (an operator's name, `self-signed` or `acme:<host>`, URL-encoded). No private key.
          */
-        get: operations["getAdminCertificatesByName"];
+        get: operations["adminCertificates_get"];
         put?: never;
         post?: never;
         /**
          * Delete a certificate
          * @description 409 while it is assigned to a listener that has TLS on (assign another or unassign it first). An assignment on a listener with TLS off is cleared with it. Deleting an authority keeps the certificates it issued (their `issuer` becomes null; they are no longer renewed).
          */
-        delete: operations["deleteAdminCertificatesByName"];
+        delete: operations["adminCertificates_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1220,7 +1220,7 @@ export interface paths {
          * Download a certificate as PEM
          * @description The certificate, then its chain when one is stored, as `<name>.pem` (`application/x-pem-file`). Never a private key: no route returns one. For an authority this is the root to install in clients that should trust what it issues.
          */
-        get: operations["getAdminCertificatesByNamePem"];
+        get: operations["adminCertificates_getPem"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1240,7 +1240,7 @@ export interface paths {
          * List the SMTP listeners and their TLS
          * @description The relay nodes' SMTP listeners (`inbound`, `submission`): TLS on or off, the certificate assigned to each, what a handshake presents (assigned, then ACME for `acme.hosts`, then the shared self-signed pair; nothing with TLS off), and what each installation-wide relay node last reported for it in its heartbeat.
          */
-        get: operations["getAdminListeners"];
+        get: operations["adminListeners_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1260,7 +1260,7 @@ export interface paths {
          * Get one SMTP listener and its TLS
          * @description One listener as the list shows it. A name other than `inbound` or `submission` is 404 `listener not found`.
          */
-        get: operations["getAdminListenersByListener"];
+        get: operations["adminListeners_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1281,13 +1281,13 @@ export interface paths {
          * Assign a certificate to an SMTP listener
          * @description The listener presents the stored certificate named `certificate` on every relay node, replacing any assignment. It takes effect on every relay node within 30 seconds, without a restart (nodes poll the edge every 15 s). A listener with TLS off keeps the assignment but presents nothing until TLS is turned on. Refused, changing nothing: an unknown listener (404 `listener not found`), no certificate of that name (404 `certificate not found`), a certificate authority (409: assign a certificate it issued), an expired certificate (409). `edgemail tls assign` does the same offline.
          */
-        put: operations["putAdminListenersByListenerCertificate"];
+        put: operations["adminListeners_setCertificate"];
         post?: never;
         /**
          * Remove a listener's certificate assignment
          * @description The listener falls back to the rest of the chain: ACME for the names in `acme.hosts` when `acme.enabled`, else the shared self-signed pair; every relay node follows within 30 seconds, without a restart. The certificate itself is kept. A listener with nothing assigned is answered the same (200, nothing changes). An unknown listener is 404 `listener not found`. `edgemail tls unassign` does the same offline.
          */
-        delete: operations["deleteAdminListenersByListenerCertificate"];
+        delete: operations["adminListeners_deleteCertificate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1304,13 +1304,13 @@ export interface paths {
          * List templates
          * @description The project's templates without their versions (`GET /api/v1/templates/{templateId}` has them), newest first by `(created_at, id)`, a page at a time: `limit` defaults to 50 (at most 200). For the next page send `next.before` and `next.before_id` as `before` and `before_id`; one without the other is 400. `next` is null on the last page. No total, no offset.
          */
-        get: operations["getTemplates"];
+        get: operations["templates_list"];
         put?: never;
         /**
          * Create a template
          * @description A template has a name unique in the project (409 otherwise), an optional description and a default language (a BCP 47 tag, `en` unless given) that a render falls back to. It starts with no version: create one with `POST /api/v1/templates/{templateId}/versions`, write its localizations, then activate it. See docs/templates.md.
          */
-        post: operations["postTemplates"];
+        post: operations["templates_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1328,21 +1328,21 @@ export interface paths {
          * Get a template with its versions
          * @description The template and its version list, newest number first (the list `GET .../versions` returns); `active_version_id` is the version sends resolve.
          */
-        get: operations["getTemplatesByTemplateId"];
+        get: operations["templates_get"];
         put?: never;
         post?: never;
         /**
          * Delete a template
          * @description The template goes with all its versions and their localizations, the active one included; a send naming it afterwards is refused. Messages already sent keep their records.
          */
-        delete: operations["deleteTemplatesByTemplateId"];
+        delete: operations["templates_delete"];
         options?: never;
         head?: never;
         /**
          * Update a template
          * @description Changes `name` (409 when another template has it), `description` or `default_language`; a field left out stays. Versions and their content are not touched. An empty body changes nothing.
          */
-        patch: operations["patchTemplatesByTemplateId"];
+        patch: operations["templates_update"];
         trace?: never;
     };
     "/api/v1/templates/{templateId}/versions": {
@@ -1356,7 +1356,7 @@ export interface paths {
          * List a template's versions
          * @description Newest number first. `active` marks the version sends resolve; `first_activated_at` is set on a version that is or was active, whose content is frozen.
          */
-        get: operations["getTemplatesByTemplateIdVersions"];
+        get: operations["templates_listVersions"];
         put?: never;
         /**
          * Create a template version
@@ -1366,7 +1366,7 @@ export interface paths {
          *
          *     If two creates ever collide on a number the answer is 409 `version number collision, retry` and nothing is written; send the request again.
          */
-        post: operations["postTemplatesByTemplateIdVersions"];
+        post: operations["templates_createVersion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1387,14 +1387,14 @@ export interface paths {
          * Delete a version
          * @description Removes a version that is not active, with its localizations; its number is never given again. The active version is refused: 409 `cannot delete the active version; activate another first`.
          */
-        delete: operations["deleteTemplatesByTemplateIdVersionsByVersionId"];
+        delete: operations["templates_deleteVersion"];
         options?: never;
         head?: never;
         /**
          * Update a draft version
          * @description Sets `stylesheet_id` or `sample_data` (the same checks as at create; null clears; a field left out stays). A version that is or ever was active is frozen, so that activating it again rolls back exactly: 409 `version <n> was activated and cannot be changed; create a new version`.
          */
-        patch: operations["patchTemplatesByTemplateIdVersionsByVersionId"];
+        patch: operations["templates_updateVersion"];
         trace?: never;
     };
     "/api/v1/templates/{templateId}/activate/{versionId}": {
@@ -1410,7 +1410,7 @@ export interface paths {
          * Activate a version
          * @description Atomic (one statement): the next send by this template resolves the version. Activating an earlier version rolls back; a version once activated is frozen, so it renders exactly as it did. A version of another template (or an unknown one) is 404. Activating the active version again changes nothing.
          */
-        post: operations["postTemplatesByTemplateIdActivateByVersionId"];
+        post: operations["templates_activate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1428,7 +1428,7 @@ export interface paths {
          * List a version's localizations
          * @description Subject and bodies per language, sorted by language.
          */
-        get: operations["getTemplatesByTemplateIdVersionsByVersionIdLocalizations"];
+        get: operations["templates_listLocalizations"];
         /**
          * Replace a draft version's localizations
          * @description The body's `localizations` replace the version's whole set in one statement (a failure leaves the old set). Each has `language` (a BCP 47 tag, stored canonical: `EN-us` becomes `en-US`; unique in the set), `subject` (at most 998 characters) and `html` (at most 512000 characters) or `text` (at most 256000) or both. 1 to 50 localizations; the whole body is also bounded by `server.max_body_bytes` (413).
@@ -1437,7 +1437,7 @@ export interface paths {
          *
          *     A subject, html or text nesting sections (`{{#a}}{{#b}}…`) deeper than `templates.max_nesting_depth` (8 by default) is 422 naming it (`localizations.0.html nests sections more than 8 deep (templates.max_nesting_depth)`), and nothing is written. Renders are bounded too (steps, bytes): see the preview route.
          */
-        put: operations["putTemplatesByTemplateIdVersionsByVersionIdLocalizations"];
+        put: operations["templates_setLocalizations"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1456,13 +1456,13 @@ export interface paths {
          * List stylesheets
          * @description All of the project's stylesheets with their CSS, newest first, in one answer (no paging).
          */
-        get: operations["getStylesheets"];
+        get: operations["stylesheets_list"];
         put?: never;
         /**
          * Create a stylesheet
          * @description CSS a template version names by `stylesheet_id`; it is inlined into the version's HTML at render time. `name` is unique in the project (409 otherwise); `css` is at most 100000 characters.
          */
-        post: operations["postStylesheets"];
+        post: operations["stylesheets_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1477,21 +1477,21 @@ export interface paths {
             cookie?: never;
         };
         /** Get a stylesheet */
-        get: operations["getStylesheetsById"];
+        get: operations["stylesheets_get"];
         put?: never;
         post?: never;
         /**
          * Delete a stylesheet
          * @description A stylesheet that a template version names (draft or not) is refused with 409 naming it and a version using it.
          */
-        delete: operations["deleteStylesheetsById"];
+        delete: operations["stylesheets_delete"];
         options?: never;
         head?: never;
         /**
          * Update a stylesheet
          * @description Renames it (409 when the name is taken) or changes its CSS. CSS that an activated template version renders with is frozen with that version, so that a rollback renders exactly what was live: changing it is 409 naming the stylesheet and a version using it; create a new stylesheet and a new version naming it instead. A rename is always allowed.
          */
-        patch: operations["patchStylesheetsById"];
+        patch: operations["stylesheets_update"];
         trace?: never;
     };
     "/api/v1/members": {
@@ -1505,7 +1505,7 @@ export interface paths {
          * List the project's members
          * @description Every member with their role and custom group, oldest membership first. Any member may read it; a key needs `members:read`. Pending invitations are `GET /api/v1/invitations`.
          */
-        get: operations["getMembers"];
+        get: operations["members_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1528,14 +1528,14 @@ export interface paths {
          * Remove a member from the project
          * @description The account stays; its sessions lose this project from their next request. Needs the admin or owner role (a key: `members:delete`). Only an owner's session or a platform credential removes an owner: an admin gets 403 `project owner role required …`, every project key, even one holding `*`, 403 `project keys cannot change ownership: use an owner's session or a platform credential`. The last owner cannot be removed: 409. An unknown member: 404. A user whose default project this was falls back to their oldest other membership (or none).
          */
-        delete: operations["deleteMembersByUserId"];
+        delete: operations["members_delete"];
         options?: never;
         head?: never;
         /**
          * Change a member's role or group
          * @description Sets `role` (owner, admin, member) and/or `group_id` (a custom group of this project, or null for none). Needs the admin or owner role (a key: `members:write`). Only an owner's session or a platform credential may grant the owner role or change or demote an owner: an admin gets 403 `project owner role required …`, and every project key, even one holding `*`, 403 `project keys cannot change ownership: use an owner's session or a platform credential` (nothing changes). The last owner cannot be demoted: 409. A `group_id` that is not a group of this project: 400 naming it. An unknown member: 404.
          */
-        patch: operations["patchMembersByUserId"];
+        patch: operations["members_update"];
         trace?: never;
     };
     "/api/v1/members/leave": {
@@ -1551,7 +1551,7 @@ export interface paths {
          * Leave the project
          * @description The signed-in user leaves the project the request acts in (`X-Service-Project-Id`, or their default project). Any member may; the last owner may not (409: make another member owner first). Only a browser session has a user to remove: a key or a platform credential gets 400. Their default project moves to their oldest other membership (or none).
          */
-        post: operations["postMembersLeave"];
+        post: operations["members_leave"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1569,13 +1569,13 @@ export interface paths {
          * List the project's custom member groups
          * @description By name, each with its permission list and how many members it has. Any member may read it; a key needs `members:read`.
          */
-        get: operations["getMemberGroups"];
+        get: operations["memberGroups_list"];
         put?: never;
         /**
          * Create a custom member group
          * @description A named permission list inside the project; a member put in it (`PATCH /api/v1/members/{userId}`) holds its list instead of the role's on routes without a role gate. The list holds catalogue entries only: `*` is refused (400 `wildcard * is not allowed in a member group`), as are unknown entries and session-only permissions (400 naming the entry). A name taken in the project: 409. Needs the admin or owner role (a key: `members:write`).
          */
-        post: operations["postMemberGroups"];
+        post: operations["memberGroups_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1596,14 +1596,14 @@ export interface paths {
          * Delete a member group
          * @description Its members go back to their role's permissions; pending invitations naming it invite to the role alone. An unknown group: 404. Needs the admin or owner role (a key: `members:delete`).
          */
-        delete: operations["deleteMemberGroupsById"];
+        delete: operations["memberGroups_delete"];
         options?: never;
         head?: never;
         /**
          * Rename a member group or replace its permissions
          * @description The same list rules as create (`*`, unknown and session-only entries: 400 naming the entry). Its members hold the new list from their next request. A name taken: 409; an unknown group: 404. Needs the admin or owner role (a key: `members:write`).
          */
-        patch: operations["patchMemberGroupsById"];
+        patch: operations["memberGroups_update"];
         trace?: never;
     };
     "/api/v1/invitations": {
@@ -1617,13 +1617,13 @@ export interface paths {
          * List pending invitations
          * @description Invitations not yet accepted and not expired, newest first. Needs the admin or owner role (a key: `members:read`).
          */
-        get: operations["getInvitations"];
+        get: operations["invitations_list"];
         put?: never;
         /**
          * Invite an address into the project
          * @description Mails `email` a link to join the project with `role` (default `member`) and, optionally, the custom group `group_id`. The link holds a single-use random token (only its SHA-256 is stored; it is never in this answer) and expires after `console.invitation_ttl` (7 days by default). The mail is the service's own (From `console.mail_from`), filed under the system-mail project: it counts against no project's plan and is not in this project's email log (docs/console.md). Inviting an address again replaces its pending invitation (the older link stops working). Accepting: `POST /app/api/invitations/accept`. Needs the admin or owner role (a key: `members:write`). Only an owner's session or a platform credential invites an owner (403 for an admin; every project key, even one holding `*`, 403 `project keys cannot change ownership: …`). Refusals: 400 naming `email` or a `group_id` not of this project; 409 when the address is already a member.
          */
-        post: operations["postInvitations"];
+        post: operations["invitations_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1644,7 +1644,7 @@ export interface paths {
          * Revoke a pending invitation
          * @description Its link is refused from then on, exactly as an unknown one. An accepted or unknown invitation: 404. Needs the admin or owner role (a key: `members:delete`).
          */
-        delete: operations["deleteInvitationsById"];
+        delete: operations["invitations_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1661,7 +1661,7 @@ export interface paths {
          * Read the installation settings
          * @description Every setting with its effective value, its source (`default`, `environment`, or `runtime` for an override set through PATCH) and whether it can be changed at run time (docs/settings.md). Secrets (the database URL, the encryption key) are never shown: `"<redacted>"` when set, `null` when not. A platform credential only: project keys and sessions are refused with 403.
          */
-        get: operations["getAdminSettings"];
+        get: operations["adminSettings_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1671,7 +1671,7 @@ export interface paths {
          * Change installation settings at run time
          * @description Overrides settings over the environment's values, only those marked `runtime_changeable` (docs/settings.md: rate limits, CORS origins, console session and link periods, per-project caps, retention); `null` removes an override. Every isolate applies a change within 10 s. Refused with 400, nothing stored, when any name is unknown, needs the environment and a restart, or has a value its setting's check refuses (the message and `fields` name each). Written to the acting credential's security trail as `settings.updated` with the names, never the values. A platform credential only: project keys and sessions are refused with 403.
          */
-        patch: operations["patchAdminSettings"];
+        patch: operations["adminSettings_update"];
         trace?: never;
     };
     "/api/v1/project/sso": {
@@ -1685,12 +1685,12 @@ export interface paths {
          * Read the project's SSO policy
          * @description Whether the project's members must sign in through single sign-on, and the identity providers whose sessions it accepts (`provider_ids`; docs/console.md, "SSO policy"). Every role reads it; a key needs `members:read`.
          */
-        get: operations["getProjectSso"];
+        get: operations["project_getSso"];
         /**
          * Change the project's SSO policy
          * @description Requires (or stops requiring) single sign-on for the project's members, through the identity providers it names (docs/console.md, "SSO policy"): once required, only sessions opened through one of `provider_ids` may act in the project; a password or passkey session, or a session of any other provider, is refused with 403. `provider_ids`: existing, enabled providers (400 naming `provider_ids` otherwise); omitted, the stored list stays, or, when this request turns the policy on, it is the provider of the requesting session. Only the project's owner, signed in, may: a session of an admin or a member is refused with 403, as is every API key, even one holding `*` (`sso:write` is never granted to a key), and a platform credential (the owner decides, not the operator). Requiring it from a session not opened through single sign-on, or with a list without the requesting session's own provider, is refused with 409 (it would lock that owner out of the project at once). Nothing is changed by a refused request.
          */
-        put: operations["putProjectSso"];
+        put: operations["project_setSso"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1709,13 +1709,13 @@ export interface paths {
          * List the identity providers
          * @description Every OpenID Connect provider, by name (docs/sso.md). The client secret is never shown. A platform credential only: project keys (even `*`) and console sessions are refused with 403 `admin privileges required`.
          */
-        get: operations["getAdminIdentityProviders"];
+        get: operations["adminIdentityProviders_list"];
         put?: never;
         /**
          * Add an OpenID Connect identity provider
          * @description Lets people sign in to the console through the provider (docs/sso.md). Register the answer's `redirect_uri` at the provider. The issuer is kept exactly as written and must pass the policy (https; http only on loopback; no user name, password, query or fragment) and discovery: `<issuer>/.well-known/openid-configuration` must answer, within 5 s, metadata with the same `issuer` and the authorization, token and JWKS endpoints. 400 naming the field, nothing stored: a field out of its bounds or missing, an issuer refused by the policy or by discovery (the reason named), a `default_project_id` that does not exist, `default_role` `owner` (a stranger's first sign-in must not own a project), an allowed domain that is not a domain name, more than 100 of them. 409: the name is taken. The client secret is sealed and never returned. A platform credential only: project keys (even `*`) and console sessions are refused with 403 `admin privileges required`.
          */
-        post: operations["postAdminIdentityProviders"];
+        post: operations["adminIdentityProviders_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1733,21 +1733,21 @@ export interface paths {
          * Get an identity provider
          * @description The provider (docs/sso.md); the client secret is never shown. A platform credential only: project keys (even `*`) and console sessions are refused with 403 `admin privileges required`.
          */
-        get: operations["getAdminIdentityProvidersById"];
+        get: operations["adminIdentityProviders_get"];
         put?: never;
         post?: never;
         /**
          * Delete an identity provider
          * @description Removes the provider and the links of users to their identities there (docs/sso.md): nobody can sign in through it any more, and a sign-in under way through it fails. Every session opened through it ends (`/api/v1`, `/app/api` and the event stream at its next session check); it drops out of every project's SSO policy. The users themselves and their memberships stay; they can still sign in another way. A platform credential only: project keys (even `*`) and console sessions are refused with 403 `admin privileges required`.
          */
-        delete: operations["deleteAdminIdentityProvidersById"];
+        delete: operations["adminIdentityProviders_delete"];
         options?: never;
         head?: never;
         /**
          * Change an identity provider
          * @description Any subset of the writable fields (docs/sso.md); the others stay. A new `client_secret` replaces the sealed one. A changed issuer passes the policy and discovery again, as at creation. Refusals are those of creation (400 naming the field, 409 for a taken name), plus 400 for an empty body; nothing is changed by a refused request. Users already linked keep their link; sign-ins under way finish with the new settings. `enabled: false` ends every session opened through the provider at once (`/api/v1`, `/app/api` and the event stream at its next session check); enabling it again does not bring them back. A platform credential only: project keys (even `*`) and console sessions are refused with 403 `admin privileges required`.
          */
-        patch: operations["patchAdminIdentityProvidersById"];
+        patch: operations["adminIdentityProviders_update"];
         trace?: never;
     };
 }
@@ -3807,7 +3807,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getApiKeys: {
+    apiKeys_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -3874,7 +3874,7 @@ export interface operations {
             };
         };
     };
-    postApiKeys: {
+    apiKeys_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -3956,7 +3956,7 @@ export interface operations {
             };
         };
     };
-    postApiKeysByIdRevoke: {
+    apiKeys_revoke: {
         parameters: {
             query?: never;
             header?: never;
@@ -4034,7 +4034,7 @@ export interface operations {
             };
         };
     };
-    deleteApiKeysById: {
+    apiKeys_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -4108,7 +4108,7 @@ export interface operations {
             };
         };
     };
-    getPermissions: {
+    permissions_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -4178,7 +4178,7 @@ export interface operations {
             };
         };
     };
-    deleteProject: {
+    project_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -4241,7 +4241,7 @@ export interface operations {
             };
         };
     };
-    getAuditLog: {
+    auditLog_list: {
         parameters: {
             query?: {
                 limit?: number;
@@ -4313,7 +4313,7 @@ export interface operations {
             };
         };
     };
-    getDataExport: {
+    dataExport_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -4379,7 +4379,7 @@ export interface operations {
             };
         };
     };
-    postAdminPlans: {
+    adminPlans_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -4468,7 +4468,7 @@ export interface operations {
             };
         };
     };
-    getAdminUsers: {
+    adminUsers_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -4535,7 +4535,7 @@ export interface operations {
             };
         };
     };
-    postAdminUsers: {
+    adminUsers_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -4624,7 +4624,7 @@ export interface operations {
             };
         };
     };
-    putAdminUsersByIdPassword: {
+    adminUsers_setPassword: {
         parameters: {
             query?: never;
             header?: never;
@@ -4713,7 +4713,7 @@ export interface operations {
             };
         };
     };
-    postAdminProjects: {
+    adminProjects_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -4793,7 +4793,7 @@ export interface operations {
             };
         };
     };
-    getAdminCredentials: {
+    adminCredentials_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -4860,7 +4860,7 @@ export interface operations {
             };
         };
     };
-    postAdminCredentials: {
+    adminCredentials_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -4941,7 +4941,7 @@ export interface operations {
             };
         };
     };
-    postAdminCredentialsByIdRevoke: {
+    adminCredentials_revoke: {
         parameters: {
             query?: never;
             header?: never;
@@ -5019,7 +5019,7 @@ export interface operations {
             };
         };
     };
-    getAdminSecurityEvents: {
+    adminSecurityEvents_list: {
         parameters: {
             query?: {
                 user_id?: string;
@@ -5089,7 +5089,7 @@ export interface operations {
             };
         };
     };
-    getDomains: {
+    domains_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -5156,7 +5156,7 @@ export interface operations {
             };
         };
     };
-    postDomains: {
+    domains_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -5245,7 +5245,7 @@ export interface operations {
             };
         };
     };
-    getDomainsById: {
+    domains_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -5323,7 +5323,7 @@ export interface operations {
             };
         };
     };
-    deleteDomainsById: {
+    domains_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -5397,7 +5397,7 @@ export interface operations {
             };
         };
     };
-    postDomainsByIdVerify: {
+    domains_verify: {
         parameters: {
             query?: never;
             header?: never;
@@ -5475,7 +5475,7 @@ export interface operations {
             };
         };
     };
-    getDomainsByIdTracking: {
+    domains_getTracking: {
         parameters: {
             query?: never;
             header?: never;
@@ -5553,7 +5553,7 @@ export interface operations {
             };
         };
     };
-    putDomainsByIdTracking: {
+    domains_setTracking: {
         parameters: {
             query?: never;
             header?: never;
@@ -5644,7 +5644,7 @@ export interface operations {
             };
         };
     };
-    getSuppressions: {
+    suppressions_list: {
         parameters: {
             query?: {
                 limit?: number;
@@ -5722,7 +5722,7 @@ export interface operations {
             };
         };
     };
-    postSuppressions: {
+    suppressions_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -5811,7 +5811,7 @@ export interface operations {
             };
         };
     };
-    getSuppressionsById: {
+    suppressions_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -5889,7 +5889,7 @@ export interface operations {
             };
         };
     };
-    deleteSuppressionsById: {
+    suppressions_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -5963,7 +5963,7 @@ export interface operations {
             };
         };
     };
-    getBounces: {
+    bounces_list: {
         parameters: {
             query?: {
                 /** @description Only bounces of this type */
@@ -6043,7 +6043,7 @@ export interface operations {
             };
         };
     };
-    getBouncesById: {
+    bounces_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -6121,7 +6121,7 @@ export interface operations {
             };
         };
     };
-    getInboundEmails: {
+    inboundEmails_list: {
         parameters: {
             query?: {
                 status?: "received" | "rejected" | "failed";
@@ -6196,7 +6196,7 @@ export interface operations {
             };
         };
     };
-    getInboundEmailsStats: {
+    inboundEmails_getStats: {
         parameters: {
             query?: never;
             header?: never;
@@ -6267,7 +6267,7 @@ export interface operations {
             };
         };
     };
-    getInboundEmailsById: {
+    inboundEmails_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -6345,7 +6345,7 @@ export interface operations {
             };
         };
     };
-    deleteInboundEmailsById: {
+    inboundEmails_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -6419,7 +6419,7 @@ export interface operations {
             };
         };
     };
-    postInboundEmailsByIdRetry: {
+    inboundEmails_retry: {
         parameters: {
             query?: never;
             header?: never;
@@ -6497,7 +6497,7 @@ export interface operations {
             };
         };
     };
-    getInboundEmailsByIdRaw: {
+    inboundEmails_getRaw: {
         parameters: {
             query?: never;
             header?: never;
@@ -6573,7 +6573,7 @@ export interface operations {
             };
         };
     };
-    getInboundEmailsByUuidAttachmentsByIdx: {
+    inboundEmails_getAttachment: {
         parameters: {
             query?: never;
             header?: never;
@@ -6650,7 +6650,7 @@ export interface operations {
             };
         };
     };
-    getRelayNodes: {
+    relayNodes_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -6717,7 +6717,7 @@ export interface operations {
             };
         };
     };
-    postRelayNodesByIdRevoke: {
+    relayNodes_revoke: {
         parameters: {
             query?: never;
             header?: never;
@@ -6795,7 +6795,7 @@ export interface operations {
             };
         };
     };
-    getWebhooks: {
+    webhooks_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -6862,7 +6862,7 @@ export interface operations {
             };
         };
     };
-    postWebhooks: {
+    webhooks_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -6942,7 +6942,7 @@ export interface operations {
             };
         };
     };
-    deleteWebhooksById: {
+    webhooks_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -7016,7 +7016,7 @@ export interface operations {
             };
         };
     };
-    postWebhooksByIdRotateSecret: {
+    webhooks_rotateSecret: {
         parameters: {
             query?: never;
             header?: never;
@@ -7094,7 +7094,7 @@ export interface operations {
             };
         };
     };
-    getWebhooksByIdDeliveries: {
+    webhooks_listDeliveries: {
         parameters: {
             query?: {
                 status?: "pending" | "succeeded" | "failed";
@@ -7180,7 +7180,7 @@ export interface operations {
             };
         };
     };
-    postWebhooksByIdDeliveriesByDeliveryIdRedeliver: {
+    webhooks_redeliver: {
         parameters: {
             query?: never;
             header?: never;
@@ -7259,7 +7259,7 @@ export interface operations {
             };
         };
     };
-    postEmailsSend: {
+    emails_send: {
         parameters: {
             query?: never;
             header?: {
@@ -7349,7 +7349,7 @@ export interface operations {
             };
         };
     };
-    postEmailsBatch: {
+    emails_batch: {
         parameters: {
             query?: never;
             header?: {
@@ -7439,7 +7439,7 @@ export interface operations {
             };
         };
     };
-    getEmails: {
+    emails_list: {
         parameters: {
             query?: {
                 status?: "queued" | "sending" | "sent" | "failed" | "suppressed" | "captured" | "bounced" | "complained" | "canceled";
@@ -7522,7 +7522,7 @@ export interface operations {
             };
         };
     };
-    getEmailsById: {
+    emails_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -7600,7 +7600,7 @@ export interface operations {
             };
         };
     };
-    postEmailsByIdCancel: {
+    emails_cancel: {
         parameters: {
             query?: never;
             header?: never;
@@ -7687,7 +7687,7 @@ export interface operations {
             };
         };
     };
-    getEmailsByIdAttachmentsByIdx: {
+    emails_getAttachment: {
         parameters: {
             query?: never;
             header?: never;
@@ -7764,7 +7764,7 @@ export interface operations {
             };
         };
     };
-    postTemplatesByTemplateIdVersionsByVersionIdPreview: {
+    templates_preview: {
         parameters: {
             query?: never;
             header?: never;
@@ -7863,7 +7863,7 @@ export interface operations {
             };
         };
     };
-    postTemplatesByTemplateIdSendTest: {
+    templates_sendTest: {
         parameters: {
             query?: never;
             header?: never;
@@ -7961,7 +7961,7 @@ export interface operations {
             };
         };
     };
-    getUsage: {
+    usage_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -8028,7 +8028,7 @@ export interface operations {
             };
         };
     };
-    getSandboxEmails: {
+    sandboxEmails_list: {
         parameters: {
             query?: {
                 status?: "queued" | "sending" | "sent" | "failed" | "suppressed" | "captured" | "bounced" | "complained" | "canceled";
@@ -8111,7 +8111,7 @@ export interface operations {
             };
         };
     };
-    getSandboxEmailsById: {
+    sandboxEmails_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -8189,7 +8189,7 @@ export interface operations {
             };
         };
     };
-    getAnalytics: {
+    analytics_get: {
         parameters: {
             query?: {
                 /** @description First UTC day, inclusive; default: 29 days before `to` */
@@ -8265,7 +8265,7 @@ export interface operations {
             };
         };
     };
-    getSmtpServers: {
+    smtpServers_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -8332,7 +8332,7 @@ export interface operations {
             };
         };
     };
-    postSmtpServers: {
+    smtpServers_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -8412,7 +8412,7 @@ export interface operations {
             };
         };
     };
-    deleteSmtpServersById: {
+    smtpServers_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -8486,7 +8486,7 @@ export interface operations {
             };
         };
     };
-    postSmtpServersByIdTest: {
+    smtpServers_test: {
         parameters: {
             query?: {
                 /** @description How long each step may take, in milliseconds (100 to 5000; 5000 when omitted) */
@@ -8565,7 +8565,7 @@ export interface operations {
             };
         };
     };
-    getAdminSmtpPool: {
+    adminSmtpPool_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -8632,7 +8632,7 @@ export interface operations {
             };
         };
     };
-    postAdminSmtpPool: {
+    adminSmtpPool_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -8712,7 +8712,7 @@ export interface operations {
             };
         };
     };
-    deleteAdminSmtpPoolById: {
+    adminSmtpPool_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -8786,7 +8786,7 @@ export interface operations {
             };
         };
     };
-    postAdminSmtpPoolByIdTest: {
+    adminSmtpPool_test: {
         parameters: {
             query?: {
                 /** @description How long each step may take, in milliseconds (100 to 5000; 5000 when omitted) */
@@ -8865,7 +8865,7 @@ export interface operations {
             };
         };
     };
-    postAdminCertificatesGenerateCa: {
+    adminCertificates_generateCa: {
         parameters: {
             query?: never;
             header?: never;
@@ -8954,7 +8954,7 @@ export interface operations {
             };
         };
     };
-    postAdminCertificatesGenerate: {
+    adminCertificates_generate: {
         parameters: {
             query?: never;
             header?: never;
@@ -9043,7 +9043,7 @@ export interface operations {
             };
         };
     };
-    getAdminCertificates: {
+    adminCertificates_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -9110,7 +9110,7 @@ export interface operations {
             };
         };
     };
-    postAdminCertificates: {
+    adminCertificates_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -9210,7 +9210,7 @@ export interface operations {
             };
         };
     };
-    getAdminCertificatesByName: {
+    adminCertificates_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -9288,7 +9288,7 @@ export interface operations {
             };
         };
     };
-    deleteAdminCertificatesByName: {
+    adminCertificates_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -9371,7 +9371,7 @@ export interface operations {
             };
         };
     };
-    getAdminCertificatesByNamePem: {
+    adminCertificates_getPem: {
         parameters: {
             query?: never;
             header?: never;
@@ -9447,7 +9447,7 @@ export interface operations {
             };
         };
     };
-    getAdminListeners: {
+    adminListeners_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -9514,7 +9514,7 @@ export interface operations {
             };
         };
     };
-    getAdminListenersByListener: {
+    adminListeners_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -9593,7 +9593,7 @@ export interface operations {
             };
         };
     };
-    putAdminListenersByListenerCertificate: {
+    adminListeners_setCertificate: {
         parameters: {
             query?: never;
             header?: never;
@@ -9694,7 +9694,7 @@ export interface operations {
             };
         };
     };
-    deleteAdminListenersByListenerCertificate: {
+    adminListeners_deleteCertificate: {
         parameters: {
             query?: never;
             header?: never;
@@ -9773,7 +9773,7 @@ export interface operations {
             };
         };
     };
-    getTemplates: {
+    templates_list: {
         parameters: {
             query?: {
                 limit?: number;
@@ -9847,7 +9847,7 @@ export interface operations {
             };
         };
     };
-    postTemplates: {
+    templates_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -9936,7 +9936,7 @@ export interface operations {
             };
         };
     };
-    getTemplatesByTemplateId: {
+    templates_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -10014,7 +10014,7 @@ export interface operations {
             };
         };
     };
-    deleteTemplatesByTemplateId: {
+    templates_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -10088,7 +10088,7 @@ export interface operations {
             };
         };
     };
-    patchTemplatesByTemplateId: {
+    templates_update: {
         parameters: {
             query?: never;
             header?: never;
@@ -10188,7 +10188,7 @@ export interface operations {
             };
         };
     };
-    getTemplatesByTemplateIdVersions: {
+    templates_listVersions: {
         parameters: {
             query?: never;
             header?: never;
@@ -10266,7 +10266,7 @@ export interface operations {
             };
         };
     };
-    postTemplatesByTemplateIdVersions: {
+    templates_createVersion: {
         parameters: {
             query?: never;
             header?: never;
@@ -10366,7 +10366,7 @@ export interface operations {
             };
         };
     };
-    deleteTemplatesByTemplateIdVersionsByVersionId: {
+    templates_deleteVersion: {
         parameters: {
             query?: never;
             header?: never;
@@ -10450,7 +10450,7 @@ export interface operations {
             };
         };
     };
-    patchTemplatesByTemplateIdVersionsByVersionId: {
+    templates_updateVersion: {
         parameters: {
             query?: never;
             header?: never;
@@ -10551,7 +10551,7 @@ export interface operations {
             };
         };
     };
-    postTemplatesByTemplateIdActivateByVersionId: {
+    templates_activate: {
         parameters: {
             query?: never;
             header?: never;
@@ -10630,7 +10630,7 @@ export interface operations {
             };
         };
     };
-    getTemplatesByTemplateIdVersionsByVersionIdLocalizations: {
+    templates_listLocalizations: {
         parameters: {
             query?: never;
             header?: never;
@@ -10709,7 +10709,7 @@ export interface operations {
             };
         };
     };
-    putTemplatesByTemplateIdVersionsByVersionIdLocalizations: {
+    templates_setLocalizations: {
         parameters: {
             query?: never;
             header?: never;
@@ -10819,7 +10819,7 @@ export interface operations {
             };
         };
     };
-    getStylesheets: {
+    stylesheets_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -10886,7 +10886,7 @@ export interface operations {
             };
         };
     };
-    postStylesheets: {
+    stylesheets_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -10975,7 +10975,7 @@ export interface operations {
             };
         };
     };
-    getStylesheetsById: {
+    stylesheets_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -11053,7 +11053,7 @@ export interface operations {
             };
         };
     };
-    deleteStylesheetsById: {
+    stylesheets_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -11136,7 +11136,7 @@ export interface operations {
             };
         };
     };
-    patchStylesheetsById: {
+    stylesheets_update: {
         parameters: {
             query?: never;
             header?: never;
@@ -11236,7 +11236,7 @@ export interface operations {
             };
         };
     };
-    getMembers: {
+    members_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -11303,7 +11303,7 @@ export interface operations {
             };
         };
     };
-    deleteMembersByUserId: {
+    members_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -11386,7 +11386,7 @@ export interface operations {
             };
         };
     };
-    patchMembersByUserId: {
+    members_update: {
         parameters: {
             query?: never;
             header?: never;
@@ -11486,7 +11486,7 @@ export interface operations {
             };
         };
     };
-    postMembersLeave: {
+    members_leave: {
         parameters: {
             query?: never;
             header?: never;
@@ -11558,7 +11558,7 @@ export interface operations {
             };
         };
     };
-    getMemberGroups: {
+    memberGroups_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -11625,7 +11625,7 @@ export interface operations {
             };
         };
     };
-    postMemberGroups: {
+    memberGroups_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -11714,7 +11714,7 @@ export interface operations {
             };
         };
     };
-    deleteMemberGroupsById: {
+    memberGroups_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -11788,7 +11788,7 @@ export interface operations {
             };
         };
     };
-    patchMemberGroupsById: {
+    memberGroups_update: {
         parameters: {
             query?: never;
             header?: never;
@@ -11888,7 +11888,7 @@ export interface operations {
             };
         };
     };
-    getInvitations: {
+    invitations_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -11955,7 +11955,7 @@ export interface operations {
             };
         };
     };
-    postInvitations: {
+    invitations_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -12044,7 +12044,7 @@ export interface operations {
             };
         };
     };
-    deleteInvitationsById: {
+    invitations_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -12118,7 +12118,7 @@ export interface operations {
             };
         };
     };
-    getAdminSettings: {
+    adminSettings_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -12183,7 +12183,7 @@ export interface operations {
             };
         };
     };
-    patchAdminSettings: {
+    adminSettings_update: {
         parameters: {
             query?: never;
             header?: never;
@@ -12261,7 +12261,7 @@ export interface operations {
             };
         };
     };
-    getProjectSso: {
+    project_getSso: {
         parameters: {
             query?: never;
             header?: never;
@@ -12326,7 +12326,7 @@ export interface operations {
             };
         };
     };
-    putProjectSso: {
+    project_setSso: {
         parameters: {
             query?: never;
             header?: never;
@@ -12413,7 +12413,7 @@ export interface operations {
             };
         };
     };
-    getAdminIdentityProviders: {
+    adminIdentityProviders_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -12480,7 +12480,7 @@ export interface operations {
             };
         };
     };
-    postAdminIdentityProviders: {
+    adminIdentityProviders_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -12569,7 +12569,7 @@ export interface operations {
             };
         };
     };
-    getAdminIdentityProvidersById: {
+    adminIdentityProviders_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -12647,7 +12647,7 @@ export interface operations {
             };
         };
     };
-    deleteAdminIdentityProvidersById: {
+    adminIdentityProviders_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -12721,7 +12721,7 @@ export interface operations {
             };
         };
     };
-    patchAdminIdentityProvidersById: {
+    adminIdentityProviders_update: {
         parameters: {
             query?: never;
             header?: never;

@@ -15,7 +15,7 @@ export interface paths {
          * Accept an invitation
          * @description Takes the `token` of the invitation link (`…/app/invitation#token=<token>`). For an address without an account it creates one with `password` (required: 10 to 128 characters, not the address; optional `name`) and the address verified; for an address with an account it adds the membership (a `password` is refused: the existing one stays). The user's default project becomes this one when they have none. Then sign in with `POST /app/api/session`. An unknown, expired, already used or revoked token: 400 `invalid, expired or already used invitation token`, whichever it is, and nothing changes; a password that breaks the rule: 400 naming `password`. No credential; counted against `ratelimit.login_per_minute` per client address (429 beyond).
          */
-        post: operations["postInvitationsAccept"];
+        post: operations["invitations_accept"];
         delete?: never;
         options?: never;
         head?: never;
@@ -35,7 +35,7 @@ export interface paths {
          * Ask for a password reset link
          * @description Always answers the same 202, whether or not an account has `email`, and before looking (no account enumeration, by answer or by time); only a malformed `email` is 400. When one has it, a single-use link (`…/app/password-reset#token=<token>`) is mailed to it, valid for `console.password_reset_ttl` (1 hour by default); at most one mail a minute per account. Counted against `ratelimit.login_per_minute` per client address (429 beyond). No credential.
          */
-        post: operations["postPasswordReset"];
+        post: operations["passwordReset_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -55,7 +55,7 @@ export interface paths {
          * Set a new password with a reset link
          * @description Takes the `token` of the reset link and the new `password` (10 to 128 characters, not the address). It sets the password, clears the sign-in lockout count, signs out every session of the account, spends every other pending reset link of it, and counts the address as verified. Then sign in with `POST /app/api/session`. An unknown, expired or already used token: 400 `invalid, expired or already used password reset token`, and nothing changes; a password that breaks the rule: 400 naming `password`, nothing changes (the link still works). Counted against `ratelimit.login_per_minute` per client address (429 beyond). Written to the user's security trail as `auth.password_reset.completed`.
          */
-        post: operations["postPasswordResetComplete"];
+        post: operations["passwordReset_complete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -73,7 +73,7 @@ export interface paths {
          * Follow the project's events live (Server-Sent Events)
          * @description A `text/event-stream` of the signed-in member's current project (the session's current project, else the user's default; `X-Service-Project-Id` picks another the user belongs to). Events: `inbound.received` (needs `inbound:read`), `email.status` (`email.sent`, `email.failed`, `email.bounced`, `email.complained`; needs `emails:read`), `webhook.delivery` (each attempt's result; needs `webhooks:read`) and `audit` (the project's audit events; admin or owner role). Each `data:` is `{"type", "at", "data"}` with the same metadata as the webhook envelope: never a message body. Each event has an increasing `id:`; send it back as `Last-Event-ID` (EventSource does) or `?last_event_id=` to get exactly the events after it. The stream keeps the last 10000 events (at most 24 hours); a resume from before that gets one `reset` event (reload the lists, then follow). The session is re-checked every `console.events_session_check` (5 s by default): once it is signed out, expired or no longer a member, the stream gets an `end` event and closes. The same check reads the member's current role and group: the stream goes on with only the kinds they may see now (an admin demoted to member gets no further `audit` event; a promotion adds kinds), and ends with an `end` event when no kind is left. Browser sessions only: an API key or platform credential is refused with 403. At most 10 open streams per session (a newer one ends the oldest with an `end` event) and 1000 per project (429).
          */
-        get: operations["getEvents"];
+        get: operations["events_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -93,18 +93,18 @@ export interface paths {
          * Who is signed in
          * @description The signed-in user, the session (its expiries and current project) and every project membership. 401 without a live session.
          */
-        get: operations["getSession"];
+        get: operations["session_get"];
         put?: never;
         /**
          * Sign in with email and password
          * @description Opens a browser session: answers the user and the session and sets the `__Host-edgemail_session` cookie (`edgemail_session` on loopback http) (`HttpOnly; SameSite=Strict; Secure`, see docs/console.md). With two-factor authentication on, send `totp_code` (or a `recovery_code`) in the same call; without one the answer is 401 with `two_factor_required: true`, and the client repeats the call with it. Refusals: 401 `invalid email or password` alike for an unknown email, a wrong password and a locked account (ten consecutive failed sign-ins lock password sign-in for 15 minutes, from every address); 401 naming the second factor when it is wrong or missing; 429 beyond `ratelimit.login_per_minute` attempts per client address; 403 for a foreign `Origin`. Every attempt is in the security trail.
          */
-        post: operations["postSession"];
+        post: operations["session_create"];
         /**
          * Sign out
          * @description Ends this session (its row is deleted: the cookie is worthless from now on) and clears the cookie. Other sessions of the user stay.
          */
-        delete: operations["deleteSession"];
+        delete: operations["session_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -123,7 +123,7 @@ export interface paths {
          * Sign out everywhere
          * @description Ends every session of the user, this one included, on every device (`users.sessions_valid_after` voids them at once), and clears the cookie.
          */
-        post: operations["postSessionSignOutAll"];
+        post: operations["session_signOutAll"];
         delete?: never;
         options?: never;
         head?: never;
@@ -142,7 +142,7 @@ export interface paths {
          * Switch the current project
          * @description The project the session works in from now on (on /api/v1 too, when a request names none in `X-Service-Project-Id`). 403 `not a member of this project` for any project the user is not a member of, whether it exists or not; 403 `this project requires single sign-on: sign in through your identity provider to use it` for a project that requires single sign-on when this session was not opened through it.
          */
-        put: operations["putSessionProject"];
+        put: operations["session_setProject"];
         post?: never;
         delete?: never;
         options?: never;
@@ -162,7 +162,7 @@ export interface paths {
          * Choose the default project
          * @description The project a new session starts in, and the one a session works in when it has chosen none (`PUT /app/api/session/project`) and a request names none. Sessions that chose a project keep it. 403 `not a member of this project` for any project the user is not a member of, whether it exists or not.
          */
-        put: operations["putAccountDefaultProject"];
+        put: operations["accountDefaultProject_set"];
         post?: never;
         delete?: never;
         options?: never;
@@ -183,12 +183,12 @@ export interface paths {
          * Start turning on two-factor authentication
          * @description A new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) as an `otpauth://` URI for a QR code and as base32 text. Not in force until confirmed with a code (`POST /app/api/account/totp/confirm`); starting again replaces an unconfirmed secret. 409 when two-factor authentication is on already; 403 when the session signed in more than 15 minutes ago (sign in again first).
          */
-        post: operations["postAccountTotp"];
+        post: operations["accountTotp_create"];
         /**
          * Turn off two-factor authentication
          * @description Proven by the account password or a current code (one of them, in the body); the secret and the recovery codes are deleted. 403 for a wrong password or code, 409 when it is not on; attempts count against `ratelimit.login_per_minute` of the client address. Each wrong password or code also counts toward the account's sign-in lockout (ten lock password sign-in for 15 minutes, as at `POST /app/api/session`); while it holds, this route is refused too, a right password or code included: 403 `too many wrong passwords or codes: this account is locked …`. A right password clears the count.
          */
-        delete: operations["deleteAccountTotp"];
+        delete: operations["accountTotp_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -207,7 +207,7 @@ export interface paths {
          * Turn on two-factor authentication
          * @description Confirms the started secret with a current code: from now on password sign-in asks for a code. Answers ten single-use recovery codes, shown this once (earlier ones are void). 400 for a wrong or reused code, 409 when no setup was started or it is on already; attempts count against `ratelimit.login_per_minute` of the client address.
          */
-        post: operations["postAccountTotpConfirm"];
+        post: operations["accountTotp_confirm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -227,7 +227,7 @@ export interface paths {
          * Start signing in with a passkey
          * @description WebAuthn request options for `navigator.credentials.get()`: a fresh challenge (valid 5 minutes, once), the rpID (the host of `server.public_url`), user verification required, and no account named: the browser offers the passkeys it holds for this site. No body. Counts against `ratelimit.login_per_minute` of the client address (429 beyond), like the sign-in itself.
          */
-        post: operations["postSessionPasskeyOptions"];
+        post: operations["session_options"];
         delete?: never;
         options?: never;
         head?: never;
@@ -247,7 +247,7 @@ export interface paths {
          * Sign in with a passkey
          * @description Verifies the answer of `navigator.credentials.get()` to `POST /app/api/session/passkey/options` and opens a browser session as the password sign-in does (200 `{user, session}` with `session.method: passkey`, and the `__Host-edgemail_session` cookie (`edgemail_session` on loopback http)). The passkey is the whole sign-in: no password, no TOTP code (the authenticator verified the user). Not subject to the password lockout: a locked account signs in with its passkey. Refusals: 401 `passkey not accepted: ask for new options and try again` alike for an unknown, expired or already used challenge, an unknown or deleted passkey, a foreign origin or rpID, a user not verified, a bad signature and a signature counter that did not move forward (the security trail names which); 429 beyond `ratelimit.login_per_minute` attempts per client address (options included); 403 for a foreign `Origin` header.
          */
-        post: operations["postSessionPasskey"];
+        post: operations["session_passkey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -265,7 +265,7 @@ export interface paths {
          * List the single sign-on providers
          * @description The enabled identity providers a sign-in page offers as buttons: id and name only (docs/sso.md). No credential needed.
          */
-        get: operations["getSessionOidcProviders"];
+        get: operations["session_listProviders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -285,7 +285,7 @@ export interface paths {
          * Finish signing in through an identity provider
          * @description The redirect URI the identity provider sends the browser back to (register it at the provider: it is shown as `redirect_uri` on the provider in `/api/v1/admin/identity-providers`). Spends the `state` (once, 10 minutes, only in the browser holding the `edgemail_oidc` cookie), exchanges the code with the PKCE verifier and the client secret, checks the ID token (issuer, audience, authorized party, expiry, issued-at, nonce, and its signature by the provider's JWKS) and requires a verified email whose domain the provider allows. Then 303 to the `return_to` of the start with the `__Host-edgemail_session` cookie (`edgemail_session` on loopback http): a session with `method: oidc` that remembers its provider (it ends when the provider is disabled or deleted). The user is the one linked to this identity before; a first sign-in creates the user (email verified, member of the provider's default project with its default role), or links an existing user with the same email only when nothing but an identity provider lets that user in (no password, no TOTP, no passkey, no identity at another provider; docs/sso.md "Accounts"). A link started from a signed-in session (`POST /app/api/account/identities`) ends here too: the identity is linked to that account, no new session is opened, and the answer is 303 to its `return_to` (`auth.oidc.linked`). Refusals (JSON, nothing signed in, nothing linked): 401 `single sign-on failed: <reason>` for a wrong, expired, reused or foreign state, an error from the provider, a failed code exchange, an ID token failing a check, no email or an unverified one (`auth.login.failed`, detail `oidc:<reason>`); 403 `<domain> may not sign in through <provider>` for an email outside the allowlist (`auth.oidc.denied`); 409 `an account with this email already exists: sign in to it another way and link <provider> from your account settings` when the email belongs to an account with a password, TOTP, a passkey or another provider (`auth.oidc.denied`, detail `reason=link_required`, on that account's trail); for a link: 409 when the identity is linked to another account already (`reason=identity_taken`), 401 when the session that started it has ended (`reason=link_session`); 429 beyond `ratelimit.oidc_per_minute` callbacks per client address.
          */
-        get: operations["getSessionOidcCallback"];
+        get: operations["session_getCallback"];
         put?: never;
         post?: never;
         delete?: never;
@@ -305,7 +305,7 @@ export interface paths {
          * Start signing in through an identity provider
          * @description Redirects the browser (302) to the provider's authorization endpoint: the authorization code flow with PKCE (S256), a fresh `state` and `nonce`, scopes `openid email profile` and the redirect URI `{server.public_url}/app/api/session/oidc/callback` (docs/sso.md). Sets the `edgemail_oidc` cookie (HttpOnly, SameSite=Lax, 10 minutes) that binds the callback to this browser. The sign-in must finish within 10 minutes. Navigate to it (a link or `location.href`), do not fetch it. Refusals: 404 for an unknown or disabled provider; 400 for a `return_to` that is not a path on this site; 502 when the provider does not answer discovery; 429 beyond `ratelimit.login_per_minute` per client address.
          */
-        get: operations["getSessionOidcByProviderIdStart"];
+        get: operations["session_getStart"];
         put?: never;
         post?: never;
         delete?: never;
@@ -327,7 +327,7 @@ export interface paths {
          * Start registering a passkey
          * @description WebAuthn creation options for `navigator.credentials.create()`: a fresh challenge (valid 5 minutes, once, for this user only), the relying party (`rp.id`: the host of `server.public_url`), the user, the passkeys the user has already (`excludeCredentials`), a discoverable credential with user verification required and no attestation. Send the authenticator's answer to `POST /app/api/account/passkeys`. 403 when the session signed in more than 15 minutes ago (sign in again first); 409 when the user has 20 passkeys already.
          */
-        post: operations["postAccountPasskeysRegistrationOptions"];
+        post: operations["accountPasskeys_registrationOptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -345,13 +345,13 @@ export interface paths {
          * List your passkeys
          * @description The signed-in user's passkeys, oldest first: id, name, when added and last used, and whether the authenticator backs it up. Never the credential id or public key.
          */
-        get: operations["getAccountPasskeys"];
+        get: operations["accountPasskeys_list"];
         put?: never;
         /**
          * Add a passkey
          * @description Stores the passkey the authenticator made from `POST /app/api/account/passkeys/registration-options`, under `name` (1 to 100 characters; several passkeys per user). Refusals, nothing stored: 400 for an unknown, expired (5 minutes) or already used challenge, or one given to another user (ask for new options); 400 naming the problem when the answer does not verify (origin other than `server.public_url`'s, rpID hash other than its host, user not verified, malformed attestation); 409 when this credential is registered already.
          */
-        post: operations["postAccountPasskeys"];
+        post: operations["accountPasskeys_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -372,14 +372,14 @@ export interface paths {
          * Delete a passkey
          * @description Removes one of the signed-in user's passkeys: it signs in no more (sessions it opened stay open). Needs a recent sign-in, as adding one does: 403 `sign in again to delete a passkey: …` when the session signed in more than 15 minutes ago, and nothing changes. 404 for an unknown id or another user's passkey.
          */
-        delete: operations["deleteAccountPasskeysById"];
+        delete: operations["accountPasskeys_delete"];
         options?: never;
         head?: never;
         /**
          * Rename a passkey
          * @description Sets the name (1 to 100 characters) of one of the signed-in user's passkeys. Needs a recent sign-in, as adding one does: 403 `sign in again to rename a passkey: …` when the session signed in more than 15 minutes ago, and nothing changes. 404 for an unknown id or another user's passkey.
          */
-        patch: operations["patchAccountPasskeysById"];
+        patch: operations["accountPasskeys_update"];
         trace?: never;
     };
     "/app/api/account/identities": {
@@ -393,13 +393,13 @@ export interface paths {
          * List the identity providers linked to your account
          * @description The signed-in user's identities at identity providers, oldest first: the link's id, the provider (id and name), the identity's `sub` there, and when it was linked (docs/sso.md "Accounts").
          */
-        get: operations["getAccountIdentities"];
+        get: operations["accountIdentities_list"];
         put?: never;
         /**
          * Start linking an identity provider to your account
          * @description The one way to add single sign-on to an account that has a password, TOTP, a passkey or another provider (docs/sso.md "Accounts"): a sign-in through the provider would otherwise be refused for its email. Answers 200 `{authorization_url}` and sets the `edgemail_oidc` binding cookie (as `GET /app/api/session/oidc/{provider_id}/start` does); navigate the browser to the URL. The provider sends it back to the usual callback, which links the identity to THIS account (whatever its email, as long as the provider verified it and allows its domain), opens no new session and answers 303 to `return_to`; it fails if this session has ended meanwhile, or if the identity is linked to another account. Within 10 minutes. Refusals: 403 when the session signed in more than 15 minutes ago (sign in again first); 404 for an unknown or disabled provider; 400 for a `return_to` that is not a path on this site; 502 when the provider does not answer discovery; 429 beyond `ratelimit.login_per_minute` per client address.
          */
-        post: operations["postAccountIdentities"];
+        post: operations["accountIdentities_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -420,7 +420,7 @@ export interface paths {
          * Unlink an identity provider from your account
          * @description Removes one of the signed-in user's linked identities: signing in through it no longer reaches this account (sessions it opened stay, until the provider is disabled or deleted). 403 when the session signed in more than 15 minutes ago (sign in again first); 404 for an unknown id or another user's; 409 `this is the last way to sign in to this account: …` when the account has no password, no passkey and no other linked identity.
          */
-        delete: operations["deleteAccountIdentitiesById"];
+        delete: operations["accountIdentities_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -437,7 +437,7 @@ export interface paths {
          * Your security trail
          * @description The signed-in user's own account security events, newest first: sign-ins and refused sign-ins (with which leg failed), sign-outs, two-factor and passkey changes, sessions ended, single sign-on. Never another user's; a sign-in tried with an unknown email belongs to no account. `limit` defaults to 50 (at most 200); `offset` to 0 (at most 100000).
          */
-        get: operations["getAccountSecurityEvents"];
+        get: operations["accountSecurityEvents_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -457,7 +457,7 @@ export interface paths {
          * List your sessions
          * @description The signed-in user's live sessions on every device, most recently signed in first: id (never the token), how it signed in, when, its last request, absolute expiry, address and User-Agent, and `current` for this one. Only live sessions: an expired, idle-expired, signed-out or signed-out-everywhere one is not listed.
          */
-        get: operations["getAccountSessions"];
+        get: operations["accountSessions_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -480,7 +480,7 @@ export interface paths {
          * End one of your sessions
          * @description Signs out one of the signed-in user's sessions, on whatever device: its row is deleted, so its cookie is refused (401) on `/app/api` and `/api/v1` from now on, and its event streams end within `console.events_session_check`. Ending this very session also clears the cookie, as sign-out does. 404 `session not found` for an unknown id or another user's session, which is left alone. Recorded as `auth.session.revoked`.
          */
-        delete: operations["deleteAccountSessionsById"];
+        delete: operations["accountSessions_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -889,7 +889,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    postInvitationsAccept: {
+    invitations_accept: {
         parameters: {
             query?: never;
             header?: never;
@@ -976,7 +976,7 @@ export interface operations {
             };
         };
     };
-    postPasswordReset: {
+    passwordReset_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -1054,7 +1054,7 @@ export interface operations {
             };
         };
     };
-    postPasswordResetComplete: {
+    passwordReset_complete: {
         parameters: {
             query?: never;
             header?: never;
@@ -1130,7 +1130,7 @@ export interface operations {
             };
         };
     };
-    getEvents: {
+    events_get: {
         parameters: {
             query?: {
                 /** @description The same, for clients that cannot set headers; the header wins when both are sent */
@@ -1201,7 +1201,7 @@ export interface operations {
             };
         };
     };
-    getSession: {
+    session_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -1266,7 +1266,7 @@ export interface operations {
             };
         };
     };
-    postSession: {
+    session_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -1344,7 +1344,7 @@ export interface operations {
             };
         };
     };
-    deleteSession: {
+    session_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -1407,7 +1407,7 @@ export interface operations {
             };
         };
     };
-    postSessionSignOutAll: {
+    session_signOutAll: {
         parameters: {
             query?: never;
             header?: never;
@@ -1470,7 +1470,7 @@ export interface operations {
             };
         };
     };
-    putSessionProject: {
+    session_setProject: {
         parameters: {
             query?: never;
             header?: never;
@@ -1548,7 +1548,7 @@ export interface operations {
             };
         };
     };
-    putAccountDefaultProject: {
+    accountDefaultProject_set: {
         parameters: {
             query?: never;
             header?: never;
@@ -1626,7 +1626,7 @@ export interface operations {
             };
         };
     };
-    postAccountTotp: {
+    accountTotp_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -1700,7 +1700,7 @@ export interface operations {
             };
         };
     };
-    deleteAccountTotp: {
+    accountTotp_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -1785,7 +1785,7 @@ export interface operations {
             };
         };
     };
-    postAccountTotpConfirm: {
+    accountTotp_confirm: {
         parameters: {
             query?: never;
             header?: never;
@@ -1872,7 +1872,7 @@ export interface operations {
             };
         };
     };
-    postSessionPasskeyOptions: {
+    session_options: {
         parameters: {
             query?: never;
             header?: never;
@@ -1937,7 +1937,7 @@ export interface operations {
             };
         };
     };
-    postSessionPasskey: {
+    session_passkey: {
         parameters: {
             query?: never;
             header?: never;
@@ -2015,7 +2015,7 @@ export interface operations {
             };
         };
     };
-    getSessionOidcProviders: {
+    session_listProviders: {
         parameters: {
             query?: never;
             header?: never;
@@ -2080,7 +2080,7 @@ export interface operations {
             };
         };
     };
-    getSessionOidcCallback: {
+    session_getCallback: {
         parameters: {
             query?: {
                 code?: string;
@@ -2160,7 +2160,7 @@ export interface operations {
             };
         };
     };
-    getSessionOidcByProviderIdStart: {
+    session_getStart: {
         parameters: {
             query?: {
                 /** @description Where the browser lands after signing in: a path on this site (default `/`) */
@@ -2248,7 +2248,7 @@ export interface operations {
             };
         };
     };
-    postAccountPasskeysRegistrationOptions: {
+    accountPasskeys_registrationOptions: {
         parameters: {
             query?: never;
             header?: never;
@@ -2322,7 +2322,7 @@ export interface operations {
             };
         };
     };
-    getAccountPasskeys: {
+    accountPasskeys_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -2387,7 +2387,7 @@ export interface operations {
             };
         };
     };
-    postAccountPasskeys: {
+    accountPasskeys_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -2474,7 +2474,7 @@ export interface operations {
             };
         };
     };
-    deleteAccountPasskeysById: {
+    accountPasskeys_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -2548,7 +2548,7 @@ export interface operations {
             };
         };
     };
-    patchAccountPasskeysById: {
+    accountPasskeys_update: {
         parameters: {
             query?: never;
             header?: never;
@@ -2637,7 +2637,7 @@ export interface operations {
             };
         };
     };
-    getAccountIdentities: {
+    accountIdentities_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -2702,7 +2702,7 @@ export interface operations {
             };
         };
     };
-    postAccountIdentities: {
+    accountIdentities_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -2798,7 +2798,7 @@ export interface operations {
             };
         };
     };
-    deleteAccountIdentitiesById: {
+    accountIdentities_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -2881,7 +2881,7 @@ export interface operations {
             };
         };
     };
-    getAccountSecurityEvents: {
+    accountSecurityEvents_list: {
         parameters: {
             query?: {
                 limit?: number;
@@ -2949,7 +2949,7 @@ export interface operations {
             };
         };
     };
-    getAccountSessions: {
+    accountSessions_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -3014,7 +3014,7 @@ export interface operations {
             };
         };
     };
-    deleteAccountSessionsById: {
+    accountSessions_delete: {
         parameters: {
             query?: never;
             header?: never;
