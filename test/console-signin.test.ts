@@ -51,4 +51,14 @@ describe.skipIf(skipWithoutChromium('console-signin'))('console sign-in in Chrom
     expect(tab.errors).toEqual([]);
     await tab.context.close();
   });
+
+  test('a project requiring single sign-on tells a password session so, instead of failing page by page', async () => {
+    const strict = await consoleUser(stack, await platformToken(stack), PASSWORD, 'strict');
+    await stack.sql.query('UPDATE projects SET sso_required = true WHERE id = $1', [strict.project.id]);
+    const tab = await openConsole(browser, stack, '/sign-in');
+    await signInThroughUi(tab.page, { email: strict.user.email, password: PASSWORD });
+    await expect.poll(() => tab.page.getByRole('alert').filter({ hasText: 'strict requires single sign-on: sign out, then sign in through your identity provider' }).count(), { timeout: 10_000 }).toBe(1);
+    expect(await axeViolations(tab.page)).toEqual([]);
+    await tab.context.close();
+  });
 });

@@ -53,6 +53,11 @@ export function SignedInLayout() {
           })}
         </nav>
         <main id="main" class="main" tabIndex={-1}>
+          {project?.sso_required && me.session.method !== 'oidc' && (
+            <p class="form-error" role="alert">
+              {project.project_name} requires single sign-on: sign out, then sign in through your identity provider to work in it (or pick another project above).
+            </p>
+          )}
           <Suspense fallback={<p class="loading" role="status">Loading…</p>}>
             <Switch>
               <Route path="/"><Redirect to={project || !me.memberships.length ? HOME : '/account'} replace /></Route>
