@@ -11,6 +11,7 @@ import { makeJob } from '../../test-support/jobs.js';
 import { startFakeEdge, type FakeEdge } from '../../test-support/fake-edge.js';
 import { startReceiver, startSilentServer, type Receiver } from '../../test-support/receiver.js';
 import { createOutboundWorker, type OutboundWorker, type OutboundWorkerOptions } from './worker.js';
+import type { OutboundJob } from '@edgemail/shared';
 
 interface Line { level: string; message: string; fields?: Record<string, unknown> }
 
@@ -101,6 +102,23 @@ test('claims, delivers and reports every job', async () => {
   expect(rx.messages.map((m) => m.rcptTo[0]).sort()).toEqual(jobs.map((j) => j.envelope.to).sort());
   // Each recipient delivered once.
   expect(rx.messages).toHaveLength(6);
+});
+
+test('a job of the claim it cannot read (a newer edge\'s DKIM algorithm) is reported deferred naming the field, never delivered; the others are; one without an id is left to its lease', async () => {
+  const rx = await receiver();
+  const good = [makeJob('g1@dest.test'), makeJob('g2@dest.test')];
+  const newer = { ...makeJob('odd@dest.test'), dkim: { domain: 'acme.test', selector: 's1', algorithm: 'rsa-pss', private_key_pem: '-----BEGIN PRIVATE KEY-----' } } as unknown as OutboundJob;
+  const idless = { ...makeJob('lost@dest.test'), email_id: 'not-a-uuid' };
+  edge.queue.push(good[0]!, newer, idless, good[1]!);
+  startWorker(deliverDeps(rx.port));
+  const results = await edge.waitForResults(3);
+  expect(results.find((r) => r.email_id === newer.email_id)).toMatchObject({
+    outcome: 'deferred', smtp_code: null, server: null, duration_ms: 0,
+    reply: 'not delivered: this relay node (relay contract 1) cannot read the job (dkim.algorithm: Invalid option: expected one of "rsa"|"ed25519"); upgrade the node',
+  });
+  expect(results.filter((r) => r.outcome === 'sent').map((r) => r.email_id).sort()).toEqual(good.map((j) => j.email_id).sort());
+  expect(rx.messages.map((m) => m.rcptTo[0]).sort()).toEqual(['g1@dest.test', 'g2@dest.test']);
+  expect(lines.find((l) => l.level === 'error')?.message).toMatch(/^outbound job unreadable and without an id/);
 });
 
 test('never more deliveries in flight than the concurrency, and never a claim for more than that', async () => {
