@@ -58,6 +58,37 @@ describe('POST /api/v1/emails/send with template_id', () => {
     expect([third.subject, third.html, third.text, third.template_version_id]).toEqual(['Reset, Ann', '<p>v1 Ann</p>', 'v1 Ann', v1]);
   });
 
+  test('the active version is kept between sends, yet every change is seen by the very next send: activation and rollback through the route, a new default language, a deleted template', async () => {
+    // Sends keep the active version's content per isolate (active-cache.ts); the send's statement checks it is still active.
+    const projectId = env.tenant.project.id as string;
+    const id = await addTemplate(env.stack, projectId, 'kept-between-sends');
+    const a = await addVersion(env.stack, id, { localizations: [{ language: 'en', subject: 'A {{n}}', text: 'a en' }, { language: 'de', subject: 'A de {{n}}', text: 'a de' }], activate: true });
+    const b = await addVersion(env.stack, id, { localizations: [{ language: 'en', subject: 'B {{n}}', text: 'b en' }] });
+    const subjectOf = async (body: Record<string, unknown>) => {
+      const r = await send({ template_id: id, data: { n: 1 }, ...body });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      const entry = await logged(r.body.emails[0].id);
+      return `${entry.subject} (${entry.template_version_id === a ? 'a' : entry.template_version_id === b ? 'b' : entry.template_version_id})`;
+    };
+    const t = (method: string, path: string, body?: unknown) => env.stack.call(method, path, { token: env.keys.templater, body });
+    expect(await subjectOf({})).toBe('A 1 (a)');
+    expect(await subjectOf({})).toBe('A 1 (a)'); // now from the cache
+    expect((await t('POST', `/api/v1/templates/${id}/activate/${b}`)).status).toBe(200);
+    expect(await subjectOf({})).toBe('B 1 (b)');
+    // A batch after a rollback: every message renders the version active in the statement that writes them.
+    expect((await t('POST', `/api/v1/templates/${id}/activate/${a}`)).status).toBe(200);
+    const batch = await env.stack.call('POST', '/api/v1/emails/batch', { token: env.keys.sender, body: { messages: [1, 2, 3].map((n) => ({ from: 'news@acme.test', to: [`n${n}@example.org`], template_id: id, data: { n } })) } });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(201);
+    expect(batch.body.messages.map((m: { emails: { subject: string }[] }) => m.emails[0]!.subject)).toEqual(['A 1', 'A 2', 'A 3']);
+    // French falls back to the default language: en, then de once the template says so.
+    expect(await subjectOf({ language: 'fr' })).toBe('A 1 (a)');
+    expect((await t('PATCH', `/api/v1/templates/${id}`, { default_language: 'de' })).status).toBe(200);
+    expect(await subjectOf({ language: 'fr' })).toBe('A de 1 (a)');
+    await env.stack.sql.query('DELETE FROM templates WHERE id = $1', [id]);
+    const gone = await send({ template_id: id, data: { n: 1 } });
+    expect([gone.status, gone.body.error]).toEqual([404, `template_id: no template ${id} in this project`]);
+  });
+
   test('language falls back as in preview', async () => {
     const r = await send({ template_id: templateId, language: 'pt-BR', data: { name: 'Ana' } });
     expect(r.status).toBe(201);

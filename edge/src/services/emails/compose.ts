@@ -1,7 +1,8 @@
 // The content of each message of a send, settled before the send's one
 // statement: a message with `template_id` is rendered from the template's
-// active version (read now, so the very next send after an activation uses
-// the new one); the others are taken as they are. A refusal names the
+// active version (from the isolate's cache, or read now; the send's statement
+// checks it is still the active one, so the very next send after an
+// activation uses the new one); the others are taken as they are. A refusal names the
 // message in a batch (`messages.2: missing variable: name (in html)`).
 import type { Db } from '../../db/client.js';
 import { ServiceError } from '../errors.js';
@@ -20,9 +21,20 @@ export interface SendItem {
   kept?: KeptHeaders;
 }
 
-export interface ComposedItem { input: ComposedMessage; field: (name: string) => string; template: RenderedFrom | null; kept?: KeptHeaders }
+export interface ComposedItem {
+  input: ComposedMessage;
+  field: (name: string) => string;
+  template: RenderedFrom | null;
+  kept?: KeptHeaders;
+  /** Rendered from the template's active version: what the send's statement checks is still so. */
+  active?: ActiveVersion;
+}
 
-export async function composeItems(db: Db, projectId: string, items: SendItem[], limits: RenderLimits): Promise<ComposedItem[]> {
+/** A template's active version and default language as a render used them. */
+export interface ActiveVersion { templateId: string; versionId: string; defaultLanguage: string }
+
+/** @param cache `use` the isolate's cached active versions, or `refresh` them (after the statement found one moved) */
+export async function composeItems(db: Db, projectId: string, items: SendItem[], limits: RenderLimits, cache: 'use' | 'refresh' = 'use'): Promise<ComposedItem[]> {
   // One read per template and language in a batch: its messages render one version.
   const reads: VersionReads = new Map();
   return Promise.all(items.map(async ({ input, field, renderedFrom, kept }): Promise<ComposedItem> => {
@@ -34,13 +46,14 @@ export async function composeItems(db: Db, projectId: string, items: SendItem[],
     const templateId = input.template_id;
     try {
       // A live send renders the data given (none is {}): sample data is for previews and tests.
-      const out = await renderVersion(db, projectId, { templateId, language: input.language, data: input.data ?? {}, field, limits }, reads);
+      const out = await renderVersion(db, projectId, { templateId, language: input.language, data: input.data ?? {}, field, limits, cache }, reads);
       const { template_id: _t, language: _l, data: _d, ...rest } = input;
       return {
         input: { ...rest, subject: out.subject, html: out.html ?? undefined, text: out.text ?? undefined },
         field,
         template: { templateId, versionId: out.versionId },
         kept,
+        active: { templateId, versionId: out.versionId, defaultLanguage: out.defaultLanguage },
       };
     } catch (e) {
       throw e instanceof ServiceError ? inMessage(e, field, templateId) : e;

@@ -5,19 +5,20 @@
 // the plan's usage, writes the messages, their recipient rows (suppressed or
 // not, as it read) and the idempotency record only when all of them allow,
 // and answers the verdict. One statement, so every part sees one snapshot,
-// taken after the lock.
+// taken after the lock. It also checks that each template a message was
+// rendered from is still at the version rendered (compose.ts).
 import { sql, type SQL } from 'drizzle-orm';
-import { domains, emails, outboundMessages, plans, projects, suppressions } from '@edgemail/schema';
+import { domains, emails, outboundMessages, plans, projects, suppressions, templates } from '@edgemail/schema';
 import { fromBase64, type Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { projectLock } from '../../db/project-lock.js';
-import { invalid, rateLimited } from '../errors.js';
+import { invalid, rateLimited, unavailable } from '../errors.js';
 import { domainOfAddress, isSendable, judgeSendingDomain, sendingDomainRows, sendingDomainsJson } from '../domains/sendable.js';
 import { recordAnswer, replayOrConflict, storedAnswer, storedKey, unexpiredRecord, type IdempotentRequest, type RecordColumns } from '../idempotency/keys.js';
 import { limitReached, usedIn, withinLimits, type PlanUsageRow } from './limits.js';
 import { answerPieces, answerTextSql } from './answer-text.js';
 import { attachmentBytes, countable, emailRows, messageRow, planMessage, REASON_SLOT, settledAnswerOf, type MessagePlan, type SendOrigin } from './plan.js';
-import { composeItems, type SendItem } from './compose.js';
+import { composeItems, type ActiveVersion, type ComposedItem, type SendItem } from './compose.js';
 import { renderLimits, type RenderLimitSettings } from '../templates/render.js';
 import type { SendResult } from '../../contracts/email.js';
 import { checkStreamRules, type StreamRuleSettings } from '../streams/send-rules.js';
@@ -48,8 +49,8 @@ const fieldProblem = (field: string, problem: string) => invalid(`invalid reques
 
 /**
  * Writes the messages (all or none) and answers `shape(results)` (201);
- * throws 400 (domain, attachments), 409 (key used with another body) or 429
- * (plan limit). A replay answers the stored first answer. When several
+ * throws 400 (domain, attachments), 409 (key used with another body), 429
+ * (plan limit) or 503 (a template activated again under each attempt). A replay answers the stored first answer. When several
  * apply, a stored answer wins, then the from-domain, then the limits.
  */
 export async function sendMessages<T>(ctx: SendContext, requested: SendItem[], shape: (results: SendResult[]) => T): Promise<SendAnswer<T>> {
@@ -59,8 +60,24 @@ export async function sendMessages<T>(ctx: SendContext, requested: SendItem[], s
     const bytes = attachmentBytes(input);
     if (bytes > max) throw fieldProblem(field('attachments'), `must be at most ${max} bytes together, decoded (these are ${bytes})`);
   }
-  // Templates are rendered before the statement (their active version read now); 404/422 write nothing.
-  const items = await composeItems(ctx.db, projectId, requested, renderLimits(ctx.config));
+  // Templates are rendered before the statement (their active version from the isolate's cache, or read
+  // now); 404/422 write nothing. The statement checks each is still the active version: when an activation
+  // (or a change of default language) moved one, nothing was written and the send renders again from a
+  // fresh read. Each attempt reads afresh, so only activations racing every attempt run out of them.
+  for (let attempt = 1; ; attempt++) {
+    const items = await composeItems(ctx.db, projectId, requested, renderLimits(ctx.config), attempt === 1 ? 'use' : 'refresh');
+    const outcome = await sendComposed(ctx, items, shape);
+    if (outcome !== 'template moved') return outcome;
+    if (attempt === TEMPLATE_ATTEMPTS) throw unavailable('the template was activated again during every attempt to send: retry the request');
+  }
+}
+
+/** Renders, then statements, before a send gives up on templates activated under it. */
+const TEMPLATE_ATTEMPTS = 3;
+
+/** The send of composed messages; `template moved` when a template's active version is not the one rendered. */
+async function sendComposed<T>(ctx: SendContext, items: ComposedItem[], shape: (results: SendResult[]) => T): Promise<SendAnswer<T> | 'template moved'> {
+  const { projectId } = ctx;
   // The stream of each message, and the rules its kind brings (400 naming the field).
   const kinds = await checkStreamRules(ctx.db, ctx.config, projectId, items);
 
@@ -68,11 +85,12 @@ export async function sendMessages<T>(ctx: SendContext, requested: SendItem[], s
   const planned = items.map(({ input, template, kept }, i) => planMessage(input, {
     projectId, sandbox: ctx.sandbox, createdAt, origin: ctx.origin, template, kept, broadcastKind: kinds[i] === 'broadcast',
   }));
+  const active = [...new Map(items.flatMap((i) => i.active ? [[i.active.templateId, i.active] as const] : [])).values()];
   // Bytes first: a message is never visible (nor claimable) before its attachments are.
   await putAttachments(ctx.store, planned);
   let verdict: Verdict;
   try {
-    verdict = await writeMessages(ctx, planned, shape);
+    verdict = await writeMessages(ctx, planned, active, shape);
   } catch (e) {
     await removeAttachments(ctx.store, planned);
     throw e;
@@ -83,6 +101,7 @@ export async function sendMessages<T>(ctx: SendContext, requested: SendItem[], s
   await removeAttachments(ctx.store, planned);
   const stored = storedAnswer(verdict);
   if (stored && ctx.idempotency) return { body: replayOrConflict(stored, ctx.idempotency).body as T, replayed: true };
+  if (!verdict.templates_ok) return 'template moved';
   if (!verdict.domains_ok) {
     const rowByName = new Map(sendingDomainRows(verdict.domains).map((r) => [r.name, r]));
     for (const { input, field } of items) {
@@ -99,6 +118,8 @@ export async function sendMessages<T>(ctx: SendContext, requested: SendItem[], s
 type Verdict = PlanUsageRow & RecordColumns & {
   accepted: boolean;
   domains_ok: boolean;
+  /** Every template rendered from its active version is still at that version and default language. */
+  templates_ok: boolean;
   /** The recipients' addresses the project suppresses (lower case), with each one's reason. */
   suppressed: { address: string; reason: string }[];
   /** `sendingDomainsJson` of the from-domains when one is not sendable, else null. */
@@ -110,7 +131,7 @@ const usageWhenRefused = (projectId: string, window: 'hour' | 'day'): SQL =>
   sql`case when v.key_free and v.domains_ok and not v.within_limits then ${usedIn(projectId, window)} else 0 end`;
 
 /** The one round trip; see the file comment. */
-async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape: (results: SendResult[]) => T): Promise<Verdict> {
+async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], active: ActiveVersion[], shape: (results: SendResult[]) => T): Promise<Verdict> {
   const { db, projectId, idempotency } = ctx;
   const key = idempotency ? storedKey(idempotency) : null;
   const domainNames = [...new Set(planned.map((p) => p.domainName).filter((n): n is string => n !== null))];
@@ -146,9 +167,14 @@ async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape:
     ), checks as (
       select not exists (select 1 from stored) as key_free,
         not exists (select 1 from message_input m where m.domain_name is null or m.domain_name not in (select name from sending_domain)) as domains_ok,
-        ${withinLimits(projectId, sql`(select n from countable)`)} as within_limits
+        ${withinLimits(projectId, sql`(select n from countable)`)} as within_limits,
+        not exists (
+          select 1 from jsonb_to_recordset(${JSON.stringify(active.map((a) => ({ template_id: a.templateId, version_id: a.versionId, default_language: a.defaultLanguage })))}::jsonb)
+            as x(template_id uuid, version_id uuid, default_language text)
+          where not exists (select 1 from ${templates} t where t.id = x.template_id and t.project_id = ${projectId}
+            and t.active_version_id = x.version_id and t.default_language = x.default_language)) as templates_ok
     ), verdict as (
-      select *, key_free and domains_ok and within_limits as accepted from checks
+      select *, key_free and domains_ok and within_limits and templates_ok as accepted from checks
     ), inserted_messages as (
       insert into ${outboundMessages} (id, project_id, domain_id, message_id, "from", "to", cc, bcc, reply_to, subject, html, "text", headers, attachments, tags, sandbox, origin, tracking,
         template_id, template_version_id, send_at, created_at, stream, list_unsubscribe)
@@ -166,7 +192,7 @@ async function writeMessages<T>(ctx: SendContext, planned: MessagePlan[], shape:
       from email_input e cross join lateral (select sp.address is not null as hit, sp.reason from (select 1) one left join suppressed sp on sp.address = e.skey) s
       where ${accepted}
     )${recorded}
-    select v.accepted, v.domains_ok,
+    select v.accepted, v.domains_ok, v.templates_ok,
       (select coalesce(json_agg(json_build_object('address', address, 'reason', reason)), '[]'::json) from suppressed) as suppressed,
       case when v.key_free and not v.domains_ok then ${sendingDomainsJson(projectId, domainNames)} end as domains,
       pl.id as plan_id, pl.name as plan_name,

@@ -2,13 +2,16 @@
 // template's active one, read in the same statement a send runs it, so the
 // very next send after an activation uses the new one), the localizations a
 // language could fall back to, and the stylesheet, in one round trip; then
-// the pure render (render.ts).
+// the pure render (render.ts). A send may take the active version's row from
+// the isolate's cache instead (active-cache.ts): its statement then checks
+// that the version is still the active one.
 import { sql } from 'drizzle-orm';
 import { stylesheets, templateLocalizations, templates, templateVersions } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import { invalid, notFound, unprocessable } from '../errors.js';
 import { canonicalLanguage, pickLanguage } from './pick-language.js';
 import { renderContent, type RenderedContent, type RenderLimits } from './render.js';
+import { cachedActive, keepActive } from './active-cache.js';
 
 export interface RenderRequest {
   templateId: string;
@@ -21,6 +24,13 @@ export interface RenderRequest {
   field?: (name: string) => string;
   /** The render's bounds (`renderLimits(config)`). */
   limits: RenderLimits;
+  /**
+   * For the active version only (a send): `use` takes the row from the
+   * isolate's cache when there, `refresh` reads it; both keep what they read.
+   * The caller must then check `versionId` and `defaultLanguage` are still
+   * the template's in the statement that uses the render.
+   */
+  cache?: 'use' | 'refresh';
 }
 
 export interface RenderedVersion extends RenderedContent {
@@ -29,6 +39,8 @@ export interface RenderedVersion extends RenderedContent {
   version: number;
   /** The language rendered (after the fallback). */
   language: string;
+  /** The template's default language the fallback used. */
+  defaultLanguage: string;
 }
 
 interface Row extends Record<string, unknown> {
@@ -52,7 +64,7 @@ export async function renderVersion(db: Db, projectId: string, req: RenderReques
   const key = `${req.templateId} ${req.versionId ?? 'active'} ${req.language ?? ''}`;
   let read = reads?.get(key);
   if (!read) {
-    read = readVersion(db, projectId, req);
+    read = req.versionId === undefined && req.cache ? activeRow(db, projectId, req, req.cache) : readVersion(db, projectId, req);
     reads?.set(key, read);
   }
   const row = await read;
@@ -66,7 +78,7 @@ export async function renderVersion(db: Db, projectId: string, req: RenderReques
   const localization = row.localizations.find((l) => l.language === language)!;
   const data = req.data ?? sampleData(row.sample_data, field);
   const rendered = renderContent(localization, data, row.css, req.limits);
-  return { ...rendered, templateId: req.templateId, versionId: row.version_id, version: row.version, language };
+  return { ...rendered, templateId: req.templateId, versionId: row.version_id, version: row.version, language, defaultLanguage: row.default_language };
 }
 
 /**
@@ -75,6 +87,21 @@ export async function renderVersion(db: Db, projectId: string, req: RenderReques
  * the same version even if an activation commits in between.
  */
 export type VersionReads = Map<string, Promise<Row | undefined>>;
+
+/** The active version's row from the isolate's cache, or read and kept; see `RenderRequest.cache`. */
+async function activeRow(db: Db, projectId: string, req: RenderRequest, cache: 'use' | 'refresh'): Promise<Row | undefined> {
+  if (cache === 'use') {
+    const hit = cachedActive<Row>(projectId, req.templateId, req.language);
+    if (hit) return hit;
+  }
+  const row = await readVersion(db, projectId, req);
+  // Only a version to render is kept: a template without one is read again (it may get one at any time).
+  if (row?.version_id) {
+    const size = (row.css?.length ?? 0) + row.localizations.reduce((n, l) => n + l.subject.length + (l.html?.length ?? 0) + (l.text?.length ?? 0), 0);
+    keepActive(projectId, req.templateId, req.language, row, size);
+  }
+  return row;
+}
 
 /** The one query (see the file comment); undefined when the project has no such template. */
 async function readVersion(db: Db, projectId: string, req: RenderRequest): Promise<Row | undefined> {
