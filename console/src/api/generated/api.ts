@@ -571,6 +571,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/inbound-emails/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview the HTML of an inbound email
+         * @description The parsed HTML part as a page of its own, for a sandboxed iframe (the console shows inbound HTML only this way). Its `Content-Security-Policy` runs no script (`sandbox` without `allow-scripts`), lets it be framed only by this origin, and loads nothing from any host: `images=remote` (asked by the reader) allows http(s) images and nothing else. A message without HTML is an empty page.
+         */
+        get: operations["inboundEmails_getPreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/inbound-emails/{uuid}/attachments/{idx}": {
         parameters: {
             query?: never;
@@ -813,6 +833,26 @@ export interface paths {
          * @description The log record with the message's content (`text`, `html`, `reply_to`, attachment metadata, the `Message-ID` header) and every delivery attempt (`delivery_attempts`: outcome, SMTP code and reply, server, node, start and duration).
          */
         get: operations["emails_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/emails/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview the HTML of an email
+         * @description The message's HTML as a page of its own, for a sandboxed iframe (the console's rendered preview). Its `Content-Security-Policy` runs no script, lets it be framed only by this origin and loads nothing from any host unless `images=remote`. A message without HTML is an empty page.
+         */
+        get: operations["emails_getPreview"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6573,6 +6613,85 @@ export interface operations {
             };
         };
     };
+    inboundEmails_getPreview: {
+        parameters: {
+            query?: {
+                /** @description `remote` loads the message's http(s) images (each one tells its sender the message was opened) */
+                images?: "blocked" | "remote";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The HTML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     inboundEmails_getAttachment: {
         parameters: {
             query?: never;
@@ -7542,6 +7661,85 @@ export interface operations {
                     "application/json": {
                         email: components["schemas"]["EmailDetail"];
                     };
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    emails_getPreview: {
+        parameters: {
+            query?: {
+                /** @description `remote` loads the message's http(s) images */
+                images?: "blocked" | "remote";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The HTML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
