@@ -180,7 +180,7 @@ describe('GET /api/v1/audit-log', () => {
  * work included: Miniflare's trigger endpoint waits for the scheduled event's
  * outcome (unlike wrangler's `/__scheduled`, which answers straight away).
  */
-const runCron = async (s: TestStack) => (await fetch(`${s.url}/cdn-cgi/handler/scheduled?cron=17+*+*+*+*`)).status;
+const runCron = async (s: TestStack) => s.runCron('17 * * * *');
 
 describe('retention', () => {
   test('the scheduled handler deletes events older than audit_log_retention_days (90)', async () => {

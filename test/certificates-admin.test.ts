@@ -385,7 +385,7 @@ describe('renewal', () => {
     // 80 of its 90 days have passed; the uploaded pair is as close to its end.
     await stack.sql.query(`UPDATE certificates SET not_before = not_before - interval '80 days', not_after = not_after - interval '80 days' WHERE name IN ('renew-me', 'up')`);
     const upBefore = (await call('GET', `${BASE}/up`)).body.certificate;
-    expect((await fetch(`${stack.url}/cdn-cgi/handler/scheduled?cron=17+*+*+*+*`)).status).toBe(200);
+    expect(await stack.runCron('17 * * * *')).toBe(200);
     const renewed = await eventually(async () => (await call('GET', `${BASE}/renew-me`)).body.certificate,
       (c) => c.fingerprint_sha256 !== made.body.certificate.fingerprint_sha256, 15_000);
     expect(renewed).toMatchObject({ id: made.body.certificate.id, kind: 'issued', issuer: 'root', hosts: ['renew.example.net', '192.0.2.9'], algorithm: 'ecdsa', assigned_listeners: ['submission'] });

@@ -308,7 +308,7 @@ describe('isolation and credentials', () => {
 });
 
 describe('an event whose stream hand-over failed every try', () => {
-  const runSweep = async () => (await fetch(`${env.stack.url}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*`)).status;
+  const runSweep = async () => env.stack.runCron('* * * * *');
   const streamedAt = async (id: number | string) =>
     (await env.stack.sql.query('SELECT streamed_at FROM outbox WHERE id = $1', [id])).rows[0]?.streamed_at as Date | null;
 

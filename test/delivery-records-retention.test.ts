@@ -13,7 +13,7 @@ const env = useTenantStack({ keys: { reader: ['webhooks:read', 'emails:read'] } 
  * Runs the hourly cron and answers once it has finished, its `waitUntil` work
  * included (Miniflare's trigger endpoint waits for the scheduled event's outcome).
  */
-const runHourlyCron = async (s: TestStack) => (await fetch(`${s.url}/cdn-cgi/handler/scheduled?cron=17+*+*+*+*`)).status;
+const runHourlyCron = async (s: TestStack) => s.runCron('17 * * * *');
 
 /** A webhook of `projectId`, written directly (delivery is not under test here). */
 async function webhook(s: TestStack, projectId: string): Promise<string> {

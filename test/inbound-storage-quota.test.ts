@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 
 /** The every-minute cron, answered once its work (the storage count among it) is done. */
-const runCron = async (s: TestStack) => (await fetch(`${s.url}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*`)).status;
+const runCron = async (s: TestStack) => s.runCron('* * * * *');
 const domainList = async () => (await env.stack.call('GET', '/relay/v1/domains', { token: nodeToken })).body;
 const smtp = (to: string, subject: string, bodyBytes = 100) => sendMessage({
   port: node.port, from: 'ann@sender.example', to,

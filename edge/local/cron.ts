@@ -1,7 +1,7 @@
 // wrangler's local runtime does not fire cron triggers by itself: this runs
 // the Worker's `[triggers] crons` from wrangler.toml on the minute, through
-// Miniflare's scheduled-event endpoint, so the local stack sweeps the webhook
-// outbox and purges old audit events as production does.
+// the Worker's local trigger (EdgeWorker.scheduled), so the local stack sweeps
+// the webhook outbox and purges old audit events as production does.
 import { readFileSync } from 'node:fs';
 import { repoRoot } from './edge-worker.js';
 
@@ -20,9 +20,9 @@ export function firesAt(cron: string, at: Date): boolean {
 
 /**
  * Fires the crons due each minute until stopped. A failed run is logged, not fatal.
- * @example const cron = startLocalCron(worker.url, log); … cron.stop();
+ * @example const cron = startLocalCron((c) => worker.scheduled(c), log); … cron.stop();
  */
-export function startLocalCron(workerUrl: string, log: (line: string) => void): { stop(): void } {
+export function startLocalCron(run: (cron: string) => Promise<number>, log: (line: string) => void): { stop(): void } {
   const crons = wranglerCrons();
   for (const c of crons) firesAt(c, new Date()); // refuse an unsupported expression at start-up
   let timer: NodeJS.Timeout;
@@ -34,8 +34,8 @@ export function startLocalCron(workerUrl: string, log: (line: string) => void): 
     if (minute !== lastMinute) {
       lastMinute = minute;
       for (const cron of crons.filter((c) => firesAt(c, now))) {
-        fetch(`${workerUrl}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(cron)}`)
-          .then((res) => { if (!res.ok) log(`cron "${cron}": the Worker answered ${res.status}`); })
+        run(cron)
+          .then((status) => { if (status !== 200) log(`cron "${cron}": the Worker answered ${status}`); })
           .catch((e: unknown) => log(`cron "${cron}" failed: ${e instanceof Error ? e.message : String(e)}`));
       }
     }

@@ -1,7 +1,9 @@
 // Runs the edge Worker under wrangler's local runtime (workerd, with real
 // Durable Objects and R2), with settings passed as plain-text bindings.
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
 import { unstable_startWorker } from 'wrangler';
+import { LOCAL_SCHEDULED_HEADER, LOCAL_SCHEDULED_PATH } from '../src/local-scheduled.js';
 import { WebSocket } from 'ws';
 import { ensureConsoleExists } from './console-build.js';
 
@@ -15,6 +17,12 @@ export interface EdgeWorker {
   url: string;
   /** The Worker's DevTools endpoint (`ws://…/ws`), when started with `inspector` or `onLog`. */
   inspectorUrl?: string;
+  /**
+   * Runs the cron `cron` (`17 * * * *`, …) once, through the Worker's local
+   * trigger, and answers its status once every job settled (200, 500 on a
+   * failed job). Only for a Worker started with `testScheduled`.
+   */
+  scheduled(cron: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -32,7 +40,7 @@ export async function startEdgeWorker(opts: {
   /** Where Durable Object and R2 state is kept; false keeps it in memory. */
   persistTo: string | false;
   logLevel?: 'none' | 'error' | 'warn' | 'info' | 'log' | 'debug';
-  /** Serve `/__scheduled?cron=…` to run the scheduled handler (tests). */
+  /** Let `scheduled()` run the scheduled handler (the local cron runner, tests): see edge/src/index.ts, localScheduledTrigger. */
   testScheduled?: boolean;
   /**
    * Receives every console call of this Worker, whatever `logLevel` prints.
@@ -46,16 +54,18 @@ export async function startEdgeWorker(opts: {
   const inspect = opts.inspector === true || opts.onLog !== undefined;
   // wrangler.toml serves the console's build as assets; wrangler refuses to start without the folder.
   ensureConsoleExists();
+  // A secret of this start: nothing else on loopback can run the crons.
+  const scheduledSecret = opts.testScheduled ? randomBytes(24).toString('base64url') : undefined;
+  const vars = scheduledSecret ? { ...opts.vars, LOCAL_SCHEDULED_SECRET: scheduledSecret } : opts.vars;
   const worker = await unstable_startWorker({
     config: `${repoRoot}wrangler.toml`,
-    bindings: Object.fromEntries(Object.entries(opts.vars).map(([k, v]) => [k, { type: 'plain_text', value: v }])),
+    bindings: Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, { type: 'plain_text', value: v }])),
     sendMetrics: false,
     dev: {
       server: { hostname: '127.0.0.1', port: opts.port ?? 0 },
       persist: opts.persistTo,
       inspector: inspect ? { hostname: '127.0.0.1', port: 0 } : false,
       watch: false,
-      testScheduled: opts.testScheduled ?? false,
       logLevel: opts.logLevel ?? 'warn',
     },
   });
@@ -77,6 +87,14 @@ export async function startEdgeWorker(opts: {
   return {
     url,
     ...(endpoint ? { inspectorUrl: endpoint } : {}),
+    async scheduled(cron: string) {
+      if (!scheduledSecret) throw new Error('start the Worker with testScheduled to run its crons');
+      const res = await fetch(`${url}${LOCAL_SCHEDULED_PATH}?cron=${encodeURIComponent(cron)}`, {
+        method: 'POST', headers: { [LOCAL_SCHEDULED_HEADER]: scheduledSecret },
+      });
+      await res.arrayBuffer();
+      return res.status;
+    },
     async stop() {
       inspector?.close();
       await worker.dispose();

@@ -110,13 +110,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       port: opts.workerPort,
       persistTo: `${opts.dataDir}/wrangler`,
       logLevel: opts.logLevel,
-      // The cron runner below fires the scheduled handler through this endpoint.
+      // The cron runner below fires the scheduled handler through it.
       testScheduled: true,
       inspector: opts.workerInspector ?? false,
     });
     undo.push(() => worker.stop());
     checkpoint();
-    const cron = startLocalCron(worker.url, log);
+    const cron = startLocalCron((c) => worker.scheduled(c), log);
     undo.push(() => cron.stop());
     let relay: RelayNode | undefined;
     if (opts.relay) {

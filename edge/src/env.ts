@@ -62,6 +62,8 @@ export interface Bindings {
   MAIL_STORE: R2Bucket;
   /** Set by the local stack only: the bridge serving Neon's protocols locally. */
   LOCAL_NEON_BRIDGE?: string;
+  /** Set by the local stack only: the secret of its cron trigger (edge/src/index.ts, localScheduledTrigger). */
+  LOCAL_SCHEDULED_SECRET?: string;
   [setting: `SERVICE_${string}`]: string | undefined;
 }
 

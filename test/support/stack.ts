@@ -47,6 +47,8 @@ export interface TestStack {
    * Durable Object storage and alarms across it). `url` changes.
    */
   restart(): Promise<void>;
+  /** Runs one of wrangler.toml's crons (`* * * * *`, `17 * * * *`) now; its status once every job settled (200, or 500). */
+  runCron(cron: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -128,6 +130,7 @@ export async function startTestStack(opts: StackOptions = {}): Promise<TestStack
       await worker.stop();
       worker = await startWorker();
     },
+    runCron: (cron) => worker.scheduled(cron),
     async stop() {
       await worker.stop();
       await sql.end();
