@@ -124,7 +124,9 @@ describe('the aggregate, kept by the triggers', () => {
 
     const all = await analytics();
     expect(all.days).toHaveLength(30);
-    expect(all.days.at(-1)).toEqual({ day: today(), counts: { ...zeros(), queued: 9, suppressed: 1, captured: 1 } });
+    // Each day also counts opens and clicks (docs/tracking.md): none without tracking.
+    const noTracking = { opens: { human: 0, machine: 0 }, clicks: { human: 0, machine: 0 } };
+    expect(all.days.at(-1)).toEqual({ day: today(), counts: { ...zeros(), queued: 9, suppressed: 1, captured: 1 }, tracking: noTracking });
     expect(all.days.slice(0, -1).every((d: { counts: Counts }) => Object.values(d.counts).every((n) => n === 0))).toBe(true);
     expect(all.totals).toEqual({ ...zeros(), queued: 9, suppressed: 1, captured: 1 });
     expect(all).toMatchObject({ to: today(), domain: null, tag: null, rates: { bounce_rate: null, complaint_rate: null } });
