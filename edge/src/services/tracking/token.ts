@@ -63,7 +63,8 @@ function fromBase64url(text: string): Uint8Array | null {
 }
 
 async function mac(settings: Settings, payload: Uint8Array): Promise<Uint8Array> {
-  const signature = await crypto.subtle.sign('HMAC', await macKey(settings['database.crypto.encryption_key']), payload);
+  // A copy: an ArrayBuffer-backed view, as the Node typings of the cli's build require.
+  const signature = await crypto.subtle.sign('HMAC', await macKey(settings['database.crypto.encryption_key']), new Uint8Array(payload));
   return new Uint8Array(signature, 0, MAC_BYTES);
 }
 
