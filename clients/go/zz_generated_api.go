@@ -396,6 +396,20 @@ func (s *EmailsService) Get(ctx context.Context, id string, opts ...*RequestOpti
 	return out, nil
 }
 
+// EmailsGetPreviewParams are the query parameters of emails.getPreview; zero values are left out.
+type EmailsGetPreviewParams struct {
+	// `remote` loads the message's http(s) images
+	Images string `query:"images"`
+}
+
+// GetPreview: Preview the HTML of an email
+//
+// GET /api/v1/emails/{id}/preview (emails_getPreview).
+// The answer (text/html) streams as it arrives: read it and Close it.
+func (s *EmailsService) GetPreview(ctx context.Context, id string, params *EmailsGetPreviewParams, opts ...*RequestOptions) (io.ReadCloser, error) {
+	return s.t.doStream(ctx, &request{method: "GET", path: "/api/v1/emails/" + pathSegment(id) + "/preview", query: params, opts: opts})
+}
+
 // EmailsCancelResponse is one of the API's objects.
 type EmailsCancelResponse struct {
 	Email Email `json:"email"`
@@ -523,6 +537,20 @@ func (s *InboundEmailsService) Retry(ctx context.Context, id string, opts ...*Re
 // The answer (message/rfc822) streams as it arrives: read it and Close it.
 func (s *InboundEmailsService) GetRaw(ctx context.Context, id string, opts ...*RequestOptions) (io.ReadCloser, error) {
 	return s.t.doStream(ctx, &request{method: "GET", path: "/api/v1/inbound-emails/" + pathSegment(id) + "/raw", opts: opts})
+}
+
+// InboundEmailsGetPreviewParams are the query parameters of inboundEmails.getPreview; zero values are left out.
+type InboundEmailsGetPreviewParams struct {
+	// `remote` loads the message's http(s) images (each one tells its sender the message was opened)
+	Images string `query:"images"`
+}
+
+// GetPreview: Preview the HTML of an inbound email
+//
+// GET /api/v1/inbound-emails/{id}/preview (inboundEmails_getPreview).
+// The answer (text/html) streams as it arrives: read it and Close it.
+func (s *InboundEmailsService) GetPreview(ctx context.Context, id string, params *InboundEmailsGetPreviewParams, opts ...*RequestOptions) (io.ReadCloser, error) {
+	return s.t.doStream(ctx, &request{method: "GET", path: "/api/v1/inbound-emails/" + pathSegment(id) + "/preview", query: params, opts: opts})
 }
 
 // GetAttachment: Download an attachment
@@ -906,6 +934,50 @@ func (s *SMTPServersService) Test(ctx context.Context, id string, params *SMTPSe
 	return out, nil
 }
 
+// StreamsService holds the Streams operations (streams).
+type StreamsService struct {
+	t *transport
+}
+
+// StreamsListResponse is one of the API's objects.
+type StreamsListResponse struct {
+	Streams []Stream `json:"streams"`
+}
+
+// List: List message streams
+//
+// GET /api/v1/streams (streams_list).
+func (s *StreamsService) List(ctx context.Context, opts ...*RequestOptions) (*StreamsListResponse, error) {
+	out := new(StreamsListResponse)
+	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/streams", opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StreamsCreateResponse is one of the API's objects.
+type StreamsCreateResponse struct {
+	Stream Stream `json:"stream"`
+}
+
+// Create: Create a message stream
+//
+// POST /api/v1/streams (streams_create).
+func (s *StreamsService) Create(ctx context.Context, body *CreateStream, opts ...*RequestOptions) (*StreamsCreateResponse, error) {
+	out := new(StreamsCreateResponse)
+	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/streams", body: body, opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Delete: Delete a message stream
+//
+// DELETE /api/v1/streams/{name} (streams_delete).
+func (s *StreamsService) Delete(ctx context.Context, name string, opts ...*RequestOptions) error {
+	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/streams/" + pathSegment(name), opts: opts})
+}
+
 // StylesheetsService holds the Stylesheets operations (stylesheets).
 type StylesheetsService struct {
 	t *transport
@@ -991,7 +1063,7 @@ type SuppressionsService struct {
 type SuppressionsListParams struct {
 	Limit int64 `query:"limit"`
 
-	// Start after this address (exclusive): `next.after` of the previous page
+	// Start after this entry (exclusive): `next.after` of the previous page (an address, then a space and a stream for a stream's entry)
 	After string `query:"after"`
 
 	// Only entries with this reason
@@ -1446,6 +1518,9 @@ type apiServices struct {
 	// SMTPServers: SMTP servers.
 	SMTPServers *SMTPServersService
 
+	// Streams: Streams.
+	Streams *StreamsService
+
 	// Stylesheets: Stylesheets.
 	Stylesheets *StylesheetsService
 
@@ -1479,6 +1554,7 @@ func (s *apiServices) init(t *transport) {
 	s.RelayNodes = &RelayNodesService{t: t}
 	s.SandboxEmails = &SandboxEmailsService{t: t}
 	s.SMTPServers = &SMTPServersService{t: t}
+	s.Streams = &StreamsService{t: t}
 	s.Stylesheets = &StylesheetsService{t: t}
 	s.Suppressions = &SuppressionsService{t: t}
 	s.Templates = &TemplatesService{t: t}

@@ -394,6 +394,9 @@ type Suppression struct {
 	ExpiresAt *string `json:"expires_at"`
 
 	CreatedAt string `json:"created_at"`
+
+	// The message stream the entry holds for (docs/suppressions.md, "Per stream"); null: every stream. A one-click unsubscribe adds one for the stream of the email it came from.
+	Stream *string `json:"stream"`
 }
 
 // Email is one of the API's objects.
@@ -446,6 +449,9 @@ type Email struct {
 
 	// How the message came in: `api` (the send routes), `smtp` (SMTP submission on a relay node, docs/submission.md), `test` (a template's send-test, docs/template-rendering.md) or `system` (the service's own mail: invitations and password resets, in the system-mail project only, docs/console.md)
 	Origin string `json:"origin"`
+
+	// The message stream the send named (docs/sending.md, "Streams"): `transactional` (the default), `broadcast` or a project-defined one
+	Stream string `json:"stream"`
 
 	// `send_at` of a scheduled send, as given (null when not scheduled): not delivered before it
 	SendAt *string `json:"send_at"`
@@ -917,6 +923,37 @@ type CreateSuppression struct {
 
 	// RFC 3339 with an offset, in the future: the entry stops applying then. Omitted: it never expires
 	ExpiresAt *string `json:"expires_at,omitempty"`
+
+	// Hold for this message stream only (`transactional`, `broadcast` or one the project defined; 400 naming it otherwise). Omitted: every stream. An address may have one entry for every stream and one per stream.
+	Stream *string `json:"stream,omitempty"`
+}
+
+// Stream is one of the API's objects.
+type Stream struct {
+	// null for the built-in streams
+	ID *string `json:"id"`
+
+	Name string `json:"name"`
+
+	// Whose rules it follows: `broadcast` mail carries one-click unsubscribe and needs DMARC on the from-domain; `transactional` does neither unless a send asks for `list_unsubscribe`
+	Kind string `json:"kind"`
+
+	Description string `json:"description"`
+
+	BuiltIn bool `json:"built_in"`
+
+	// null for the built-in streams
+	CreatedAt *string `json:"created_at"`
+}
+
+// CreateStream is one of the API's objects.
+type CreateStream struct {
+	// Lower-case letters, digits, `-` and `_`, 1 to 32 characters; unique in the project; not `transactional` or `broadcast`
+	Name string `json:"name"`
+
+	Kind string `json:"kind"`
+
+	Description *string `json:"description,omitempty"`
 }
 
 // BounceCursor is one of the API's objects.
@@ -1036,6 +1073,12 @@ type SendEmail struct {
 	// Deliver no earlier than this (RFC 3339 with a time zone), at most 72 hours ahead; a time in the past (or now) is sent at once. Until then the recipients are `queued` and can be canceled (`POST /api/v1/emails/{id}/cancel`). The plan limits count the send when it is accepted, not when it leaves.
 	SendAt *string `json:"send_at,omitempty"`
 
+	// The message stream (docs/sending.md, "Streams"): `transactional` (the default), `broadcast`, or one the project defined (`POST /api/v1/streams`). Broadcast mail carries one-click unsubscribe (RFC 8058) and needs DMARC on the from-domain; a suppression of a stream holds for that stream only.
+	Stream *string `json:"stream,omitempty"`
+
+	// Add `List-Unsubscribe` and `List-Unsubscribe-Post` (one-click, RFC 8058) to this message: always on for a broadcast stream (`false` is refused there), off by default on a transactional one. With it, a custom `List-Unsubscribe` or `List-Unsubscribe-Post` header is refused (the service writes them).
+	ListUnsubscribe *bool `json:"list_unsubscribe,omitempty"`
+
 	// At most 10; the email log filters by tag
 	Tags []string `json:"tags,omitempty"`
 }
@@ -1132,6 +1175,22 @@ type UsageDay struct {
 	Remaining *int64 `json:"remaining"`
 }
 
+// UsageNotice is one of the API's objects.
+type UsageNotice struct {
+	Code string `json:"code"`
+
+	Message string `json:"message"`
+
+	// When the project crossed the threshold
+	Since string `json:"since"`
+
+	// Complaints per delivered email over the trailing 7 days (0.004 = 0.4%)
+	ComplaintRate float64 `json:"complaint_rate"`
+
+	// `sending.complaint_threshold_basis_points` as a rate (0.003 = 0.3%)
+	Threshold float64 `json:"threshold"`
+}
+
 // Usage is one of the API's objects.
 type Usage struct {
 	// null: the project has no plan, and no limits
@@ -1140,6 +1199,9 @@ type Usage struct {
 	Hour UsageHour `json:"hour"`
 
 	Day UsageDay `json:"day"`
+
+	// What the project should act on: while its complaint rate is over the bulk sender threshold (docs/analytics.md, "Sender health"), a `complaint_rate_over_threshold` notice. Empty when all is well.
+	Notices []UsageNotice `json:"notices"`
 }
 
 // AnalyticsCounts: Emails (one per recipient) by their status now, every status present
@@ -1195,6 +1257,53 @@ type AnalyticsDay struct {
 	Tracking AnalyticsTrackingCounts `json:"tracking"`
 }
 
+// AnalyticsStreamHealthDay is one of the API's objects.
+type AnalyticsStreamHealthDay struct {
+	Day string `json:"day"`
+
+	// Emails now `sent` or `complained`, by the day they were created
+	Delivered int64 `json:"delivered"`
+
+	// Emails now `complained`, by the day they were created
+	Complaints int64 `json:"complaints"`
+
+	// One-click and `mailto:` unsubscribes, by the day they came
+	Unsubscribes int64 `json:"unsubscribes"`
+
+	// complaints ÷ delivered; null when nothing was delivered. Gmail and Yahoo ask bulk senders to stay under 0.3%
+	ComplaintRate *float64 `json:"complaint_rate"`
+
+	// unsubscribes ÷ delivered; null when nothing was delivered
+	UnsubscribeRate *float64 `json:"unsubscribe_rate"`
+}
+
+// AnalyticsStreamHealthTotals is one of the API's objects.
+type AnalyticsStreamHealthTotals struct {
+	// Emails now `sent` or `complained`, by the day they were created
+	Delivered int64 `json:"delivered"`
+
+	// Emails now `complained`, by the day they were created
+	Complaints int64 `json:"complaints"`
+
+	// One-click and `mailto:` unsubscribes, by the day they came
+	Unsubscribes int64 `json:"unsubscribes"`
+
+	// complaints ÷ delivered; null when nothing was delivered. Gmail and Yahoo ask bulk senders to stay under 0.3%
+	ComplaintRate *float64 `json:"complaint_rate"`
+
+	// unsubscribes ÷ delivered; null when nothing was delivered
+	UnsubscribeRate *float64 `json:"unsubscribe_rate"`
+}
+
+// AnalyticsStreamHealth: Bulk-sender health of one message stream (docs/analytics.md, "Sender health")
+type AnalyticsStreamHealth struct {
+	Stream string `json:"stream"`
+
+	Days []AnalyticsStreamHealthDay `json:"days"`
+
+	Totals AnalyticsStreamHealthTotals `json:"totals"`
+}
+
 // AnalyticsRates is one of the API's objects.
 type AnalyticsRates struct {
 	// (bounced + failed) ÷ (sent + bounced + complained + failed); null when that is 0
@@ -1224,6 +1333,9 @@ type Analytics struct {
 
 	// Opens (pixel fetches) and clicks (tracked links followed) on the UTC day they happened, human and machine apart: a privacy proxy's, a scanner's or a prefetch's request is `machine` (docs/tracking.md). Every fetch counts: a recipient opening twice counts twice.
 	Tracking AnalyticsTrackingCounts `json:"tracking"`
+
+	// Per message stream with mail or unsubscribes in the range (by name), complaint and unsubscribe rate per day: the bulk sender health (docs/analytics.md, "Sender health"). The domain and tag filters apply.
+	Streams []AnalyticsStreamHealth `json:"streams"`
 
 	Rates AnalyticsRates `json:"rates"`
 }

@@ -203,6 +203,14 @@ class Emails:
         """
         return self._transport.json("GET", f"/api/v1/emails/{_segment(id)}", options=options)
 
+    def get_preview(self, id: str, *, images: Literal["blocked", "remote"] | None = None, **options: Unpack[RequestOptions]) -> Download:
+        """Preview the HTML of an email
+
+        `GET /api/v1/emails/{id}/preview` (emails_getPreview).
+        The answer's body as a binary file-like object, read as it arrives: close it (or use `with`).
+        """
+        return self._transport.stream("GET", f"/api/v1/emails/{_segment(id)}/preview", query={"images": images}, options=options)
+
     def cancel(self, id: str, **options: Unpack[RequestOptions]) -> types.PostEmailsByIdCancelResponse:
         """Cancel one recipient's email before it is sent
 
@@ -268,6 +276,14 @@ class InboundEmails:
         The answer's body as a binary file-like object, read as it arrives: close it (or use `with`).
         """
         return self._transport.stream("GET", f"/api/v1/inbound-emails/{_segment(id)}/raw", options=options)
+
+    def get_preview(self, id: str, *, images: Literal["blocked", "remote"] | None = None, **options: Unpack[RequestOptions]) -> Download:
+        """Preview the HTML of an inbound email
+
+        `GET /api/v1/inbound-emails/{id}/preview` (inboundEmails_getPreview).
+        The answer's body as a binary file-like object, read as it arrives: close it (or use `with`).
+        """
+        return self._transport.stream("GET", f"/api/v1/inbound-emails/{_segment(id)}/preview", query={"images": images}, options=options)
 
     def get_attachment(self, uuid: str, idx: int, **options: Unpack[RequestOptions]) -> Download:
         """Download an attachment
@@ -494,6 +510,34 @@ class SmtpServers:
         `POST /api/v1/smtp-servers/{id}/test` (smtpServers_test).
         """
         return self._transport.json("POST", f"/api/v1/smtp-servers/{_segment(id)}/test", query={"timeout_ms": timeout_ms}, options=options)
+
+
+class Streams:
+    """Streams: `Client.streams`."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(self, **options: Unpack[RequestOptions]) -> types.GetStreamsResponse:
+        """List message streams
+
+        `GET /api/v1/streams` (streams_list).
+        """
+        return self._transport.json("GET", "/api/v1/streams", options=options)
+
+    def create(self, body: types.PostStreamsBody, **options: Unpack[RequestOptions]) -> types.PostStreamsResponse:
+        """Create a message stream
+
+        `POST /api/v1/streams` (streams_create).
+        """
+        return self._transport.json("POST", "/api/v1/streams", body=body, options=options)
+
+    def delete(self, name: str, **options: Unpack[RequestOptions]) -> None:
+        """Delete a message stream
+
+        `DELETE /api/v1/streams/{name}` (streams_delete).
+        """
+        self._transport.empty("DELETE", f"/api/v1/streams/{_segment(name)}", options=options)
 
 
 class Stylesheets:
@@ -763,6 +807,7 @@ class ClientResources:
     relay_nodes: RelayNodes
     sandbox_emails: SandboxEmails
     smtp_servers: SmtpServers
+    streams: Streams
     stylesheets: Stylesheets
     suppressions: Suppressions
     templates: Templates
@@ -787,6 +832,7 @@ class ClientResources:
         self.relay_nodes = RelayNodes(transport)
         self.sandbox_emails = SandboxEmails(transport)
         self.smtp_servers = SmtpServers(transport)
+        self.streams = Streams(transport)
         self.stylesheets = Stylesheets(transport)
         self.suppressions = Suppressions(transport)
         self.templates = Templates(transport)

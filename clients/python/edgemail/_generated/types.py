@@ -331,6 +331,8 @@ class Suppression(TypedDict, total=False):
     # From this instant on the entry no longer applies; null: never expires
     expires_at: Required[str | None]
     created_at: Required[str]
+    # The message stream the entry holds for (docs/suppressions.md, "Per stream"); null: every stream. A one-click unsubscribe adds one for the stream of the email it came from.
+    stream: Required[str | None]
 
 
 class EmailDetailAttachmentsItem(TypedDict, total=False):
@@ -358,6 +360,7 @@ Email = TypedDict("Email", {
     "headers": "Required[dict[str, str]]",
     "sandbox": "Required[bool]",
     "origin": "Required[Literal[\"api\", \"smtp\", \"test\", \"system\"]]",
+    "stream": "Required[str]",
     "send_at": "Required[str | None]",
     "created_at": "Required[str]",
     "sent_at": "Required[str | None]",
@@ -660,6 +663,27 @@ class CreateSuppression(TypedDict, total=False):
     detail: NotRequired[str]
     # RFC 3339 with an offset, in the future: the entry stops applying then. Omitted: it never expires
     expires_at: NotRequired[str]
+    # Hold for this message stream only (`transactional`, `broadcast` or one the project defined; 400 naming it otherwise). Omitted: every stream. An address may have one entry for every stream and one per stream.
+    stream: NotRequired[str]
+
+
+class Stream(TypedDict, total=False):
+    # null for the built-in streams
+    id: Required[str | None]
+    name: Required[str]
+    # Whose rules it follows: `broadcast` mail carries one-click unsubscribe and needs DMARC on the from-domain; `transactional` does neither unless a send asks for `list_unsubscribe`
+    kind: Required[Literal["transactional", "broadcast"]]
+    description: Required[str]
+    built_in: Required[bool]
+    # null for the built-in streams
+    created_at: Required[str | None]
+
+
+class CreateStream(TypedDict, total=False):
+    # Lower-case letters, digits, `-` and `_`, 1 to 32 characters; unique in the project; not `transactional` or `broadcast`
+    name: Required[str]
+    kind: Required[Literal["transactional", "broadcast"]]
+    description: NotRequired[str]
 
 
 class BounceCursor(TypedDict, total=False):
@@ -724,6 +748,8 @@ SendEmail = TypedDict("SendEmail", {
     "headers": "NotRequired[dict[str, str]]",
     "attachments": "NotRequired[list[SendAttachment]]",
     "send_at": "NotRequired[str]",
+    "stream": "NotRequired[str]",
+    "list_unsubscribe": "NotRequired[bool]",
     "tags": "NotRequired[list[str]]",
 }, total=False)
 
@@ -801,11 +827,24 @@ class UsageDay(TypedDict, total=False):
     remaining: Required[int | None]
 
 
+class UsageNoticesItem(TypedDict, total=False):
+    code: Required[Literal["complaint_rate_over_threshold"]]
+    message: Required[str]
+    # When the project crossed the threshold
+    since: Required[str]
+    # Complaints per delivered email over the trailing 7 days (0.004 = 0.4%)
+    complaint_rate: Required[float]
+    # `sending.complaint_threshold_basis_points` as a rate (0.003 = 0.3%)
+    threshold: Required[float]
+
+
 class Usage(TypedDict, total=False):
     # null: the project has no plan, and no limits
     plan: Required[UsagePlan | None]
     hour: Required[UsageHour]
     day: Required[UsageDay]
+    # What the project should act on: while its complaint rate is over the bulk sender threshold (docs/analytics.md, "Sender health"), a `complaint_rate_over_threshold` notice. Empty when all is well.
+    notices: Required[list[UsageNoticesItem]]
 
 
 class AnalyticsDaysItem(TypedDict, total=False):
@@ -829,6 +868,7 @@ Analytics = TypedDict("Analytics", {
     "days": "Required[list[AnalyticsDaysItem]]",
     "totals": "Required[AnalyticsCounts]",
     "tracking": "Required[AnalyticsTrackingCounts]",
+    "streams": "Required[list[AnalyticsStreamHealth]]",
     "rates": "Required[AnalyticsRates]",
 }, total=False)
 
@@ -860,6 +900,40 @@ class AnalyticsTrackingCounts(TypedDict, total=False):
     """Opens (pixel fetches) and clicks (tracked links followed) on the UTC day they happened, human and machine apart: a privacy proxy's, a scanner's or a prefetch's request is `machine` (docs/tracking.md). Every fetch counts: a recipient opening twice counts twice."""
     opens: Required[AnalyticsTrackingCountsOpens]
     clicks: Required[AnalyticsTrackingCountsClicks]
+
+
+class AnalyticsStreamHealthDaysItem(TypedDict, total=False):
+    day: Required[str]
+    # Emails now `sent` or `complained`, by the day they were created
+    delivered: Required[int]
+    # Emails now `complained`, by the day they were created
+    complaints: Required[int]
+    # One-click and `mailto:` unsubscribes, by the day they came
+    unsubscribes: Required[int]
+    # complaints ÷ delivered; null when nothing was delivered. Gmail and Yahoo ask bulk senders to stay under 0.3%
+    complaint_rate: Required[float | None]
+    # unsubscribes ÷ delivered; null when nothing was delivered
+    unsubscribe_rate: Required[float | None]
+
+
+class AnalyticsStreamHealthTotals(TypedDict, total=False):
+    # Emails now `sent` or `complained`, by the day they were created
+    delivered: Required[int]
+    # Emails now `complained`, by the day they were created
+    complaints: Required[int]
+    # One-click and `mailto:` unsubscribes, by the day they came
+    unsubscribes: Required[int]
+    # complaints ÷ delivered; null when nothing was delivered. Gmail and Yahoo ask bulk senders to stay under 0.3%
+    complaint_rate: Required[float | None]
+    # unsubscribes ÷ delivered; null when nothing was delivered
+    unsubscribe_rate: Required[float | None]
+
+
+class AnalyticsStreamHealth(TypedDict, total=False):
+    """Bulk-sender health of one message stream (docs/analytics.md, "Sender health")"""
+    stream: Required[str]
+    days: Required[list[AnalyticsStreamHealthDaysItem]]
+    totals: Required[AnalyticsStreamHealthTotals]
 
 
 class CreateSmtpServer(TypedDict, total=False):
@@ -1459,6 +1533,17 @@ class PostSmtpServersResponse(TypedDict, total=False):
 
 
 PostSmtpServersByIdTestResponse: TypeAlias = "SmtpProbeReport"
+
+
+class GetStreamsResponse(TypedDict, total=False):
+    streams: Required[list[Stream]]
+
+
+PostStreamsBody: TypeAlias = "CreateStream"
+
+
+class PostStreamsResponse(TypedDict, total=False):
+    stream: Required[Stream]
 
 
 class GetStylesheetsResponse(TypedDict, total=False):

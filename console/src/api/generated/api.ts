@@ -430,6 +430,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List message streams
+         * @description The built-in `transactional` and `broadcast` streams, then the project's own by name (docs/sending.md, "Streams"). A send names its stream with `stream`; a suppression may hold for one stream only.
+         */
+        get: operations["streams_list"];
+        put?: never;
+        /**
+         * Create a message stream
+         * @description A project stream (as Postmark's message streams): `name` (lower-case letters, digits, `-`, `_`; 1 to 32; not a built-in name) and `kind`, `transactional` or `broadcast`, whose rules it follows (broadcast: one-click unsubscribe on every message, DMARC required of the from-domain). Sends name it with `stream`; suppressions and analytics count it apart. A name taken is 409.
+         */
+        post: operations["streams_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/streams/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a message stream
+         * @description A project stream only (a built-in one is 400). Sends naming it are refused from then on; mail sent on it keeps its stream in the log, and its suppressions stay.
+         */
+        delete: operations["streams_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bounces": {
         parameters: {
             query?: never;
@@ -950,7 +994,7 @@ export interface paths {
         };
         /**
          * Plan limits beside consumption
-         * @description The plan's hourly and daily send limits (0: unlimited, `remaining` null) beside the rows of the email log in the trailing hour and day, counted as the send routes count them: suppressed recipients not counted, sandbox sends counted. Needs `emails:read` (403 `permission emails:read required` without it).
+         * @description The plan's hourly and daily send limits (0: unlimited, `remaining` null) beside the rows of the email log in the trailing hour and day, counted as the send routes count them: suppressed recipients not counted, sandbox sends counted. `notices` holds what the project should act on: while its complaint rate over the trailing 7 days is over `sending.complaint_threshold_basis_points` (0.3% by default; checked here and every minute), a `complaint_rate_over_threshold` notice (docs/analytics.md, "Sender health"). Needs `emails:read` (403 `permission emails:read required` without it).
          */
         get: operations["usage_get"];
         put?: never;
@@ -2286,6 +2330,11 @@ export interface components {
              * @example 2026-11-25T12:00:00.000Z
              */
             created_at: string;
+            /**
+             * @description The message stream the entry holds for (docs/suppressions.md, "Per stream"); null: every stream. A one-click unsubscribe adds one for the stream of the email it came from.
+             * @example null
+             */
+            stream: string | null;
         };
         EmailDetail: components["schemas"]["Email"] & {
             /**
@@ -2388,6 +2437,11 @@ export interface components {
              * @enum {string}
              */
             origin: "api" | "smtp" | "test" | "system";
+            /**
+             * @description The message stream the send named (docs/sending.md, "Streams"): `transactional` (the default), `broadcast` or a project-defined one
+             * @example transactional
+             */
+            stream: string;
             /**
              * Format: date-time
              * @description `send_at` of a scheduled send, as given (null when not scheduled): not delivered before it
@@ -2846,6 +2900,43 @@ export interface components {
              * @example 2027-01-01T00:00:00Z
              */
             expires_at?: string;
+            /**
+             * @description Hold for this message stream only (`transactional`, `broadcast` or one the project defined; 400 naming it otherwise). Omitted: every stream. An address may have one entry for every stream and one per stream.
+             * @example broadcast
+             */
+            stream?: string;
+        };
+        Stream: {
+            /**
+             * Format: uuid
+             * @description null for the built-in streams
+             */
+            id: string | null;
+            /** @example newsletter */
+            name: string;
+            /**
+             * @description Whose rules it follows: `broadcast` mail carries one-click unsubscribe and needs DMARC on the from-domain; `transactional` does neither unless a send asks for `list_unsubscribe`
+             * @enum {string}
+             */
+            kind: "transactional" | "broadcast";
+            description: string;
+            built_in: boolean;
+            /**
+             * Format: date-time
+             * @description null for the built-in streams
+             * @example 2026-11-25T12:00:00.000Z
+             */
+            created_at: string | null;
+        };
+        CreateStream: {
+            /**
+             * @description Lower-case letters, digits, `-` and `_`, 1 to 32 characters; unique in the project; not `transactional` or `broadcast`
+             * @example newsletter
+             */
+            name: string;
+            /** @enum {string} */
+            kind: "transactional" | "broadcast";
+            description?: string;
         };
         BounceCursor: {
             /**
@@ -2881,13 +2972,13 @@ export interface components {
              */
             url: string;
             /**
-             * @description 1 to 10 of `email.sent`, `email.failed`, `inbound.received`, `email.bounced`, `email.complained`, `email.opened`, `email.clicked`, or exactly `["*"]` for every type (also those added later). Duplicates collapse.
+             * @description 1 to 10 of `email.sent`, `email.failed`, `inbound.received`, `email.bounced`, `email.complained`, `email.opened`, `email.clicked`, `email.unsubscribed`, `project.complaint_threshold_crossed`, or exactly `["*"]` for every type (also those added later). Duplicates collapse.
              * @example [
              *       "email.sent",
              *       "email.failed"
              *     ]
              */
-            events: ("email.sent" | "email.failed" | "inbound.received" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "*")[];
+            events: ("email.sent" | "email.failed" | "inbound.received" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.unsubscribed" | "project.complaint_threshold_crossed" | "*")[];
             /**
              * @description Sender filters, at most 20: an exact address or `*@<domain>`, stored bare and lower case. Matched case-insensitively against the bare sender address; empty or omitted means every sender.
              * @example [
@@ -2988,6 +3079,13 @@ export interface components {
              * @example 2026-11-27T09:00:00Z
              */
             send_at?: string;
+            /**
+             * @description The message stream (docs/sending.md, "Streams"): `transactional` (the default), `broadcast`, or one the project defined (`POST /api/v1/streams`). Broadcast mail carries one-click unsubscribe (RFC 8058) and needs DMARC on the from-domain; a suppression of a stream holds for that stream only.
+             * @example transactional
+             */
+            stream?: string;
+            /** @description Add `List-Unsubscribe` and `List-Unsubscribe-Post` (one-click, RFC 8058) to this message: always on for a broadcast stream (`false` is refused there), off by default on a transactional one. With it, a custom `List-Unsubscribe` or `List-Unsubscribe-Post` header is refused (the service writes them). */
+            list_unsubscribe?: boolean;
             /**
              * @description At most 10; the email log filters by tag
              * @example [
@@ -3111,6 +3209,22 @@ export interface components {
                 /** @description null when unlimited */
                 remaining: number | null;
             };
+            /** @description What the project should act on: while its complaint rate is over the bulk sender threshold (docs/analytics.md, "Sender health"), a `complaint_rate_over_threshold` notice. Empty when all is well. */
+            notices: {
+                /** @enum {string} */
+                code: "complaint_rate_over_threshold";
+                message: string;
+                /**
+                 * Format: date-time
+                 * @description When the project crossed the threshold
+                 * @example 2026-11-25T12:00:00.000Z
+                 */
+                since: string;
+                /** @description Complaints per delivered email over the trailing 7 days (0.004 = 0.4%) */
+                complaint_rate: number;
+                /** @description `sending.complaint_threshold_basis_points` as a rate (0.003 = 0.3%) */
+                threshold: number;
+            }[];
         };
         Analytics: {
             /**
@@ -3136,6 +3250,8 @@ export interface components {
             }[];
             totals: components["schemas"]["AnalyticsCounts"];
             tracking: components["schemas"]["AnalyticsTrackingCounts"];
+            /** @description Per message stream with mail or unsubscribes in the range (by name), complaint and unsubscribe rate per day: the bulk sender health (docs/analytics.md, "Sender health"). The domain and tag filters apply. */
+            streams: components["schemas"]["AnalyticsStreamHealth"][];
             rates: {
                 /** @description (bounced + failed) ÷ (sent + bounced + complained + failed); null when that is 0 */
                 bounce_rate: number | null;
@@ -3164,6 +3280,37 @@ export interface components {
             clicks: {
                 human: number;
                 machine: number;
+            };
+        };
+        /** @description Bulk-sender health of one message stream (docs/analytics.md, "Sender health") */
+        AnalyticsStreamHealth: {
+            /** @example broadcast */
+            stream: string;
+            days: {
+                /** Format: date */
+                day: string;
+                /** @description Emails now `sent` or `complained`, by the day they were created */
+                delivered: number;
+                /** @description Emails now `complained`, by the day they were created */
+                complaints: number;
+                /** @description One-click and `mailto:` unsubscribes, by the day they came */
+                unsubscribes: number;
+                /** @description complaints ÷ delivered; null when nothing was delivered. Gmail and Yahoo ask bulk senders to stay under 0.3% */
+                complaint_rate: number | null;
+                /** @description unsubscribes ÷ delivered; null when nothing was delivered */
+                unsubscribe_rate: number | null;
+            }[];
+            totals: {
+                /** @description Emails now `sent` or `complained`, by the day they were created */
+                delivered: number;
+                /** @description Emails now `complained`, by the day they were created */
+                complaints: number;
+                /** @description One-click and `mailto:` unsubscribes, by the day they came */
+                unsubscribes: number;
+                /** @description complaints ÷ delivered; null when nothing was delivered. Gmail and Yahoo ask bulk senders to stay under 0.3% */
+                complaint_rate: number | null;
+                /** @description unsubscribes ÷ delivered; null when nothing was delivered */
+                unsubscribe_rate: number | null;
             };
         };
         CreateSmtpServer: {
@@ -5688,7 +5835,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description Start after this address (exclusive): `next.after` of the previous page */
+                /** @description Start after this entry (exclusive): `next.after` of the previous page (an address, then a space and a stream for a stream's entry) */
                 after?: string;
                 /** @description Only entries with this reason */
                 reason?: "hard_bounce" | "complaint" | "manual" | "unsubscribe";
@@ -5935,6 +6082,236 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streams_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The streams */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        streams: components["schemas"]["Stream"][];
+                    };
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streams_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateStream"];
+            };
+        };
+        responses: {
+            /** @description Stream created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        stream: components["schemas"]["Stream"];
+                    };
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than `server.max_body_bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streams_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
             };
             cookie?: never;
         };
