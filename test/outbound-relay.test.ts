@@ -241,7 +241,7 @@ describe('POST /relay/v1/outbound/claim', () => {
     expect(event).toMatchObject({ event: 'email.failed' });
     expect(event.data).toEqual({
       id, project_id: env.tenant.project.id, sender: 'news@nokey.acme.test', recipients: ['ann@example.org'], subject: expect.stringMatching(/^Hello /),
-      status: 'failed', attempts: 0, error_message: 'from domain nokey.acme.test has no DKIM key: the message cannot be signed, and is never sent unsigned',
+      status: 'failed', attempts: 0, error_message: 'from domain nokey.acme.test has no DKIM key: the message cannot be signed, and is never sent unsigned', stream: 'transactional',
     });
     await eventually(() => outboxOf(id), (rows) => rows[0]?.handed_over_at !== null);
   });
@@ -338,7 +338,7 @@ describe('POST /relay/v1/outbound/results', () => {
     expect(events[0].event).toBe('email.sent');
     expect(events[0].data).toEqual({
       id: job.email_id, project_id: env.tenant.project.id, sender: 'news@acme.test', recipients: ['ann@example.org'],
-      subject: job.message.subject, status: 'sent', attempts: 1,
+      subject: job.message.subject, status: 'sent', attempts: 1, stream: 'transactional',
     });
     await eventually(() => outboxOf(job.email_id), (rows) => rows[0]?.handed_over_at !== null);
 
@@ -359,7 +359,7 @@ describe('POST /relay/v1/outbound/results', () => {
     expect(event.event).toBe('email.failed');
     expect(event.data).toEqual({
       id: job.email_id, project_id: env.tenant.project.id, sender: 'news@acme.test', recipients: ['policy@example.org'],
-      subject: job.message.subject, status: 'failed', attempts: 1, error_message: reply,
+      subject: job.message.subject, status: 'failed', attempts: 1, error_message: reply, stream: 'transactional',
     });
     const { rows } = await env.stack.sql.query(`SELECT 1 FROM suppressions WHERE address = 'policy@example.org'`);
     expect(rows).toEqual([]);
