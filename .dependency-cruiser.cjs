@@ -16,6 +16,12 @@ module.exports = {
     layer('edge-services-not-up', 'Services throw domain errors (services/errors.ts) that the HTTP layer maps; they never import it.', '^edge/src/services/', '^edge/src/(routes|http|middleware|durable-objects|app\\.ts|index\\.ts|openapi\\.ts)'),
     layer('edge-durable-objects-not-up', 'Durable Objects run services; routes and the HTTP layer are above them.', '^edge/src/durable-objects/', '^edge/src/(routes|http|middleware|app\\.ts|index\\.ts|openapi\\.ts)'),
     layer('edge-http-not-up', 'The HTTP layer serves routes; routes declare themselves with it.', '^edge/src/(http|middleware)/', '^edge/src/(routes|app\\.ts|index\\.ts|openapi\\.ts)'),
+    // The outbound path is services/delivery/ (claim, jobs, results, the suppression, bounce ingestion beneath it); it
+    // builds on the API's records (emails/, bounces/), which never reach into it or into each other; its relay routes call only it.
+    layer('edge-records-not-delivery', 'emails/ and bounces/ are the API\'s records; the delivery pipeline builds on them, never the reverse.', '^edge/src/services/(emails|bounces)/', '^edge/src/services/delivery/'),
+    layer('edge-emails-not-bounces', 'The API\'s email records and bounce reads stand apart; what both need lies below them or in delivery/.', '^edge/src/services/emails/', '^edge/src/services/bounces/'),
+    layer('edge-bounces-not-emails', 'The API\'s email records and bounce reads stand apart; what both need lies below them or in delivery/.', '^edge/src/services/bounces/', '^edge/src/services/emails/'),
+    layer('edge-relay-outbound-through-delivery', 'The relay\'s outbound routes make one call each into services/delivery/, nothing else of services/.', '^edge/src/routes/relay/outbound/', '^edge/src/services/', { to: { pathNot: '^edge/src/services/delivery/' } }),
     layer('edge-runtime-stays-in-src', 'The Worker never imports the local stack, the CLI or relay-node code (they run in Node).', '^edge/src/', '^(edge/(local|cli)|relay-node)/'),
     layer('edge-local-not-cli', 'The CLI drives the local stack, not the reverse.', '^edge/local/', '^edge/cli/'),
 

@@ -7,8 +7,8 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import pg from 'pg';
 import type { Db } from '../edge/src/db/client.js';
-import { recordBounces } from '../edge/src/services/bounces/record.js';
-import type { BounceReport } from '../edge/src/services/bounces/report.js';
+import { recordBounces } from '../edge/src/services/delivery/bounces/record.js';
+import type { BounceReport } from '../edge/src/services/delivery/bounces/report.js';
 import { enroll, type EnrolledNode } from './support/relay.js';
 import { useTenantStack } from './support/tenant-stack.js';
 

@@ -1,9 +1,9 @@
-// recordBounces (edge/src/services/bounces/record.ts) against the real
+// recordBounces (edge/src/services/delivery/bounces/record.ts) against the real
 // database: every bounce source (DSN, ARF, SES, simulator) records through it,
 // so what one call writes, and what a repeat does not, is shown here once.
 import { describe, expect, test } from 'vitest';
-import { recordBounces } from '../edge/src/services/bounces/record.js';
-import type { BounceReport } from '../edge/src/services/bounces/report.js';
+import { recordBounces } from '../edge/src/services/delivery/bounces/record.js';
+import type { BounceReport } from '../edge/src/services/delivery/bounces/report.js';
 import type { Db } from '../edge/src/db/client.js';
 import { useTenantStack } from './support/tenant-stack.js';
 
@@ -53,7 +53,7 @@ describe('recordBounces', () => {
       event: 'email.bounced',
       data: {
         id: emailId, project_id: env.tenant.project.id, sender: 'news@acme.test', recipients: [to], subject: 'Hello',
-        status: 'bounced', attempts: 1, error_message: hard.diagnostic,
+        status: 'bounced', attempts: 1, error_message: hard.diagnostic, stream: 'transactional',
         bounce: {
           id: first.recorded[0]!.id, type: 'hard', source: 'dsn', smtp_code: 550, status: '5.1.1', diagnostic: hard.diagnostic,
           remote_mta: 'dns; mx.dest.test', feedback_type: null, original_message_id: '<m@acme.test>', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),

@@ -5,7 +5,7 @@ import { emails, outboundMessages, domains, smtpServers, type OutboundAttachment
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import type { NodeScope } from '../relay-nodes/domains.js';
-import { bareAddress } from './events.js';
+import { bareAddress } from '../emails/events.js';
 import { trackingColumns, type TrackingColumns } from '../tracking/options.js';
 
 /**

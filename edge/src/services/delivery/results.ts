@@ -3,14 +3,15 @@
 // result's attempt record, status change, suppression and outbox row commit
 // together, whatever the number of results.
 import { sql } from 'drizzle-orm';
-import { bounces, emailAttempts, emails, outbox, outboundMessages, suppressions, webhooks } from '@edgemail/schema';
+import { bounces, emailAttempts, emails, outbox, outboundMessages, webhooks } from '@edgemail/schema';
 import { enhancedCode, formatEnhancedCode, type Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import type { OutboundResultInput } from '../../contracts/relay-outbound.js';
 import { ageText, retryDelay } from './backoff.js';
-import { emailEventData, eventsByProject } from './events.js';
+import { emailEventData, eventsByProject } from '../emails/events.js';
 import { isHardBounce } from './hard-bounce.js';
-import type { OutboxRows } from './events.js';
+import { suppressAddresses } from './suppress.js';
+import type { OutboxRows } from '../emails/events.js';
 
 export interface RecordedResults {
   /** Email ids whose result counted, in the order reported. */
@@ -123,15 +124,10 @@ export function resultsStatement(db: Db, settings: Settings, nodeId: string, res
       select email_id, attempt, ${nodeId}, outcome, smtp_code, reply, server, started_at, duration_ms from decided
       on conflict (email_id, attempt) do nothing
     ),
-    suppressed as (
-      insert into ${suppressions} (project_id, address, reason, detail, source_email_id)
+    suppressed as (${suppressAddresses(sql`
       select distinct on (project_id, lower(recipient)) project_id, lower(recipient), 'hard_bounce'::suppression_reason, reply, email_id
       from decided where status = 'failed' and outcome = 'failed' and hard_bounce
-      order by project_id, lower(recipient), i
-      on conflict (project_id, address, stream) do update
-        set reason = excluded.reason, detail = excluded.detail, source_email_id = excluded.source_email_id,
-            expires_at = null, created_at = now()
-        where ${suppressions}.expires_at is not null and ${suppressions}.expires_at <= now()
+      order by project_id, lower(recipient), i`)}
     ),
     bounced as (
       insert into ${bounces} (project_id, email_id, recipient, type, source, source_ref, smtp_code, status, diagnostic, remote_mta)

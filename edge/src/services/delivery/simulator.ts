@@ -13,12 +13,12 @@ import type { Db } from '../../db/client.js';
 import type { OutboundResultInput } from '../../contracts/relay-outbound.js';
 import { sql } from 'drizzle-orm';
 import { emailAttempts } from '@edgemail/schema';
-import { bouncesStatement } from '../bounces/record.js';
-import type { BounceReport } from '../bounces/report.js';
+import { bouncesStatement } from './bounces/record.js';
+import type { BounceReport } from './bounces/report.js';
 import { publicHost } from '../domains/dns-records.js';
 import type { ClaimedRow } from './claim.js';
 import { resultsStatement } from './results.js';
-import type { OutboxRows } from './events.js';
+import type { OutboxRows } from '../emails/events.js';
 
 export const SIMULATOR_ADDRESSES = ['delivered', 'bounce', 'complaint', 'defer'] as const;
 export type SimulatorAddress = (typeof SIMULATOR_ADDRESSES)[number];

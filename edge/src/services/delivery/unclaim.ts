@@ -7,9 +7,9 @@ import { sql } from 'drizzle-orm';
 import { emails, outbox, outboundMessages } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
-import { emailEventData, eventsByProject } from './events.js';
+import { emailEventData, eventsByProject } from '../emails/events.js';
 import type { JobFailure } from './jobs.js';
-import type { OutboxRows } from './events.js';
+import type { OutboxRows } from '../emails/events.js';
 
 /**
  * Fails the recipients (still leased to `nodeId`) with their problem as

@@ -8,8 +8,8 @@ import { sql } from 'drizzle-orm';
 import { emails, outboundMessages } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import type { SesWebhookResult } from '../../contracts/ses.js';
-import { recordBounces } from '../bounces/record.js';
-import type { BounceReport } from '../bounces/report.js';
+import { recordBounces } from '../delivery/bounces/record.js';
+import type { BounceReport } from '../delivery/bounces/report.js';
 import type { SesReading } from './ses-notification.js';
 import type { OutboxRows } from '../emails/events.js';
 

@@ -3,7 +3,7 @@
 // per recipient a bounce (Permanent → hard, Transient or Undetermined →
 // soft), a complaint, or a delivery.
 import { SesNotificationSchema } from '../../contracts/ses.js';
-import type { BounceType } from '../bounces/report.js';
+import type { BounceType } from '../delivery/bounces/report.js';
 
 export interface SesRecipientEvent {
   /** The recipient address as SES gave it. */

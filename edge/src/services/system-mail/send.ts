@@ -9,7 +9,7 @@
 // project is made on first use with a fixed id, so no migration or setting
 // names it; it has no plan (nothing counts against anyone's quota), no
 // members, and only a platform credential (`X-Service-Project-Id`) reads it.
-// Mail is never sent unsigned (emails/jobs.ts): the From's domain is made a
+// Mail is never sent unsigned (delivery/jobs.ts): the From's domain is made a
 // domain of that project, with its own DKIM key, on first use; the operator
 // publishes its records (GET /api/v1/domains in that project) so the
 // signatures verify (docs/console.md).

@@ -1,6 +1,6 @@
 // The HTML a claimed recipient's job carries: its message's, rewritten for
 // tracking when the send or its domain asks (options.ts, rewrite.ts). Called
-// by the claim (emails/jobs.ts) for each recipient, so every recipient's
+// by the claim (delivery/jobs.ts) for each recipient, so every recipient's
 // links carry tokens of their own email.
 import type { Config } from '@edgemail/shared';
 import { trackHtml } from './rewrite.js';

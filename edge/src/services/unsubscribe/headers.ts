@@ -3,7 +3,7 @@
 // composes and DKIM-signs (every custom header is in `h=`), so both are
 // covered by the signature, as Gmail and Yahoo require.
 import type { Config } from '@edgemail/shared';
-import { bounceDomain } from '../bounces/verp.js';
+import { bounceDomain } from '../delivery/bounces/verp.js';
 import { httpsToken, mailtoLocalPart } from './token.js';
 
 export interface UnsubscribeRow { id: string; project_id: string; recipient: string; stream: string; date: string }

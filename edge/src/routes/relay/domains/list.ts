@@ -2,7 +2,7 @@ import type { RouteHandler } from '@hono/zod-openapi';
 import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
 import { DomainsAnswerSchema } from '../../../contracts/relay.js';
 import { listRegisteredDomains } from '../../../services/relay-nodes/domains.js';
-import { withBounceDomain } from '../../../services/bounces/domain-list.js';
+import { withBounceDomain } from '../../../services/delivery/bounces/domain-list.js';
 import type { AppEnv } from '../../../env.js';
 
 export const route = defineRelayRoute({

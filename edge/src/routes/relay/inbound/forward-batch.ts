@@ -6,7 +6,7 @@ import {
 } from '../../../contracts/inbound-meta.js';
 import { announcedMessages, PieceReader, readForwardedBatch } from '../../../services/inbound-emails/forwarded-batch.js';
 import { ingestBatch, type BatchMessage } from '../../../services/inbound-emails/ingest-batch.js';
-import { isBounceForward } from '../../../services/bounces/ingest-report.js';
+import { isBounceForward } from '../../../services/delivery/bounces/ingest-report.js';
 import { handOverOutbox } from '../../../services/webhook-outbox/hand-over.js';
 import type { AppEnv } from '../../../env.js';
 

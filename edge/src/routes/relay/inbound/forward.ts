@@ -4,7 +4,7 @@ import { defineRelayRoute } from '../../../http/define-relay-route.js';
 import { FORWARD_CONTENT_TYPE, forwardingBodyLimit, forwardingMetaLimit, InboundForwardedSchema, META_LENGTH_HEADER } from '../../../contracts/inbound-meta.js';
 import { readForwardedBody } from '../../../services/inbound-emails/forwarded-body.js';
 import { ingestMessage } from '../../../services/inbound-emails/ingest.js';
-import { isBounceForward } from '../../../services/bounces/ingest-report.js';
+import { isBounceForward } from '../../../services/delivery/bounces/ingest-report.js';
 import { handOverOutbox } from '../../../services/webhook-outbox/hand-over.js';
 import type { AppEnv } from '../../../env.js';
 

@@ -1,11 +1,7 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { CHATTER_BODY_BYTES, defineRelayRoute } from '../../../http/define-relay-route.js';
 import { ClaimAnswerSchema, ClaimSchema } from '../../../contracts/relay-outbound.js';
-import { claimDue } from '../../../services/emails/claim.js';
-import { buildJobs } from '../../../services/emails/jobs.js';
-import { failClaimed, releaseClaimed } from '../../../services/emails/unclaim.js';
-import { settleSimulated, splitSimulated } from '../../../services/emails/simulator.js';
-import { handOverOutbox } from '../../../services/webhook-outbox/hand-over.js';
+import { claimJobs } from '../../../services/delivery/claim-jobs.js';
 import type { AppEnv } from '../../../env.js';
 
 export const route = defineRelayRoute({
@@ -24,30 +20,8 @@ export const route = defineRelayRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const db = c.get('db');
-  const config = c.get('config');
-  const node = c.get('relayNode');
-  const { rows: claimed, pool } = await claimDue(db, config, node, c.req.valid('json').max);
-  if (!claimed.length) return c.json({ jobs: [] }, 200);
-
-  // Simulator addresses are settled here, never handed out (services/emails/simulator.ts). A failure
-  // to settle them returns them to the queue and does not hold up the real jobs of this claim.
-  const { domain, simulated, real: rows } = splitSimulated(config, claimed);
-  try {
-    for (const events of await settleSimulated(db, config, node.id, domain, simulated)) {
-      for (const [projectId, ids] of events) c.executionCtx.waitUntil(handOverOutbox(c.env, projectId, ids));
-    }
-  } catch (e) {
-    console.error(`outbound: simulator addresses not settled, returned to the queue: ${e instanceof Error ? e.message : String(e)}`);
-    await releaseClaimed(db, config, node.id, simulated.map((s) => s.row.id));
-  }
-  if (!rows.length) return c.json({ jobs: [] }, 200);
-
-  const { jobs, failures, released } = await buildJobs(config, c.env.MAIL_STORE, rows, pool);
-  for (const r of released) console.warn(`outbound ${r.id}: returned to the queue, no job this time: ${r.problem}`);
-  // `detail` is the operator's account (the shared pool's server and seal error); the tenant's record gets `problem`.
-  for (const f of failures) console.warn(`outbound ${f.id}: failed at the claim: ${f.detail ?? f.problem}`);
-  const [events] = await Promise.all([failClaimed(db, node.id, failures), releaseClaimed(db, config, node.id, released.map((r) => r.id))]);
-  for (const [projectId, ids] of events) c.executionCtx.waitUntil(handOverOutbox(c.env, projectId, ids));
+  const jobs = await claimJobs({
+    env: c.env, db: c.get('db'), config: c.get('config'), node: c.get('relayNode'), waitUntil: (p) => c.executionCtx.waitUntil(p),
+  }, c.req.valid('json').max);
   return c.json({ jobs }, 200);
 };

@@ -1,8 +1,7 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRelayRoute } from '../../../http/define-relay-route.js';
 import { ResultsAnswerSchema, ResultsSchema } from '../../../contracts/relay-outbound.js';
-import { recordResults } from '../../../services/emails/results.js';
-import { handOverOutbox } from '../../../services/webhook-outbox/hand-over.js';
+import { reportResults } from '../../../services/delivery/report-results.js';
 import type { AppEnv } from '../../../env.js';
 
 /**
@@ -30,8 +29,8 @@ export const route = defineRelayRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const { results } = c.req.valid('json');
-  const { accepted, stale, events } = await recordResults(c.get('db'), c.get('config'), c.get('relayNode').id, results);
-  for (const [projectId, ids] of events) c.executionCtx.waitUntil(handOverOutbox(c.env, projectId, ids));
-  return c.json({ accepted, stale }, 200);
+  const answer = await reportResults({
+    env: c.env, db: c.get('db'), config: c.get('config'), node: c.get('relayNode'), waitUntil: (p) => c.executionCtx.waitUntil(p),
+  }, c.req.valid('json').results);
+  return c.json(answer, 200);
 };

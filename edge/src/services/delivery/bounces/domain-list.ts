@@ -3,7 +3,7 @@
 // (docs/bounces.md, "Receiving reports"). Installation-wide nodes only: they
 // are the operator's, the ones the bounce domain's MX names.
 import type { Config } from '@edgemail/shared';
-import type { NodeScope } from '../relay-nodes/domains.js';
+import type { NodeScope } from '../../relay-nodes/domains.js';
 import { bounceDomain } from './verp.js';
 
 /**

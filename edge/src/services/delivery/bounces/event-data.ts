@@ -5,7 +5,7 @@
 // shared/src/webhooks/events.ts).
 import { sql, type SQL } from 'drizzle-orm';
 import type { BounceEventDetail } from '@edgemail/shared';
-import { emailEventData, type EventColumns } from '../emails/events.js';
+import { emailEventData, type EventColumns } from '../../emails/events.js';
 
 /** Every key of `BounceEventDetail`, so that a change there fails to compile here until the SQL follows. */
 const BOUNCE_KEYS = ['id', 'type', 'source', 'smtp_code', 'status', 'diagnostic', 'remote_mta', 'feedback_type', 'original_message_id', 'created_at'] as const satisfies readonly (keyof BounceEventDetail)[];

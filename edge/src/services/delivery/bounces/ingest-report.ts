@@ -4,13 +4,13 @@
 // (`recordBounces`); anything else is dropped with a log line. Either way the
 // node is answered 200, so it does not send it again.
 import { splitAddress } from '@edgemail/shared';
-import type { InboundMeta } from '../../contracts/inbound-meta.js';
-import type { Db } from '../../db/client.js';
+import type { InboundMeta } from '../../../contracts/inbound-meta.js';
+import type { Db } from '../../../db/client.js';
 import { parseBounceReport } from './parse-report.js';
 import { recordBounces } from './record.js';
 import { bounceDomain, verpEmailId, type VerpSettings } from './verp.js';
-import { applyUnsubscribe, checkMailto, type UnsubscribeSettings } from '../unsubscribe/apply.js';
-import { readMailtoLocalPart } from '../unsubscribe/token.js';
+import { applyUnsubscribe, checkMailto, type UnsubscribeSettings } from '../../unsubscribe/apply.js';
+import { readMailtoLocalPart } from '../../unsubscribe/token.js';
 
 /** What the bounce domain's mail is judged with: the return path's MAC, and the `mailto:` of one-click unsubscribe. */
 export type BounceSettings = VerpSettings & UnsubscribeSettings;

@@ -3,12 +3,13 @@
 // addresses and writes the events, so that none of them is ever without the
 // others.
 import { sql, type SQL } from 'drizzle-orm';
-import { bounces, emails, outbox, outboundMessages, suppressions, webhooks } from '@edgemail/schema';
-import type { Db } from '../../db/client.js';
-import { eventsByProject } from '../emails/events.js';
+import { bounces, emails, outbox, outboundMessages, webhooks } from '@edgemail/schema';
+import type { Db } from '../../../db/client.js';
+import { eventsByProject } from '../../emails/events.js';
 import { bounceEventData } from './event-data.js';
+import { suppressAddresses } from '../suppress.js';
 import type { BounceReport, BounceType } from './report.js';
-import type { OutboxRows } from '../emails/events.js';
+import type { OutboxRows } from '../../emails/events.js';
 
 export interface RecordedBounce {
   /** The new `bounces` row. */
@@ -118,17 +119,12 @@ export function bouncesStatement(db: Db, reports: BounceReport[], onlyIf: SQL = 
       where e.id = t.email_id and e.status in ('queued', 'sending', 'sent')
       returning e.id, e.status, e.error_message
     ),
-    suppressed as (
-      insert into ${suppressions} (project_id, address, reason, detail, source_email_id)
+    suppressed as (${suppressAddresses(sql`
       select distinct on (project_id, lower(recipient)) project_id, lower(recipient),
              case when type = 'complaint' then 'complaint' else 'hard_bounce' end::suppression_reason,
              case when type = 'complaint' then feedback_type else reason end, email_id
       from inserted where type in ('hard', 'complaint')
-      order by project_id, lower(recipient), type = 'complaint' desc
-      on conflict (project_id, address, stream) do update
-        set reason = excluded.reason, detail = excluded.detail, source_email_id = excluded.source_email_id,
-            expires_at = null, created_at = now()
-        where ${suppressions}.expires_at is not null and ${suppressions}.expires_at <= now()
+      order by project_id, lower(recipient), type = 'complaint' desc`)}
     ),
     reported as (
       select b.*, m."from", m.subject, m.stream, e.attempts,
