@@ -67,6 +67,7 @@ describe('the hourly limit', () => {
       plan: { id: p.planId, name: p.plan },
       hour: { limit: 5, used: 5, remaining: 0 },
       day: { limit: 0, used: 5, remaining: null },
+      notices: [],
     });
   });
 
@@ -165,6 +166,7 @@ describe('the daily limit', () => {
       plan: { id: p.planId, name: p.plan },
       hour: { limit: 0, used: 1, remaining: null },
       day: { limit: 3, used: 3, remaining: 0 },
+      notices: [],
     });
     await age(p.projectId, '19 hours 1 minute'); // the first two are now older than a day
     expect((await send(p, ['d@example.org', 'e@example.org'])).status).toBe(201);
@@ -192,7 +194,7 @@ describe('unlimited', () => {
     });
     expect(r.status).toBe(201);
     expect((await env.stack.call('GET', '/api/v1/usage', { token })).body).toEqual({
-      usage: { plan: null, hour: { limit: 0, used: 150, remaining: null }, day: { limit: 0, used: 150, remaining: null } },
+      usage: { plan: null, hour: { limit: 0, used: 150, remaining: null }, day: { limit: 0, used: 150, remaining: null }, notices: [] },
     });
   });
 
@@ -204,6 +206,7 @@ describe('unlimited', () => {
       plan: { id: p.planId, name: p.plan },
       hour: { limit: 0, used: 10, remaining: null },
       day: { limit: 0, used: 10, remaining: null },
+      notices: [],
     });
   });
 });
@@ -216,7 +219,7 @@ describe('GET /api/v1/usage', () => {
       token: env.admin, headers: { 'X-Service-Project-Id': p.projectId }, body: { name: 'u', permissions },
     });
     const key = async (permissions: string[]) => (await create(permissions)).body.token as string;
-    const expected = { plan: { id: p.planId, name: p.plan }, hour: { limit: 10, used: 2, remaining: 8 }, day: { limit: 100, used: 2, remaining: 98 } };
+    const expected = { plan: { id: p.planId, name: p.plan }, hour: { limit: 10, used: 2, remaining: 8 }, day: { limit: 100, used: 2, remaining: 98 }, notices: [] };
     expect(await usage(p, await key(['emails:read']))).toEqual(expected);
     // The spec's reporting set reads it too.
     expect(await usage(p, await key(['analytics:read', 'emails:read', 'bounces:read']))).toEqual(expected);
