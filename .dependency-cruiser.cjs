@@ -1,7 +1,7 @@
 // The import graph's rules (`pnpm lint:imports`, part of `pnpm test`): no circles, and every arrow
 // points down the layers a request or a message travels through (README of each package).
 const notTest = '\\.test\\.ts$';
-const relayTop = '^relay-node/src/(index|node|server|heartbeat|enroll)\\.ts$';
+const relayTop = '^relay-node/src/(index|node|start-inbound|start-submission|start-outbound|server|heartbeat|enroll)\\.ts$';
 const layer = (name, comment, from, to, extra = {}) => ({ name, comment, severity: 'error', from: { path: from, pathNot: notTest, ...extra.from }, to: { path: to, ...extra.to } });
 
 module.exports = {
@@ -29,13 +29,16 @@ module.exports = {
     // local stack and CLI may run a node, never the reverse.
     layer('relay-node-not-edge', 'A relay node talks to the edge over /relay/v1 only; what both sides need lives in shared/.', '^relay-node/', '^edge/'),
 
-    // relay-node/: index, node, server, heartbeat, enroll → submission/ → inbound/, outbound/ → tls/ → edge/ → spool/, proxy/, state/, log.ts.
-    layer('relay-foundations-not-up', 'spool/, proxy/, state/ and log.ts serve every part; they never reach into one.', '^relay-node/src/(spool|proxy|state)/|^relay-node/src/(log|version)\\.ts$', `^relay-node/src/(inbound|outbound|submission|edge|tls)/|${relayTop}`),
+    // relay-node/: index, node, start-<direction>, server, heartbeat, enroll → submission/, inbound/, outbound/ → smtp/, tls/ → edge/ → spool/, proxy/, state/, log.ts.
+    layer('relay-foundations-not-up', 'spool/, proxy/, state/ and log.ts serve every part; they never reach into one.', '^relay-node/src/(spool|proxy|state)/|^relay-node/src/(log|version)\\.ts$', `^relay-node/src/(inbound|outbound|submission|smtp|edge|tls)/|${relayTop}`),
     layer('relay-edge-not-up', 'edge/ (the one client and its retry loop) serves every part that talks to the edge.', '^relay-node/src/edge/', `^relay-node/src/(inbound|outbound|submission|tls)/|${relayTop}`),
     layer('relay-tls-not-up', 'tls/ hands listeners their certificates; it knows no listener.', '^relay-node/src/tls/', `^relay-node/src/(inbound|outbound|submission)/|${relayTop}`),
     layer('relay-inbound-not-outbound', 'The two directions share only what lies below them.', '^relay-node/src/inbound/', `^relay-node/src/(outbound|submission)/|${relayTop}`),
     layer('relay-outbound-not-inbound', 'The two directions share only what lies below them.', '^relay-node/src/outbound/', `^relay-node/src/(inbound|submission)/|${relayTop}`),
-    layer('relay-submission-not-outbound', 'Submission builds on the inbound listener\'s parts and hands mail to the edge; delivery is outbound\'s.', '^relay-node/src/submission/', `^relay-node/src/outbound/|${relayTop}`),
+    layer('relay-submission-not-outbound', 'Submission hands mail to the edge; delivery is outbound\'s.', '^relay-node/src/submission/', `^relay-node/src/outbound/|${relayTop}`),
+    // smtp/ is the session machinery both listeners build on (caps, command counting, replies, MAIL FROM, the data guard).
+    layer('relay-submission-not-inbound', 'Submission and inbound share the SMTP session layer (smtp/), never each other\'s files.', '^relay-node/src/submission/', '^relay-node/src/inbound/'),
+    layer('relay-smtp-not-up', 'smtp/ serves both listeners; it knows neither, nor what lies above them.', '^relay-node/src/smtp/', `^relay-node/src/(inbound|outbound|submission|edge|tls|metrics)/|${relayTop}`),
 
     // clients/: the generated clients are packages of their own, installed by people who have none of this repository's code;
     // the generator reads the OpenAPI document through the CLI (a child process), never the Worker's modules.

@@ -1,23 +1,22 @@
 // One relay node: its state, spool, domain list, certificate, SMTP listener(s),
 // heartbeat, forwarder and outbound worker, started together and stopped together.
+// Each direction starts in a file of its own (start-inbound.ts, start-submission.ts,
+// start-outbound.ts); what they share (spool, domains, TLS, admission, metrics,
+// health, heartbeat and the one stop) is composed here.
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { RELAY_CONTRACT_VERSION, type Config } from '@edgemail/shared';
-import { createAuthenticator, createDnsResolver } from './inbound/mail-auth/index.js';
+import { createDnsResolver } from './inbound/mail-auth/index.js';
 import { createConsoleLog } from './log.js';
 import { createDomainCache } from './inbound/domain-cache.js';
 import { createEdgeClient } from './edge/client.js';
 import { watchContract } from './edge/contract-watch.js';
 import { openDeadLetters } from './inbound/forwarder/dead-letters.js';
-import { createForwarder } from './inbound/forwarder/forwarder.js';
 import { createHeartbeat } from './heartbeat.js';
-import { createSpoolStore, ingestTransforms } from './inbound/spool-store/spool-store.js';
 import type { SpooledMeta } from './inbound/spool-store/spooled-message.js';
 import type { ListenerReport } from '@edgemail/shared';
 import { validateProxySettings } from './proxy/index.js';
-import { listen, type RunningListener } from './server.js';
-import { createInboundServer, createSessionSlots, inboundOptionsFromConfig, type InboundSmtpServer } from './inbound/listener/index.js';
-import type { InboundDeps } from './inbound/listener/types.js';
+import { listen, type RunningListener, type ServeListener } from './server.js';
+import type { BoundedSmtpServer } from './smtp/index.js';
 import type { Log } from './log.js';
 import { openSpool } from './spool/index.js';
 import { createSpoolAdmission, deadLetterCeiling, freeSpaceFloor } from './spool/admission.js';
@@ -25,24 +24,14 @@ import { domainsFile, readNodeState, spoolDir } from './state/index.js';
 import { createListenerTls, type ListenerTls } from './tls/listener-tls.js';
 import { startAcme, type AcmeOptions, type RunningAcme } from './tls/acme/index.js';
 import { NODE_VERSION } from './version.js';
-import { countOutbound, countSlotRefusals, createTelemetry, instrumentSmtpServer, spoolFigures, timeForwarding, type Telemetry } from './metrics/index.js';
-import { createAuthFailures, createSubmissionServer, submissionOptionsFromConfig, type SubmissionSpoolMeta } from './submission/index.js';
+import { createTelemetry, instrumentSmtpServer, spoolFigures, type Telemetry } from './metrics/index.js';
 import type { BackoffOptions } from './edge/backoff.js';
-import { ComposedMessages, createOutboundWorker, describeOutbound, heloNameFromConfig, processJob, routeSettingsFromConfig, TransportPool, type DeliveryTimeouts, type OutboundWorker } from './outbound/index.js';
+import { describeOutbound } from './outbound/index.js';
+import { createInboundForwarder, openInbound } from './start-inbound.js';
+import { createNodeOutbound, outboundHeloName, type RelayNodeOutboundOptions } from './start-outbound.js';
+import { openSubmission } from './start-submission.js';
 
-/** Overrides of the outbound worker's defaults (tests shorten them). */
-export interface RelayNodeOutboundOptions {
-  /** Deliveries at once; `outbound.concurrency` by default. */
-  concurrency?: number;
-  /** With nothing claimed, ask the edge again after this long, ms. Default 1000. */
-  idlePollMs?: number;
-  /** Waits after the edge failed a claim or a report. */
-  backoff?: BackoffOptions;
-  /** SMTP time limits (connect, greeting, idle), ms. */
-  timeouts?: Partial<DeliveryTimeouts>;
-  /** How long stop() lets deliveries in flight finish before interrupting them, ms. Default 30000. */
-  stopTimeoutMs?: number;
-}
+export type { RelayNodeOutboundOptions } from './start-outbound.js';
 
 export interface RelayNodeOptions {
   /** Holds node.json (from `edgemail relay enroll`), domains.json and the spool. */
@@ -133,7 +122,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   const trusted = config['relay_node.inbound.proxy_protocol.trusted'];
   validateProxySettings(proxyEnabled, trusted, 'relay_node.inbound');
   // Refused here, before anything opens, when it is not a fully qualified name (helo-name.ts).
-  const heloName = options.outbound === false ? '' : heloNameFromConfig(config);
+  const heloName = outboundHeloName(config, options.outbound);
   const tlsEnabled = config['relay_node.inbound.tls.enabled'];
   const submissionOn = options.submissionPort !== undefined;
   const submissionProxy = config['submission.proxy_protocol.enabled'];
@@ -167,41 +156,11 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
 
   // One resolver (`dns.servers`, answers cached) for the ingest checks and the MX lookups.
   const resolve = createDnsResolver(config['dns.servers']);
-  const outboundSettings = routeSettingsFromConfig(config);
-  const outboundOptions = options.outbound === false ? null : options.outbound ?? {};
-  // Sessions reused per destination (as an MTA's connection cache): one per message costs a handshake each.
-  const transports = outboundOptions ? new TransportPool() : null;
-  // The recipients of one message share its composition and signature.
-  const composed = new ComposedMessages();
-  const outboundCalls = outboundOptions && {
-    claim: (max: number, signal: AbortSignal) => edge.claimOutbound(max, signal),
-    report: (results: Parameters<typeof edge.reportOutbound>[0], signal: AbortSignal) => edge.reportOutbound(results, signal),
-    deliver: (job: Parameters<typeof processJob>[0], signal: AbortSignal) => processJob(job, { settings: outboundSettings, resolve, hostName: heloName, log, timeouts: outboundOptions.timeouts, transports: transports ?? undefined, composed }, signal),
-  };
-  const outbound: OutboundWorker | null = outboundOptions && outboundCalls && createOutboundWorker({
-    ...(metrics ? countOutbound(metrics, outboundCalls) : outboundCalls),
-    log,
-    onFatal,
-    concurrency: outboundOptions.concurrency ?? config['outbound.concurrency'],
-    idlePollMs: outboundOptions.idlePollMs,
-    backoff: outboundOptions.backoff,
-    stopTimeoutMs: outboundOptions.stopTimeoutMs,
-  });
+  const { settings: outboundSettings, worker: outbound, transports } = createNodeOutbound(options.outbound, { config, edge, resolve, heloName, log, onFatal, metrics });
 
   const domains = createDomainCache({ fetchDomains: (signal) => edge.domains(signal), file: domainsFile(options.stateDir), log, refreshIntervalMs: options.domainRefreshMs });
   let tls: ListenerTls | null = null;
-  const forwarder = createForwarder({
-    spool,
-    forward: metrics ? timeForwarding(metrics, (request, signal) => edge.forwardInbound(request, signal), () => 1) : (request, signal) => edge.forwardInbound(request, signal),
-    forwardBatch: metrics
-      ? timeForwarding(metrics, (requests, signal) => edge.forwardInboundBatch(requests, signal), (requests) => requests.length)
-      : (requests, signal) => edge.forwardInboundBatch(requests, signal),
-    maxMessageSize: config['relay_node.inbound.max_message_size'],
-    deadLetters,
-    log,
-    onFatal,
-    ...options.forwarder,
-  });
+  const forwarder = createInboundForwarder({ config, spool, deadLetters, edge, log, onFatal, metrics, overrides: options.forwarder });
   // Whether the spool can take new mail now (452 4.3.1 while not), for every listener.
   const admission = createSpoolAdmission({
     conditions: [
@@ -220,7 +179,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       return null;
     }
   }
-  const servers: InboundSmtpServer[] = [];
+  const servers: BoundedSmtpServer[] = [];
   const closers: (() => Promise<void>)[] = [];
   const listeners: RunningListener[] = [];
   const reports: ListenerReport[] = [];
@@ -278,38 +237,6 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
   }
 
   const submissionStopping = new AbortController();
-  /** The submission listener (docs/submission.md): its own spool directory, the same PROXY front, TLS chain and drain. */
-  async function openSubmission(): Promise<{ port: number; tlsPort: number | null }> {
-    const submissionSpool = await openSpool<SubmissionSpoolMeta>(join(options.stateDir, 'submission-spool'));
-    // A message left here by a crash was never answered 250 (that waits for the edge): its client sends it again.
-    for (const id of await submissionSpool.list()) await submissionSpool.remove(id);
-    closers.push(() => submissionSpool.close());
-    const deps = {
-      checkKey: edge.checkSubmissionKey.bind(edge), submit: edge.submitMessage.bind(edge), spool: submissionSpool,
-      authFailures: createAuthFailures(config['submission.max_auth_failures'], config['submission.auth_failure_window']),
-      log, admission: admission.refusal, stopping: submissionStopping.signal,
-    };
-    const settings = submissionOptionsFromConfig(config);
-    const slots = createSessionSlots({ maxSessions: settings.maxSessions ?? 0, maxPerAddress: settings.maxSessionsPerIp ?? 0 });
-    const sessionSlots = metrics ? countSlotRefusals(metrics, 'submission', slots) : slots;
-    const proxy = submissionProxy ? { trusted: submissionTrusted } : undefined;
-    const presented = submissionTlsEnabled ? tls : null;
-    const openPort = async (port: number, secure: boolean) => {
-      const server = createSubmissionServer(deps, { ...settings, sessionSlots, name: hostName, closeTimeoutMs: options.drainMs ?? 10_000, tls: presented?.forListener('submission'), secure });
-      presented?.attach('submission', server);
-      if (metrics) instrumentSmtpServer(metrics, 'submission', server, (sni) => certificateSource('submission', sni));
-      servers.push(server);
-      serverListeners.set(server, 'submission');
-      const running = await listen(server, { port, host: options.host, proxy, log });
-      listeners.push(running);
-      reports.push({ name: 'submission', port: running.port, tls: secure ? 'implicit' : presented ? 'starttls' : 'off', proxy_protocol: submissionProxy });
-      return running.port;
-    };
-    const port = await openPort(options.submissionPort!, false);
-    const tlsPort = presented && options.submissionTlsPort !== undefined ? await openPort(options.submissionTlsPort, true) : null;
-    return { port, tlsPort };
-  }
-
   /** What a handshake on `listener` was answered with (docs/listeners.md), as a word: never the name asked for. */
   const certificateSource = (listener: string, servername: string | undefined): string => {
     const presented = tls?.presented(listener);
@@ -317,7 +244,17 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
     if (presented.source !== 'assigned' && servername && config['acme.enabled'] && config['acme.hosts'].includes(servername.toLowerCase())) return 'acme';
     return presented.source;
   };
-  const serverListeners = new Map<InboundSmtpServer, string>();
+  const serverListeners = new Map<BoundedSmtpServer, string>();
+  /** Each direction's ports open through here: counted in the metrics and open sessions, named in the heartbeat. */
+  const serve: ServeListener = async (server, listener, port, proxy, report) => {
+    if (metrics) instrumentSmtpServer(metrics, listener, server, (sni) => certificateSource(listener, sni));
+    servers.push(server);
+    serverListeners.set(server, listener);
+    const running = await listen(server, { port, host: options.host, proxy, log });
+    listeners.push(running);
+    reports.push(report(running.port));
+    return running;
+  };
   telemetry?.attach({
     openSessions: () => {
       const open: Record<string, number> = { inbound: 0, ...(submissionOn ? { submission: 0 } : {}) };
@@ -344,36 +281,16 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<RelayNo
       });
       await tls.start();
     }
-    const deps: InboundDeps = {
-      recipientDomainAccepted: (domain) => domains.accepts(domain),
-      recipientDomainFull: (domain) => domains.isFull(domain),
-      store: createSpoolStore({ spool, hostName, log, maxHeaderSize: config['relay_node.inbound.max_header_size'], onSpooled: () => forwarder.notify() }),
-      authenticate: createAuthenticator({ resolver: resolve, mta: hostName, deadlineMs: config['relay_node.inbound.mail_auth_timeout'], log }),
-      log,
-      transforms: ingestTransforms(config['relay_node.inbound.bare_newlines'], config['relay_node.inbound.max_message_size']),
-      admission: admission.refusal,
-    };
-    const settings = inboundOptionsFromConfig(config, 'relay_node.inbound');
-    // One count of open sessions for both ports: they are one listener, with one set of caps.
-    const slots = createSessionSlots({ maxSessions: settings.maxSessions ?? 0, maxPerAddress: settings.maxSessionsPerIp ?? 0 });
-    const sessionSlots = metrics ? countSlotRefusals(metrics, 'inbound', slots) : slots;
-    const base = { ...settings, sessionSlots, name: hostName, closeTimeoutMs: options.drainMs ?? 10_000 };
-    const proxy = proxyEnabled ? { trusted } : undefined;
-    const open = async (port: number, secure: boolean) => {
-      const inboundTls = tlsEnabled ? tls : null;
-      const server = createInboundServer(deps, { ...base, tls: inboundTls?.forListener('inbound'), secure });
-      inboundTls?.attach('inbound', server);
-      if (metrics) instrumentSmtpServer(metrics, 'inbound', server, (sni) => certificateSource('inbound', sni));
-      servers.push(server);
-      serverListeners.set(server, 'inbound');
-      const running = await listen(server, { port, host: options.host, proxy, log });
-      listeners.push(running);
-      reports.push({ name: 'inbound', port: running.port, tls: secure ? 'implicit' : tlsEnabled ? 'starttls' : 'off', proxy_protocol: proxyEnabled });
-      return running;
-    };
-    const inbound = await open(options.port, false);
-    const implicit = tlsEnabled && tls && options.tlsPort !== undefined ? await open(options.tlsPort, true) : null;
-    const submission = submissionOn ? await openSubmission() : null;
+    const { inbound, implicit } = await openInbound({
+      config, hostName, port: options.port, tlsPort: options.tlsPort, drainMs: options.drainMs, tls, domains, spool, forwarder, resolve,
+      admission: admission.refusal, log, metrics, serve,
+    });
+    const submission = submissionOn
+      ? await openSubmission({
+        config, stateDir: options.stateDir, port: options.submissionPort!, tlsPort: options.submissionTlsPort, hostName, drainMs: options.drainMs, edge, tls,
+        admission: admission.refusal, stopping: submissionStopping.signal, log, metrics, serve, onClose: (close) => closers.push(close),
+      })
+      : null;
     forwarder.start();
     heartbeat.start();
     outbound?.start();

@@ -3,7 +3,8 @@
 // sessions finish (bounded), then end the rest with 421.
 import type { AddressInfo, Server } from 'node:net';
 import { createProxyFront } from './proxy/index.js';
-import type { InboundSmtpServer } from './inbound/listener/inbound-connection.js';
+import type { BoundedSmtpServer } from './smtp/index.js';
+import type { ListenerReport } from '@edgemail/shared';
 import type { Log } from './log.js';
 
 export interface ListenOptions {
@@ -27,11 +28,21 @@ export interface RunningListener {
 }
 
 /**
+ * How each direction's start-up (start-inbound.ts, start-submission.ts) opens
+ * a port: node.ts `listen`s with `server` as one of its `listener`'s ports,
+ * counted in the metrics and open sessions, and adds `report(bound port)` to
+ * the listeners the heartbeat names.
+ */
+export type ServeListener = (
+  server: BoundedSmtpServer, listener: 'inbound' | 'submission', port: number, proxy: ListenOptions['proxy'], report: (port: number) => ListenerReport,
+) => Promise<RunningListener>;
+
+/**
  * @example
  * const listener = await listen(smtpServer, { port: 2525, host: '127.0.0.1', log });
  * process.on('SIGTERM', () => listener.close(10_000));
  */
-export async function listen(smtp: InboundSmtpServer, options: ListenOptions): Promise<RunningListener> {
+export async function listen(smtp: BoundedSmtpServer, options: ListenOptions): Promise<RunningListener> {
   let server: Server;
   if (options.proxy) {
     server = createProxyFront({

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createAuthenticator } from '../src/inbound/mail-auth/authenticate.js';
 import { createDnsResolver } from '../src/inbound/mail-auth/dns-resolver.js';
 import { createInboundServer, type InboundServerOptions } from '../src/inbound/listener/inbound-server.js';
-import type { InboundSmtpServer } from '../src/inbound/listener/inbound-connection.js';
+import type { BoundedSmtpServer } from '../src/smtp/index.js';
 import type { InboundDeps } from '../src/inbound/listener/types.js';
 import type { Log } from '../src/log.js';
 import { memoryStore, type MemoryStore } from './memory-store.js';
@@ -17,7 +17,7 @@ export interface LogLine {
 
 export interface RunningInbound {
   port: number;
-  server: InboundSmtpServer;
+  server: BoundedSmtpServer;
   store: MemoryStore;
   logs: LogLine[];
   close(): Promise<void>;

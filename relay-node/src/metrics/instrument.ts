@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import type { SMTPServer } from 'smtp-server';
 import type { OutboundClaimReading, OutboundJob, OutboundResult, OutboundResultsAnswer } from '@edgemail/shared';
-import type { SessionSlots } from '../inbound/listener/session-slots.js';
+import type { SessionSlots } from '../smtp/session-slots.js';
 import { replyClass, type NodeMetrics } from './node-metrics.js';
 
 type Hooks = Pick<SMTPServer, 'onConnect' | 'onRcptTo' | 'onData' | 'onSecure'>;

@@ -21,8 +21,8 @@ export interface SessionBounds {
   maxDurationMs: number;
   /**
    * How long a session past `maxDurationMs` may still spend receiving a message's data before it is
-   * cut off with `421 4.4.2` (nothing stored, nothing answered 250). `inbound-server.ts` gives the
-   * smaller of `idle_timeout` and 60 s.
+   * cut off with `421 4.4.2` (nothing stored, nothing answered 250). `sessionBounds` (listener-options.ts)
+   * gives the smaller of `idle_timeout` and 60 s.
    */
   dataGraceMs: number;
   /** `max_noop_rset_per_session`. */
@@ -46,7 +46,7 @@ const REFUSED_BY: Record<'total' | 'address', string> = {
  * `connect`, which is where the library names the class) is less fragile than
  * patching timers or the prototype.
  */
-export class InboundConnection extends SMTPConnection {
+export class BoundedConnection extends SMTPConnection {
   private slot: SessionSlot | null = null;
   private durationTimer: NodeJS.Timeout | null = null;
   private graceTimer: NodeJS.Timeout | null = null;
@@ -188,8 +188,8 @@ export class InboundConnection extends SMTPConnection {
   }
 }
 
-/** smtp-server whose sessions are InboundConnections. */
-export class InboundSmtpServer extends SMTPServer {
+/** smtp-server whose sessions are BoundedConnections. */
+export class BoundedSmtpServer extends SMTPServer {
   constructor(
     options: SMTPServerOptions,
     /** Protected: the submission listener's server makes its own kind of session with them. */
@@ -210,7 +210,7 @@ export class InboundSmtpServer extends SMTPServer {
    * SMTPServer.connect in 3.21.6.
    */
   override connect(socket: Socket | TLSSocket, socketOptions?: SMTPConnectionOptions | null): void {
-    const connection = new InboundConnection(this, socket, socketOptions, this.bounds);
+    const connection = new BoundedConnection(this, socket, socketOptions, this.bounds);
     this.connections.add(connection);
     // The client's address and port on every error it reports (a failed TLS handshake names who failed it).
     connection.on('error', (err: Error) => this._onError(tagClient(err, connection)));

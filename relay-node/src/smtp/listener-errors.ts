@@ -2,7 +2,7 @@
 // reports (a failed TLS handshake, a socket error mid-message): one warning
 // naming the listener and the client (address and port), so an operator can
 // tell which client failed which handshake.
-import type { Log } from '../../log.js';
+import type { Log } from '../log.js';
 
 /** An error as a session passes it on: smtp-server's fields, and the client's port (`tagClient`). */
 export type SessionError = Error & {

@@ -1,6 +1,6 @@
 // The message size and header size caps, applied while the data streams in.
 import type { Readable, Writable } from 'node:stream';
-import { countBytes } from '../hygiene/index.js';
+import { countBytes } from './byte-count.js';
 import { smtpReply, type SmtpReplyError } from './smtp-reply.js';
 
 export interface MessageLimits {

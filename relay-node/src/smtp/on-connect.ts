@@ -3,7 +3,7 @@
 import type { SMTPServerOptions } from 'smtp-server';
 import type { SessionRate } from './session-rate.js';
 import { smtpReply } from './smtp-reply.js';
-import type { Log } from '../../log.js';
+import type { Log } from '../log.js';
 
 export interface OnConnectDeps {
   sessionRate: SessionRate;

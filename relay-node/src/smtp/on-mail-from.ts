@@ -4,9 +4,10 @@
 import type { SMTPServerOptions } from 'smtp-server';
 import { smtpReply } from './smtp-reply.js';
 import { eightBitWithoutSmtpUtf8 } from './smtputf8.js';
-import type { InboundDeps } from './types.js';
 
-export interface OnMailFromDeps extends Pick<InboundDeps, 'admission'> {
+export interface OnMailFromDeps {
+  /** Why the spool cannot take new mail now (`452 4.3.1 <reason>`), or null; none: always accepted. */
+  admission?: () => Promise<string | null>;
   /** `inbound.max_message_size`, in bytes. */
   maxMessageSize: number;
   /** `inbound.max_messages_per_session`; 0 disables. */

@@ -3,7 +3,7 @@
 // in the form of `inbound message refused`: the session, the client, the
 // address and the reply.
 import type { SMTPServerAddress, SMTPServerSession } from 'smtp-server';
-import type { Log } from '../../log.js';
+import type { Log } from '../log.js';
 
 type AddressHandler = (address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void) => void;
 

@@ -2,7 +2,7 @@
 // (docs/submission.md). The username is not read: any value is accepted (the
 // project id or `apikey` are good habits), since the key names its project.
 import type { SMTPServerOptions } from 'smtp-server';
-import { smtpReply } from '../inbound/listener/index.js';
+import { smtpReply } from '../smtp/index.js';
 import { EdgeRefusedError } from '../edge/errors.js';
 import type { SubmissionDeps, SubmissionUser } from './types.js';
 

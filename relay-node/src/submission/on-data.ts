@@ -4,8 +4,7 @@
 import { PassThrough } from 'node:stream';
 import type { SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import type { SubmissionAnswer } from '@edgemail/shared';
-import { isSmtpReplyError, smtpReply } from '../inbound/listener/index.js';
-import { guardMessage, type MessageLimits, type SmtpDataStream } from '../inbound/listener/message-guard.js';
+import { guardMessage, isSmtpReplyError, smtpReply, type MessageLimits, type SmtpDataStream } from '../smtp/index.js';
 import { EdgeRefusedError } from '../edge/errors.js';
 import { retrying } from '../edge/retry.js';
 import { readSubmissionAndId } from './read-submission.js';

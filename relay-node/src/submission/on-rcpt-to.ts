@@ -1,7 +1,6 @@
 // onRcptTo: at most as many recipients as the send route takes per message.
 import type { SMTPServerOptions } from 'smtp-server';
-import { smtpReply } from '../inbound/listener/index.js';
-import { eightBitWithoutSmtpUtf8 } from '../inbound/listener/smtputf8.js';
+import { eightBitWithoutSmtpUtf8, smtpReply } from '../smtp/index.js';
 
 /**
  * An 8-bit local part without SMTPUTF8 is `553 5.6.7`. One more than `maxRecipients` is `452 4.5.3` (RFC 5321 4.5.3.1.10: the

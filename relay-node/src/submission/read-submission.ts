@@ -6,7 +6,7 @@
 import type { Readable } from 'node:stream';
 import { simpleParser, type AddressObject, type EmailAddress, type ParsedMail } from 'mailparser';
 import type { SubmissionMessage } from '@edgemail/shared';
-import { headerValues } from '../inbound/forwarder/parse-message.js';
+import { headerValues } from '../smtp/header-values.js';
 
 /**
  * Headers not kept as custom headers: those the composition writes itself

@@ -1,4 +1,4 @@
-// The submission listener's session: an inbound session (session caps,
+// The submission listener's session: a bounded session (session caps,
 // greeting delay, replies with their own enhanced codes) that takes AUTH only
 // over TLS, except from a loopback client. smtp-server's `allowInsecureAuth`
 // is one switch for every client; this is the same rule decided per
@@ -8,9 +8,7 @@ import type { TLSSocket } from 'node:tls';
 import type { SMTPServerOptions } from 'smtp-server';
 import type { SMTPConnectionOptions } from 'smtp-server/lib/smtp-connection.js';
 import { nonPublicRange } from '@edgemail/shared';
-import { InboundConnection, InboundSmtpServer } from '../inbound/listener/index.js';
-import type { SessionBounds } from '../inbound/listener/inbound-connection.js';
-import { tagClient } from '../inbound/listener/listener-errors.js';
+import { BoundedConnection, BoundedSmtpServer, tagClient, type SessionBounds } from '../smtp/index.js';
 
 /** 127.0.0.0/8 and ::1: the same machine, where no one can read the password on the wire. */
 export const isLoopback = (address: string): boolean => nonPublicRange(address) === 'loopback';
@@ -20,7 +18,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 export const isBase64 = (text: string): boolean => text === '=' || (text.length > 0 && BASE64.test(text));
 const MALFORMED = '5.5.2 Malformed AUTH response: not valid base64 (RFC 4954)';
 
-export class SubmissionConnection extends InboundConnection {
+export class SubmissionConnection extends BoundedConnection {
   /**
    * RFC 4954 section 4: `538 5.7.11` when the mechanism needs an encrypted
    * channel first; `501 5.5.2` for an initial response (`AUTH PLAIN <…>`)
@@ -60,13 +58,13 @@ export class SubmissionConnection extends InboundConnection {
 }
 
 /** smtp-server whose sessions are SubmissionConnections. */
-export class SubmissionSmtpServer extends InboundSmtpServer {
+export class SubmissionSmtpServer extends BoundedSmtpServer {
   constructor(options: SMTPServerOptions, bounds: SessionBounds) {
     // The library would refuse AUTH before STARTTLS to everyone; SubmissionConnection decides per client.
     super({ ...options, allowInsecureAuth: true }, bounds);
   }
 
-  /** As InboundSmtpServer.connect, with a SubmissionConnection. */
+  /** As BoundedSmtpServer.connect, with a SubmissionConnection. */
   override connect(socket: Socket | TLSSocket, socketOptions?: SMTPConnectionOptions | null): void {
     const connection = new SubmissionConnection(this, socket, socketOptions, this.bounds);
     this.connections.add(connection);

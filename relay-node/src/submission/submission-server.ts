@@ -1,14 +1,14 @@
 // The submission listener (docs/submission.md): mail from an application that
 // authenticates with a project API key, handed to the edge as a send. Built
-// on the inbound listener's parts: the session caps and bounds, the per-IP
-// session rate (`421 4.7.0`), the size caps, the PROXY front and the TLS chain.
+// on the SMTP layer the inbound listener uses too (smtp/): the session caps and
+// bounds, the per-IP session rate (`421 4.7.0`), the size caps; the PROXY front
+// and the TLS chain are the node's, as for inbound.
 import type { SMTPServerOptions } from 'smtp-server';
 import { SUBMISSION_MAX_RECIPIENTS } from '@edgemail/shared';
-import { createSessionRate, sessionBounds, smtpReply, type InboundServerOptions } from '../inbound/listener/index.js';
-import { onConnect as rateOnConnect } from '../inbound/listener/on-connect.js';
-import { onMailFrom } from '../inbound/listener/on-mail-from.js';
-import { logListenerError, type SessionError } from '../inbound/listener/listener-errors.js';
-import { logRefusals } from '../inbound/listener/refusal-log.js';
+import {
+  createSessionRate, logListenerError, logRefusals, onConnect as rateOnConnect, onMailFrom, sessionBounds, smtpReply,
+  type SessionError, type SmtpListenerOptions,
+} from '../smtp/index.js';
 import { onAuth } from './on-auth.js';
 import { onData } from './on-data.js';
 import { onRcptTo } from './on-rcpt-to.js';
@@ -17,8 +17,8 @@ import type { SubmissionDeps } from './types.js';
 
 const MAX_COMMAND_LENGTH = 2048;
 
-/** The inbound listener's options, read from the `submission.*` settings and `inbound.max_message_size`/`max_header_size`. */
-export type SubmissionServerOptions = InboundServerOptions;
+/** The listeners' options (smtp/listener-options.ts), read from the `submission.*` settings and `inbound.max_message_size`/`max_header_size`. */
+export type SubmissionServerOptions = SmtpListenerOptions;
 
 /**
  * Builds the submission listener (not yet listening). AUTH PLAIN and LOGIN

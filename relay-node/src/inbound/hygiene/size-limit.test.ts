@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { expect, test } from 'vitest';
 import { MessageTooLargeError } from './hygiene-errors.js';
-import { countBytes, createSizeLimit } from './size-limit.js';
+import { createSizeLimit } from './size-limit.js';
+import { countBytes } from '../../smtp/byte-count.js';
 
 /** Writes chunks of the given sizes and counts what the limit passes on. */
 async function run(maxBytes: number, sizes: number[]) {

@@ -1,40 +1,10 @@
 // Bounds what is kept of a message without cutting the client off: SMTP can
 // only refuse after the final dot, so the rest of the data is read and dropped.
-// `countBytes` is the one byte limit of the node: SizeLimit counts with it, and
-// so does the listener's message guard (smtp/message-guard.ts).
+// `countBytes` (smtp/byte-count.ts) is the one byte limit of the node: SizeLimit
+// counts with it, and so does the listeners' message guard (smtp/message-guard.ts).
 import { Transform, type TransformCallback } from 'node:stream';
+import { countBytes, type ByteCount } from '../../smtp/byte-count.js';
 import { MessageTooLargeError } from './hygiene-errors.js';
-
-/** Bytes counted against a limit, over it from the first byte past `maxBytes`. */
-export interface ByteCount {
-  readonly maxBytes: number;
-  /** Bytes counted so far. */
-  readonly seen: number;
-  /** True from the first byte past the limit. */
-  readonly exceeded: boolean;
-  /** Counts `bytes` more; true while all that was counted fits. */
-  add(bytes: number): boolean;
-}
-
-/**
- * @param maxBytes a whole number of bytes, or Infinity (RangeError otherwise)
- * @example const size = countBytes(maxMessageSize); if (!size.add(chunk.length)) refuse();
- */
-export function countBytes(maxBytes: number): ByteCount {
-  if (!(maxBytes >= 0) || (Number.isFinite(maxBytes) && !Number.isInteger(maxBytes))) {
-    throw new RangeError(`size limit must be a whole number of bytes or Infinity, got ${maxBytes}`);
-  }
-  let seen = 0;
-  return {
-    maxBytes,
-    get seen() { return seen; },
-    get exceeded() { return seen > maxBytes; },
-    add(bytes) {
-      seen += bytes;
-      return seen <= maxBytes;
-    },
-  };
-}
 
 /**
  * A Transform that passes bytes through until more than `maxBytes` have been

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startInbound, type RunningInbound } from '../../../test-support/inbound-harness.js';
 import { sendMessage } from '../../../test-support/smtp-client.js';
 import { openRaw, openRawAtData } from '../../../test-support/smtp-raw.js';
-import { smtpReply } from './smtp-reply.js';
+import { smtpReply } from '../../smtp/smtp-reply.js';
 
 const MESSAGE = 'From: a@sender.test\r\nTo: b@inbox.test\r\nSubject: hello\r\n\r\nHello.\r\n';
 

@@ -5,8 +5,8 @@ import { PassThrough, pipeline, type Readable } from 'node:stream';
 import type { SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import { temporaryFailure, type IngestAuthentication } from '../mail-auth/verdicts.js';
 import { fanOut } from './fan-out.js';
-import { guardMessage, type MessageLimits } from './message-guard.js';
-import { isSmtpReplyError, smtpReply } from './smtp-reply.js';
+import { guardMessage, type MessageLimits } from '../../smtp/message-guard.js';
+import { isSmtpReplyError, smtpReply } from '../../smtp/smtp-reply.js';
 import type { InboundDeps, InboundEnvelope } from './types.js';
 
 export interface OnDataDeps extends Pick<InboundDeps, 'store' | 'authenticate' | 'log' | 'transforms' | 'admission'> {

@@ -3,8 +3,8 @@
 import { domainToASCII } from 'node:url';
 import type { SMTPServerOptions } from 'smtp-server';
 import { MAX_RECIPIENT_DOMAINS, splitAddress } from '@edgemail/shared';
-import { smtpReply } from './smtp-reply.js';
-import { eightBitWithoutSmtpUtf8 } from './smtputf8.js';
+import { smtpReply } from '../../smtp/smtp-reply.js';
+import { eightBitWithoutSmtpUtf8 } from '../../smtp/smtputf8.js';
 import type { Log } from '../../log.js';
 
 export interface OnRcptToDeps {

@@ -14,7 +14,7 @@ import type { SpooledMeta } from '../spool-store/spooled-message.js';
 import { buildProxyV1 } from '../../proxy/build-proxy-header.js';
 import { openSpool } from '../../spool/index.js';
 import { listen, type RunningListener } from '../../server.js';
-import { createSessionSlots } from './session-slots.js';
+import { createSessionSlots } from '../../smtp/session-slots.js';
 import { collectingLog, createTestInbound, startInbound, type RunningInbound } from '../../../test-support/inbound-harness.js';
 import { selfSignedCertificate, type CertificatePair } from '../../../test-support/self-signed.js';
 import { sendMessage } from '../../../test-support/smtp-client.js';

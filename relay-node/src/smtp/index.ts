@@ -1,0 +1,11 @@
+export { BoundedConnection, BoundedSmtpServer, type SessionBounds } from './bounded-connection.js';
+export { sessionBounds, type SmtpListenerTls, type SmtpListenerOptions } from './listener-options.js';
+export { logListenerError, tagClient, type SessionError } from './listener-errors.js';
+export { guardMessage, type MessageLimits, type SmtpDataStream } from './message-guard.js';
+export { onConnect, type OnConnectDeps } from './on-connect.js';
+export { onMailFrom, type OnMailFromDeps } from './on-mail-from.js';
+export { logRefusals } from './refusal-log.js';
+export { createSessionRate, type SessionRate } from './session-rate.js';
+export { createSessionSlots, type SessionSlots } from './session-slots.js';
+export { isSmtpReplyError, smtpReply, type SmtpReplyError } from './smtp-reply.js';
+export { eightBitWithoutSmtpUtf8 } from './smtputf8.js';

@@ -1,0 +1,68 @@
+// The submission direction's start-up (docs/submission.md): its own spool
+// directory, the same PROXY front, TLS chain and drain as the inbound
+// listener, its own session caps. node.ts composes it with the other directions.
+import { join } from 'node:path';
+import type { Config } from '@edgemail/shared';
+import type { EdgeClient } from './edge/client.js';
+import type { Log } from './log.js';
+import { countSlotRefusals, type NodeMetrics } from './metrics/index.js';
+import type { ServeListener } from './server.js';
+import { createSessionSlots } from './smtp/index.js';
+import { openSpool } from './spool/index.js';
+import { createAuthFailures, createSubmissionServer, submissionOptionsFromConfig, type SubmissionSpoolMeta } from './submission/index.js';
+import type { ListenerTls } from './tls/listener-tls.js';
+
+export interface SubmissionListenerDeps {
+  config: Config;
+  /** Holds `submission-spool/`. */
+  stateDir: string;
+  /** The submission port, and the implicit-TLS one when given (and `submission.tls.enabled`). */
+  port: number;
+  tlsPort?: number;
+  hostName: string;
+  drainMs?: number;
+  edge: EdgeClient;
+  /** The node's certificates, when any listener presents one. */
+  tls: ListenerTls | null;
+  admission: () => Promise<string | null>;
+  /** Aborted when the node stops: submissions waiting on the edge are answered 451. */
+  stopping: AbortSignal;
+  log: Log;
+  metrics?: NodeMetrics;
+  serve: ServeListener;
+  /** Called with what the node's stop() closes last (the submission spool). */
+  onClose: (close: () => Promise<void>) => void;
+}
+
+/**
+ * Opens the submission listener's ports; a message a crash left in its spool
+ * is removed (it was never answered 250).
+ */
+export async function openSubmission(deps: SubmissionListenerDeps): Promise<{ port: number; tlsPort: number | null }> {
+  const { config, edge, log, metrics } = deps;
+  const submissionProxy = config['submission.proxy_protocol.enabled'];
+  const submissionTrusted = config['submission.proxy_protocol.trusted'];
+  const submissionSpool = await openSpool<SubmissionSpoolMeta>(join(deps.stateDir, 'submission-spool'));
+  // A message left here by a crash was never answered 250 (that waits for the edge): its client sends it again.
+  for (const id of await submissionSpool.list()) await submissionSpool.remove(id);
+  deps.onClose(() => submissionSpool.close());
+  const submissionDeps = {
+    checkKey: edge.checkSubmissionKey.bind(edge), submit: edge.submitMessage.bind(edge), spool: submissionSpool,
+    authFailures: createAuthFailures(config['submission.max_auth_failures'], config['submission.auth_failure_window']),
+    log, admission: deps.admission, stopping: deps.stopping,
+  };
+  const settings = submissionOptionsFromConfig(config);
+  const slots = createSessionSlots({ maxSessions: settings.maxSessions ?? 0, maxPerAddress: settings.maxSessionsPerIp ?? 0 });
+  const sessionSlots = metrics ? countSlotRefusals(metrics, 'submission', slots) : slots;
+  const proxy = submissionProxy ? { trusted: submissionTrusted } : undefined;
+  const presented = config['submission.tls.enabled'] ? deps.tls : null;
+  const openPort = async (port: number, secure: boolean) => {
+    const server = createSubmissionServer(submissionDeps, { ...settings, sessionSlots, name: deps.hostName, closeTimeoutMs: deps.drainMs ?? 10_000, tls: presented?.forListener('submission'), secure });
+    presented?.attach('submission', server);
+    const running = await deps.serve(server, 'submission', port, proxy, (bound) => ({ name: 'submission', port: bound, tls: secure ? 'implicit' : presented ? 'starttls' : 'off', proxy_protocol: submissionProxy }));
+    return running.port;
+  };
+  const port = await openPort(deps.port, false);
+  const tlsPort = presented && deps.tlsPort !== undefined ? await openPort(deps.tlsPort, true) : null;
+  return { port, tlsPort };
+}
