@@ -101,6 +101,9 @@ export const inboundEmails = pgTable('inbound_emails', {
   subject: text('subject').notNull().default(''),
   textBody: text('text_body').notNull().default(''),
   htmlBody: text('html_body').notNull().default(''),
+  // The reply without its quoted history, and its signature block (null when none), found at ingest (docs/inbound.md).
+  strippedText: text('stripped_text').notNull().default(''),
+  strippedSignature: text('stripped_signature'),
   // A string per header that occurs once, its values in order for one that occurs more often.
   headers: jsonb('headers').$type<Record<string, string | string[]>>().notNull().default({}),
   attachments: jsonb('attachments').$type<InboundAttachment[]>().notNull().default([]),

@@ -30,6 +30,14 @@ export const InboundEmailSchema = z.object({
   subject: z.string(),
   text_body: z.string(),
   html_body: z.string(),
+  stripped_text: z.string().openapi({
+    description: 'The reply without its quoted history and signature (Gmail, Outlook, Apple Mail, Thunderbird, plain `>` quoting; "On … wrote:" lines in English, German, French, Spanish, Dutch, Portuguese and more), from `text_body`, or from `html_body` when the message has no text part; the first 16,384 characters are looked at. `""` for a message without text, and for records stored before it was computed (docs/inbound.md, Reply stripping)',
+    example: 'Sounds good, see you at noon.',
+  }),
+  stripped_signature: z.string().nullable().openapi({
+    description: 'The signature block taken off `stripped_text` ("-- " and what follows, "Sent from my iPhone", a sign-off such as "Best regards," and the lines below it); null when none was found',
+    example: 'Best regards,\nAnn',
+  }),
   headers: z.record(z.string(), z.union([z.string(), z.array(z.string())])).openapi({
     description: 'Top-level header name (lower case) → its value, unfolded and decoded: a string for a header that occurs once, an array of strings in the message\'s order (the top one first) for one that occurs more than once (`received`, the newest hop first)',
     example: { subject: 'Hello', received: ['from mx.example.org by mx.acme.test; …', 'from client by mx.example.org; …'] },

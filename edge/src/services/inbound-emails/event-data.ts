@@ -2,7 +2,8 @@ import type { InboundEmailRecord } from '../../contracts/inbound-email.js';
 
 /**
  * The `data` of an `inbound.received` event: the record's metadata, without
- * its bodies and headers (the spec: metadata only). Attachments appear as
+ * its bodies and headers (the spec: metadata only), but with the stripped
+ * reply (`stripped_text`, `stripped_signature`). Attachments appear as
  * their metadata, as in the record. Ingest and the retry route both build it
  * here, so a re-emitted event is the same as the first.
  */

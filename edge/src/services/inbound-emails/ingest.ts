@@ -14,6 +14,7 @@ import type { ExactReader } from './exact-reader.js';
 import { attachmentKey, rawKey } from './storage-keys.js';
 import { inboundReceivedData } from './event-data.js';
 import { presentInboundEmail } from './present.js';
+import { stripReply } from './reply/strip.js';
 import { ingestBounceForward, isBounceForward } from '../delivery/bounces/ingest-report.js';
 import type { BounceSettings } from '../delivery/bounces/ingest-report.js';
 
@@ -115,10 +116,12 @@ export interface Planned { share: ProjectShare; id: string; status: Status; reas
 export function recordAndEventData(plan: Planned, message: Pick<ForwardedMessage, 'meta' | 'node'>, attachments: InboundAttachment[]) {
   const { meta } = message;
   const { share, id, status, reason } = plan;
+  const stripped = stripReply({ text: meta.parsed.text, html: meta.parsed.html });
   const record = {
     id, projectId: share.projectId, domainId: share.domainId, nodeId: message.node.id, spoolId: meta.spool_id,
     messageId: meta.parsed.message_id, sender: meta.mail_from, recipients: share.recipients,
-    subject: meta.parsed.subject, textBody: meta.parsed.text, htmlBody: meta.parsed.html, headers: { ...meta.parsed.headers, ...meta.parsed.repeated_headers },
+    subject: meta.parsed.subject, textBody: meta.parsed.text, htmlBody: meta.parsed.html,
+    strippedText: stripped.stripped_text, strippedSignature: stripped.stripped_signature, headers: { ...meta.parsed.headers, ...meta.parsed.repeated_headers },
     attachments, auth: meta.auth, rawKey: rawKey(share.projectId, meta.spool_id), size: meta.size,
     status, statusReason: reason, receivedAt: new Date(meta.received_at), createdAt: new Date(),
   };

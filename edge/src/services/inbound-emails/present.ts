@@ -11,6 +11,7 @@ export const inboundColumns = {
   id: inboundEmails.id, projectId: inboundEmails.projectId, domainId: inboundEmails.domainId,
   messageId: inboundEmails.messageId, sender: inboundEmails.sender, recipients: inboundEmails.recipients,
   subject: inboundEmails.subject, textBody: inboundEmails.textBody, htmlBody: inboundEmails.htmlBody,
+  strippedText: inboundEmails.strippedText, strippedSignature: inboundEmails.strippedSignature,
   headers: inboundEmails.headers, attachments: inboundEmails.attachments, auth: inboundEmails.auth,
   rawKey: inboundEmails.rawKey, size: inboundEmails.size, status: inboundEmails.status,
   statusReason: inboundEmails.statusReason, receivedAt: inboundEmails.receivedAt, createdAt: inboundEmails.createdAt,
@@ -30,7 +31,7 @@ export function presentInboundEmail(row: InboundRow): InboundEmailRecord {
     // Stored "" when the message had none (the column is NOT NULL); an absent identifier reads as null.
     message_id: row.messageId === '' ? null : row.messageId,
     sender: row.sender, recipients: row.recipients, subject: row.subject, text_body: row.textBody,
-    html_body: row.htmlBody, headers: row.headers, attachments: row.attachments, auth: row.auth,
+    html_body: row.htmlBody, stripped_text: row.strippedText, stripped_signature: row.strippedSignature, headers: row.headers, attachments: row.attachments, auth: row.auth,
     has_raw: row.rawKey !== null, size: row.size, status: row.status, status_reason: row.statusReason,
     received_at: cursorTimestamp(row.receivedAt, row.receivedMicros), created_at: row.createdAt.toISOString(),
   };

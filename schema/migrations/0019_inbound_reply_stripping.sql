@@ -1,0 +1,2 @@
+ALTER TABLE "inbound_emails" ADD COLUMN "stripped_text" text DEFAULT '' NOT NULL;--> statement-breakpoint
+ALTER TABLE "inbound_emails" ADD COLUMN "stripped_signature" text;
