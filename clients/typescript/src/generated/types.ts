@@ -388,6 +388,10 @@ export type InboundEmail = {
   subject: string;
   text_body: string;
   html_body: string;
+  /** The reply without its quoted history and signature (Gmail, Outlook, Apple Mail, Thunderbird, plain `>` quoting; "On … wrote:" lines in English, German, French, Spanish, Dutch, Portuguese and more), from `text_body`, or from `html_body` when the message has no text part; the first 16,384 characters are looked at. `""` for a message without text, and for records stored before it was computed (docs/inbound.md, Reply stripping) */
+  stripped_text: string;
+  /** The signature block taken off `stripped_text` ("-- " and what follows, "Sent from my iPhone", a sign-off such as "Best regards," and the lines below it); null when none was found */
+  stripped_signature: string | null;
   /** Top-level header name (lower case) → its value, unfolded and decoded: a string for a header that occurs once, an array of strings in the message's order (the top one first) for one that occurs more than once (`received`, the newest hop first) */
   headers: Record<string, string | string[]>;
   /** Metadata only; the bytes are at `…/attachments/{idx}` */
