@@ -200,6 +200,8 @@ describe('GET /api/v1/inbound-emails/{id}', () => {
     expect(r.body.inbound_email).toEqual({
       id, project_id: env.tenant.project.id, domain_id: domain.id, message_id: '<m1@example.org>', sender: 'ann@example.org',
       recipients: ['support@acme.example'], subject: 'hello 1', text_body: 'text 1', html_body: '<p>html 1</p>',
+      // A row written without ingest (as rows stored before reply stripping) has the columns' defaults.
+      stripped_text: '', stripped_signature: null,
       headers: { from: 'Ann <ann@example.org>', subject: 'hi' }, attachments, auth: AUTH, has_raw: true, size: 1234,
       status: 'received', status_reason: null, received_at: '2026-11-26T02:00:00.000Z', created_at: expect.any(String),
     });
