@@ -5,7 +5,8 @@
 // `database.crypto.encryption_key` proves this installation wrote it. A
 // changed byte, a link moved to another email, or a URL that was never in
 // the message fails the MAC: the endpoint answers 404 and redirects nowhere.
-import { base64url, encryptionKeyBytes, type Config } from '@edgemail/shared';
+import { base64url, type Config } from '@edgemail/shared';
+import { derivedMacKey } from '../../crypto/derived-mac-key.js';
 
 /** HKDF `info`: this purpose's own key (the same master key seals secrets and signs return paths). */
 const KEY_INFO = 'edgemail tracking token v1';
@@ -33,19 +34,8 @@ export interface TrackingClaim {
 
 type Settings = Pick<Config, 'database.crypto.encryption_key'>;
 
-const keys = new Map<string, Promise<CryptoKey>>();
-
 function macKey(encryptionKey: string): Promise<CryptoKey> {
-  let key = keys.get(encryptionKey);
-  if (!key) {
-    const bytes = encryptionKeyBytes(encryptionKey);
-    if (!bytes) return Promise.reject(new Error('database.crypto.encryption_key is not base64 of 32 bytes'));
-    key = crypto.subtle.importKey('raw', bytes, 'HKDF', false, ['deriveKey']).then((master) => crypto.subtle.deriveKey(
-      { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: new TextEncoder().encode(KEY_INFO) },
-      master, { name: 'HMAC', hash: 'SHA-256', length: 256 }, false, ['sign']));
-    keys.set(encryptionKey, key);
-  }
-  return key;
+  return derivedMacKey(encryptionKey, KEY_INFO);
 }
 
 const uuidBytes = (id: string) => Uint8Array.from(id.replace(/-/g, '').match(/../g)!.map((h) => parseInt(h, 16)));

@@ -9,7 +9,8 @@
 // token cannot be forged, enumerated, or turned on another address, stream
 // or project. The `mailto:` local part has room for 80 bits of MAC over the
 // same facts, with the email's creation as its issue time.
-import { base64url, encryptionKeyBytes, type Config } from '@edgemail/shared';
+import { base64url, type Config } from '@edgemail/shared';
+import { derivedMacKey } from '../../crypto/derived-mac-key.js';
 
 export type TokenSettings = Pick<Config, 'database.crypto.encryption_key'>;
 
@@ -23,19 +24,9 @@ export interface UnsubscribeFacts {
 }
 
 const KEY_INFO = 'edgemail one-click unsubscribe v1';
-const keys = new Map<string, Promise<CryptoKey>>();
 
 function macKey(encryptionKey: string): Promise<CryptoKey> {
-  let key = keys.get(encryptionKey);
-  if (!key) {
-    const bytes = encryptionKeyBytes(encryptionKey);
-    if (!bytes) return Promise.reject(new Error('database.crypto.encryption_key is not base64 of 32 bytes'));
-    key = crypto.subtle.importKey('raw', bytes, 'HKDF', false, ['deriveKey']).then((master) => crypto.subtle.deriveKey(
-      { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: new TextEncoder().encode(KEY_INFO) },
-      master, { name: 'HMAC', hash: 'SHA-256', length: 256 }, false, ['sign']));
-    keys.set(encryptionKey, key);
-  }
-  return key;
+  return derivedMacKey(encryptionKey, KEY_INFO);
 }
 
 const idHex = (uuid: string) => uuid.replace(/-/g, '').toLowerCase();

@@ -5,7 +5,8 @@
 // the MAC (HMAC-SHA-256 of the email id, cut to 80 bits, under a key derived
 // from `database.crypto.encryption_key`) proves that this service wrote it:
 // a forged report naming another project's email is ignored.
-import { encryptionKeyBytes, normalizeDomainName, parseIp, splitAddress, type Config } from '@edgemail/shared';
+import { normalizeDomainName, parseIp, splitAddress, type Config } from '@edgemail/shared';
+import { derivedMacKey } from '../../../crypto/derived-mac-key.js';
 
 export type VerpSettings = Pick<Config, 'server.public_url' | 'database.crypto.encryption_key'>;
 
@@ -34,19 +35,8 @@ export function bounceDomain(settings: Pick<Config, 'server.public_url'>): strin
 }
 
 // One derived key per master key (an isolate serves one installation; tests may run several).
-const keys = new Map<string, Promise<CryptoKey>>();
-
 function macKey(encryptionKey: string): Promise<CryptoKey> {
-  let key = keys.get(encryptionKey);
-  if (!key) {
-    const bytes = encryptionKeyBytes(encryptionKey);
-    if (!bytes) return Promise.reject(new Error('database.crypto.encryption_key is not base64 of 32 bytes'));
-    key = crypto.subtle.importKey('raw', bytes, 'HKDF', false, ['deriveKey']).then((master) => crypto.subtle.deriveKey(
-      { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: new TextEncoder().encode(KEY_INFO) },
-      master, { name: 'HMAC', hash: 'SHA-256', length: 256 }, false, ['sign', 'verify']));
-    keys.set(encryptionKey, key);
-  }
-  return key;
+  return derivedMacKey(encryptionKey, KEY_INFO);
 }
 
 const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
