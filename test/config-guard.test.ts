@@ -1,6 +1,8 @@
 // The Worker refuses to serve without a usable `database.crypto.encryption_key`
-// (issue 7): every request answers 500 naming the setting, never its value,
-// and the isolate logs the problem once.
+// (issue 7): every request the Worker answers is 500 naming the setting, never
+// its value, and the isolate logs the problem once. The console's pages are
+// static assets served before the Worker (wrangler.toml `[assets]`): they load,
+// and every API call they make gets the same 500.
 import { afterAll, describe, expect, test } from 'vitest';
 import { startTestStack, type TestStack } from './support/stack.js';
 import { eventually } from './support/wait.js';
@@ -14,7 +16,7 @@ async function refusingStack(key: string) {
   return stack;
 }
 
-const PATHS: [string, string][] = [['GET', '/health'], ['GET', '/api/v1/api-keys'], ['GET', '/relay/v1/domains'], ['POST', '/relay/v1/enroll'], ['GET', '/nowhere']];
+const PATHS: [string, string][] = [['GET', '/health'], ['GET', '/api/v1/api-keys'], ['GET', '/relay/v1/domains'], ['POST', '/relay/v1/enroll'], ['GET', '/api/v1/nowhere']];
 
 describe.each([
   ['missing', '', 'service misconfigured: database.crypto.encryption_key (SERVICE_DATABASE_CRYPTO_ENCRYPTION_KEY) is not set'],
@@ -31,5 +33,8 @@ describe.each([
     expect(logged).toHaveLength(1);
     expect(logged[0]!.level).toBe('error');
     if (key) for (const entry of stack.logs()) expect(entry.message).not.toContain(key);
+    const page = await fetch(`${stack.url}/emails`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<html');
   });
 });
