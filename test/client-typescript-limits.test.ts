@@ -63,20 +63,32 @@ describe('429', () => {
 
   test('the request rate: a request_rate 429 with Retry-After and the RateLimit headers; the client waits it out and retries', async () => {
     // Fixed one-minute windows: start 10-15 s before one ends, so that Retry-After is short and a slow machine
-    // still has the whole burst and the first retrying attempt inside the same window.
-    // The key is minted first, by a platform credential of its own: the file's `admin` may have used up its own window.
-    const minter = await platformToken(stack, { name: 'request-rate' });
-    const minted = await stack.call('POST', '/api/v1/api-keys', { token: minter, headers: { 'X-Service-Project-Id': tenant.project.id }, body: { name: 'request-rate', permissions: ['apikeys:read'] } });
-    expect(minted.status, JSON.stringify(minted.body)).toBe(201);
-    const { token } = minted.body as { token: string };
-    const intoWindow = Date.now() % 60_000;
-    const wait = intoWindow < 45_000 ? 45_000 - intoWindow : intoWindow > 50_000 ? 60_000 - intoWindow + 45_000 : 0;
-    await new Promise((r) => setTimeout(r, wait));
+    // still has the whole burst and the first retrying attempt inside the same window. A run that a loaded
+    // machine spread over two windows before the retrying call left proves nothing either way: it is run again,
+    // with a fresh key, once.
+    const windowOf = () => Math.floor(Date.now() / 60_000);
+    async function burst(attempt: number) {
+      // Each key is minted by a platform credential of its own: the file's `admin` may have used up its own window.
+      const minter = await platformToken(stack, { name: `request-rate-${attempt}` });
+      const minted = await stack.call('POST', '/api/v1/api-keys', { token: minter, headers: { 'X-Service-Project-Id': tenant.project.id }, body: { name: `request-rate-${attempt}`, permissions: ['apikeys:read'] } });
+      expect(minted.status, JSON.stringify(minted.body)).toBe(201);
+      const { token } = minted.body as { token: string };
+      const intoWindow = Date.now() % 60_000;
+      const wait = intoWindow < 45_000 ? 45_000 - intoWindow : intoWindow > 50_000 ? 60_000 - intoWindow + 45_000 : 0;
+      await new Promise((r) => setTimeout(r, wait));
 
-    const plain = new Edgemail({ apiKey: token, baseUrl: stack.url, maxRetries: 0 });
-    for (let i = 0; i < PER_MINUTE; i++) await plain.apiKeys.list();
-    const e = await refusal(plain.apiKeys.list());
-    expect(e).toBeInstanceOf(RateLimitedError);
+      const window = windowOf();
+      const plain = new Edgemail({ apiKey: token, baseUrl: stack.url, maxRetries: 0 });
+      for (let i = 0; i < PER_MINUTE; i++) await plain.apiKeys.list();
+      const refused = await plain.apiKeys.list().then(() => null, (err: unknown) => err);
+      return { token, refused, oneWindow: windowOf() === window };
+    }
+
+    let run = await burst(0);
+    if (!run.oneWindow) run = await burst(1);
+    if (!run.oneWindow) throw new Error('two bursts each spread over two windows: the machine is too loaded to judge');
+    const { token, refused: e } = run;
+    expect(e, `${PER_MINUTE + 1} calls inside one window all succeeded`).toBeInstanceOf(RateLimitedError);
     const limited = e as RateLimitedError;
     expect(limited.kind).toBe('request_rate');
     expect(limited.message).toBe(`rate limit exceeded: ${PER_MINUTE} requests per minute`);
@@ -95,5 +107,5 @@ describe('429', () => {
     expect(asked).toBeGreaterThanOrEqual(1);
     expect(timed.at[1]! - timed.at[0]!).toBeGreaterThanOrEqual(asked * 1000 - 50);
     expect(Date.now() - started).toBeLessThan(30_000);
-  }, 90_000);
+  }, 200_000);
 });
