@@ -150,7 +150,8 @@ describe.skipIf(skipWithoutChromium('console-templates'))('console templates in 
     await dialog.getByLabel('From').fill('test@acme.test');
     await dialog.getByLabel('To').fill('qa@example.org');
     await dialog.getByRole('button', { name: 'Send test' }).click();
-    await dialog.getByText('Test sent to qa@example.org').waitFor();
+    // Polled on the dialog's whole text, so that a refusal shown instead is in the failure message.
+    await expect.poll(() => dialog.textContent(), { timeout: 30_000 }).toContain('Test sent to qa@example.org');
     await dialog.getByRole('link', { name: 'Open it in the email log' }).click();
     await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/emails\/[0-9a-f-]{36}$/);
     const id = new URL(page.url()).pathname.split('/')[2];
