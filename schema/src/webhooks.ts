@@ -2,7 +2,7 @@
 // one delivery per webhook and outbox row (or per redelivery), one attempt row
 // per request made.
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { projects } from './tenancy.js';
 
 export const webhooks = pgTable('webhooks', {
@@ -17,6 +17,14 @@ export const webhooks = pgTable('webhooks', {
   secretSealed: text('secret_sealed').notNull(),
   secretRotatedAt: timestamp('secret_rotated_at', { withTimezone: true }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  // Events of one email or inbound message are delivered in order (a pending one holds back the later ones of its key).
+  ordered: boolean('ordered').notNull().default(false),
+  // Set when the webhook was disabled (every attempt failing for `webhook.disable_after`); nothing is enqueued meanwhile.
+  disabledAt: timestamp('disabled_at', { withTimezone: true }),
+  disabledReason: text('disabled_reason'),
+  // The failure span: the start of the first failed attempt since the last success, and the failed attempts since.
+  failingSince: timestamp('failing_since', { withTimezone: true }),
+  consecutiveFailures: integer('consecutive_failures').notNull().default(0),
 }, (t) => [
   index('webhooks_project_id_created_at_idx').on(t.projectId, t.createdAt),
 ]);
@@ -43,6 +51,12 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   lastError: text('last_error'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   completedAt: timestamp('completed_at', { withTimezone: true }),
+  // For an ordered webhook: the email or inbound message the event is about (null: not ordered).
+  orderingKey: text('ordering_key'),
+  // The outbox row's id, the order events happened in (originals and replays; null for a redelivery).
+  eventSeq: bigint('event_seq', { mode: 'number' }),
+  // The replay that made it (POST /api/v1/webhooks/{id}/replay); null otherwise.
+  replayId: uuid('replay_id'),
 }, (t) => [
   // One delivery per webhook and outbox row: the hand-over and the sweep can never both deliver it.
   uniqueIndex('webhook_deliveries_webhook_id_outbox_id_idx').on(t.webhookId, t.outboxId),
@@ -54,6 +68,10 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   index('webhook_deliveries_completed_at_idx').on(t.completedAt).where(sql`${t.status} <> 'pending'`),
   // Deleting a delivery sets its redeliveries' redelivery_of to null: without this, each deleted row scans the table.
   index('webhook_deliveries_redelivery_of_idx').on(t.redeliveryOf).where(sql`${t.redeliveryOf} is not null`),
+  // Ordered delivery's question: is an earlier event of this key still pending for this webhook.
+  index('webhook_deliveries_ordering_idx').on(t.webhookId, t.orderingKey, t.eventSeq).where(sql`${t.status} = 'pending' and ${t.orderingKey} is not null`),
+  // The replay route's question: is a replay to this webhook still running.
+  index('webhook_deliveries_running_replay_idx').on(t.webhookId).where(sql`${t.status} = 'pending' and ${t.replayId} is not null`),
 ]);
 
 export const webhookAttempts = pgTable('webhook_attempts', {

@@ -21,6 +21,8 @@ export async function redeliver(db: Db, projectId: string, webhookId: string, de
     status: sql`'pending'::webhook_delivery_status`.as('status'), attempts: sql`0`.as('attempts'), nextAttemptAt: sql`now()`.as('next_attempt_at'),
     lastStatusCode: sql`null::integer`.as('last_status_code'), lastError: sql`null::text`.as('last_error'),
     createdAt: sql`now()`.as('created_at'), completedAt: sql`null::timestamptz`.as('completed_at'),
+    // A redelivery is sent at once, outside any ordering, and belongs to no replay.
+    orderingKey: sql`null::text`.as('ordering_key'), eventSeq: sql`null::bigint`.as('event_seq'), replayId: sql`null::uuid`.as('replay_id'),
   }).from(d).where(and(eq(d.projectId, projectId), eq(d.webhookId, webhookId), eq(d.id, deliveryId)));
   const [row] = await db.insert(d).select(copy).returning(deliveryColumns);
   if (row) return { delivery: presentDelivery(row, []) };
