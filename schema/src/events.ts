@@ -17,6 +17,9 @@ export const outbox = pgTable('outbox', {
   // Set once the project's EventStream object holds the event; the cron sweep
   // hands over rows whose stream hand-over failed every retry.
   streamedAt: timestamp('streamed_at', { withTimezone: true }),
+  // The webhooks an `inbound.received` event goes to when an inbound rule chose
+  // them (docs/inbound-rules.md); null: every subscribed webhook.
+  webhookIds: uuid('webhook_ids').array(),
 }, (t) => [
   // The sweep's question: rows never handed over.
   index('outbox_pending_idx').on(t.createdAt).where(sql`${t.handedOverAt} is null`),

@@ -11,3 +11,4 @@ export * from './templates.js';
 export * from './people.js';
 export * from './streams.js';
 export * from './tracking.js';
+export * from './inbound-rules.js';
