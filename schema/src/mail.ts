@@ -85,6 +85,8 @@ export const inboundStatus = pgEnum('inbound_status', ['received', 'rejected', '
 
 export interface InboundAttachment { filename: string; content_type: string; size: number }
 export interface InboundAuth { spf: string; dkim: string; dmarc: string; aligned: boolean; client_ip: string }
+/** rspamd's verdict on an inbound message (docs/inbound.md, Spam scoring); `marked` by the project's threshold at ingest. */
+export interface InboundSpam { score: number; required_score: number | null; action: string; symbols: string[]; marked: boolean }
 
 /** One arrived message, per project it was addressed to. */
 export const inboundEmails = pgTable('inbound_emails', {
@@ -108,6 +110,8 @@ export const inboundEmails = pgTable('inbound_emails', {
   headers: jsonb('headers').$type<Record<string, string | string[]>>().notNull().default({}),
   attachments: jsonb('attachments').$type<InboundAttachment[]>().notNull().default([]),
   auth: jsonb('auth').$type<InboundAuth>().notNull(),
+  // rspamd's verdict, when the relay node asked one (null: not scored, rspamd off or unreachable).
+  spam: jsonb('spam').$type<InboundSpam>(),
   // R2 key of the raw message; null when the bytes were not stored.
   rawKey: text('raw_key'),
   size: integer('size').notNull(),

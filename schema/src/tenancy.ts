@@ -1,6 +1,6 @@
 // Plans, users, projects and who belongs to which project.
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, bigint, boolean, check, foreignKey, index, integer, pgEnum, pgTable, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, boolean, check, doublePrecision, foreignKey, index, integer, pgEnum, pgTable, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 export const plans = pgTable('plans', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -43,6 +43,9 @@ export const projects = pgTable('projects', {
   // The identity providers whose sessions the SSO policy accepts. A deleted
   // provider's id may linger here: it matches no session.
   ssoProviderIds: uuid('sso_provider_ids').array().notNull().default(sql`'{}'::uuid[]`),
+  // Inbound spam thresholds on rspamd's score (docs/inbound.md, Spam scoring): refuse at DATA, or mark the record; null: off.
+  inboundSpamRejectScore: doublePrecision('inbound_spam_reject_score'),
+  inboundSpamMarkScore: doublePrecision('inbound_spam_mark_score'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
