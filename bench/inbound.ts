@@ -8,7 +8,10 @@
 // the ours/Postfix ratios come from one method. Ours is the real pipeline (the
 // local stack's relay node forwarding to the edge, counted in Postgres) and,
 // as a diagnostic, the node's ingest path alone (listener → verdicts → fsynced
-// spool). The machine is shared, so the figures that matter are the ratios.
+// spool). Beside Postfix, the same-runtime peer: Haraka with SPF, DKIM and
+// DMARC checks, queueing to discard (PEERS below). Every message carries one
+// DKIM signature and asks for SPF and DMARC. The machine is shared, so the
+// figures that matter are the ratios.
 import { startDnsServer } from '../relay-node/test-support/dns-server.js';
 import { finishRun, startRun } from './support/results.js';
 import { numberFlags } from './args.js';
@@ -17,6 +20,9 @@ import { edgemailSettings, withEdgemailInbound, withGreetingDelay } from './supp
 import { startSmtpLoader, type SmtpLoadOptions, type SmtpLoadResult } from './support/smtp-load.js';
 import { startNodeIngest } from './support/smtp-node-ingest.js';
 import { descendantsCpuMs } from './support/process-cpu.js';
+import { benchDkimKey, type BenchDkimKey } from './support/dkim-signature.js';
+import { startHaraka } from './support/haraka.js';
+import { HARAKA, printPeers, type PeerRow } from './support/haraka-report.js';
 import { brief, DISCARD, EDGEMAIL, f0, GOAL_ACCEPTED, GOAL_P99_MS, GOAL_RATIO, GOAL_STORED, INGEST, MAILDIR, printEndToEnd, printGoal, printGreeting, printTable, SINK, type EndToEnd, type Row } from './support/smtp-report.js';
 
 // ---------------------------------------------------------------- options
@@ -63,11 +69,25 @@ const GREETING_DELAYS_MS = [0, 100] as const;
 const FROM = 'bench@sender.test';
 const HELO = 'client.sender.test';
 const DOMAIN = 'inbound-bench.test';
-/** The sender's DNS: SPF passes for 127.0.0.1, DMARC p=none (no DKIM signature: dkim=none). */
-const SENDER_DNS = {
+/**
+ * The sender's DNS: SPF passes for 127.0.0.1, DKIM passes (`dkim`, a key made
+ * for the run: every message carries one signature by it), DMARC p=none
+ * passes aligned.
+ */
+const senderDns = (dkim: BenchDkimKey) => ({
   'sender.test': { TXT: ['v=spf1 ip4:127.0.0.1 -all'] },
   '_dmarc.sender.test': { TXT: ['v=DMARC1; p=none'] },
-};
+  [`${dkim.selector}._domainkey.sender.test`]: { TXT: [dkim.record] },
+});
+
+/** A peer MTA started beside Postfix and measured like it, with its process CPU per message; add one here. */
+interface Peer {
+  name: string;
+  start(o: { port: number; domain: string; dnsServer: string }): Promise<{ port: number; to: string; cpuMs(): number; stop(): Promise<void> } | { unavailable: string }>;
+}
+const PEERS: Peer[] = [
+  { name: HARAKA, start: (o) => startHaraka(o) },
+];
 
 // ---------------------------------------------------------------- targets
 
@@ -78,6 +98,8 @@ interface Target {
   to: string;
   /** Also driven by smtp-source (the references). */
   smtpSource: boolean;
+  /** The target's own process CPU so far, ms (a peer's): its CPU per accepted message goes on its row. */
+  cpuMs?: () => number;
   greetingDelayMs?: number;
   /** After each run, with the messages it got accepted: wait for queues to drain; a note when they did not. */
   settle?: (accepted: number) => Promise<string | undefined>;
@@ -121,7 +143,8 @@ export async function runInboundBench(argv: string[]): Promise<void> {
 
   const began = Date.now();
   const progress = (line: string) => console.error(`  [${String(Math.round((Date.now() - began) / 1000)).padStart(3)}s] ${line}`);
-  const dns = await startDnsServer(SENDER_DNS);
+  const dkim = benchDkimKey('sender.test');
+  const dns = await startDnsServer(senderDns(dkim));
   const loader = startSmtpLoader();
   const rows: Row[] = [];
   const notes: string[] = [];
@@ -129,7 +152,7 @@ export async function runInboundBench(argv: string[]): Promise<void> {
   let edgemail: EdgemailSummary | undefined;
   try {
     const load: Load = (port, to, clients, perConnection, messages) =>
-      loader.run({ host: '127.0.0.1', port, connections: clients, perConnection, total: messages, timeLimitMs: opts.seconds * 1000, size: SIZE, from: FROM, to, helo: HELO } satisfies SmtpLoadOptions);
+      loader.run({ host: '127.0.0.1', port, connections: clients, perConnection, total: messages, timeLimitMs: opts.seconds * 1000, size: SIZE, from: FROM, to, helo: HELO, dkim } satisfies SmtpLoadOptions);
     const tools = findPostfix();
     const measure = async (t: Target, clients: number, pattern: Pattern, messages: number): Promise<void> => {
       const row: Row = { target: t.name, clients, pattern: pattern.name, greetingDelayMs: t.greetingDelayMs };
@@ -142,7 +165,9 @@ export async function runInboundBench(argv: string[]): Promise<void> {
         problems.push(...[await t.settle?.(row.smtpSource.messages)].filter((x): x is string => !!x));
       }
       const finish = await t.track?.();
+      const cpuBefore = t.cpuMs?.();
       row.load = await load(t.port, t.to, clients, pattern.perConnection, messages);
+      if (cpuBefore !== undefined && row.load.accepted) (row as PeerRow).cpuMsPerMessage = (t.cpuMs!() - cpuBefore) / row.load.accepted;
       if (finish) {
         const { endToEnd, note } = await finish(row.load);
         row.endToEnd = endToEnd;
@@ -176,6 +201,18 @@ export async function runInboundBench(argv: string[]): Promise<void> {
         { name: DISCARD, port: postfix.port, to: postfix.discardTo, smtpSource: true, settle },
         { name: MAILDIR, port: postfix.port, to: postfix.maildirTo, smtpSource: true, settle },
       );
+    }
+    // Peers (Haraka): the Node load client only (smtp-source's messages are unsigned); skipped with the reason when one cannot start.
+    for (const peer of PEERS) {
+      progress(`starting ${peer.name}…`);
+      const started = await peer.start({ port: await freePort(), domain: DOMAIN, dnsServer: dns.address });
+      if ('unavailable' in started) {
+        notes.push(`${peer.name}: ${started.unavailable}`);
+        progress(`${peer.name}: ${started.unavailable}`);
+        continue;
+      }
+      stops.unshift(() => started.stop());
+      references.push({ name: peer.name, port: started.port, to: started.to, smtpSource: false, cpuMs: started.cpuMs });
     }
 
     // Ours: the node's ingest path alone, and the real pipeline. Every clients × pattern
@@ -283,6 +320,7 @@ export async function runInboundBench(argv: string[]): Promise<void> {
   console.log('');
   const verdicts = printGoal(rows, CLIENTS, PATTERNS.map((p) => p.name));
   const endToEnd = printEndToEnd(rows, CLIENTS, PATTERNS.map((p) => p.name));
+  const peers = printPeers(rows, CLIENTS, PATTERNS.map((p) => p.name), PEERS.map((p) => p.name));
   printGreeting(rows, GREETING_DELAYS_MS);
   if (edgemail && !edgemail.unavailable) {
     const d = edgemail.finalDrain;
@@ -297,6 +335,7 @@ export async function runInboundBench(argv: string[]): Promise<void> {
     options: { ...opts, quick, size: SIZE, clients: CLIENTS, patterns: PATTERNS, greetingDelaysMs: GREETING_DELAYS_MS },
     goal: { ratio: GOAL_RATIO, p99Ms: GOAL_P99_MS, verdicts },
     endToEndGoal: { accepted: GOAL_ACCEPTED, stored: GOAL_STORED, verdicts: endToEnd },
+    peers,
     edgemail,
     rows,
     notes,

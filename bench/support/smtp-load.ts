@@ -25,6 +25,8 @@ export interface SmtpLoadOptions {
   from: string;
   to: string;
   helo: string;
+  /** Sign every message with this key (one DKIM signature, the same for all: support/dkim-signature.ts). */
+  dkim?: { domain: string; selector: string; privateKey: string };
 }
 
 export interface SmtpLoadResult {
@@ -91,7 +93,7 @@ export function startSmtpLoader(): SmtpLoader {
 
 /** The load itself; use `startSmtpLoader` unless already in a spare process. */
 export async function smtpLoad(o: SmtpLoadOptions): Promise<SmtpLoadResult> {
-  const message = buildMessage(o.size, o.from, o.to);
+  const message = buildMessage(o.size, o.from, o.to, o.dkim);
   const latencies = new Float64Array(o.total);
   const r = { attempted: 0, accepted: 0, refused: 0, errors: 0, connections: 0 } as Omit<SmtpLoadResult, 'elapsedMs' | 'perSecond' | 'latencyMs' | 'timedOut'>;
   const start = process.hrtime.bigint();
