@@ -414,10 +414,14 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     let stall: Stall | undefined;
     const worker = async () => {
       while (!stopped && !stall && cursor < due.length) {
-        // A lone message goes at once as itself; a backlog is shared out
-        // among the workers in batches (at least two, at most batchSize).
+        // A lone message goes at once as itself; a backlog goes in full
+        // batches (up to batchSize), the next worker taking what is left.
+        // Fewer, fuller requests: each costs the node a fetch, a spool list
+        // and its share of the edge's per-request work (credential, limiter,
+        // recipients' query, statement), and under a steady stream the
+        // messages that arrive while one batch is in flight make the next.
         const left = due.length - cursor;
-        const take = batching() && left >= 2 ? Math.min(batchSize, Math.max(2, Math.ceil(left / concurrency))) : 1;
+        const take = batching() && left >= 2 ? Math.min(batchSize, left) : 1;
         const ids = due.slice(cursor, cursor + take);
         cursor += take;
         const stopping = take === 1 ? await forwardOne(ids[0]!) : await forwardMany(ids);

@@ -187,6 +187,15 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     void worker.thread.terminate();
   }
 
+  /** One number per resolver, for the workers' reuse of answers (verify-worker.ts). */
+  const resolverIds = new WeakMap<DNSResolver, number>();
+  let nextResolver = 0;
+  const resolverId = (resolver: DNSResolver) => {
+    let id = resolverIds.get(resolver);
+    if (id === undefined) resolverIds.set(resolver, (id = ++nextResolver));
+    return id;
+  };
+
   function verify(job: VerifyJob): Promise<IngestAuthentication> {
     return new Promise((resolve) => {
       const { message, context, mta } = job;
@@ -212,7 +221,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
           data!.set(chunk, at);
           at += chunk.length;
         }
-        post({ type: 'data', job: id, start: started ? undefined : { context, mta }, data, end }, data ? [data.buffer as ArrayBuffer] : []);
+        post({ type: 'data', job: id, start: started ? undefined : { context, mta, resolver: resolverId(job.resolver) }, data, end }, data ? [data.buffer as ArrayBuffer] : []);
         started = true;
         running.inFlight += gatheredBytes;
         gathered = [];

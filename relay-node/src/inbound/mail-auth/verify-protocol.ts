@@ -10,8 +10,10 @@ export type ToWorker =
    * A job's message, in order, in pieces of at least 64 KiB (each crossing
    * costs both threads a wake-up): the first carries `start`, the last `end`;
    * a small message is one piece. The buffer is transferred, not copied.
+   * `resolver` names the job's resolver (one number per resolver of the
+   * pool), so the worker reuses an answer only for jobs that ask the same one.
    */
-  | { type: 'data'; job: number; start?: { context: AuthContext; mta: string }; data?: Uint8Array; end?: boolean }
+  | { type: 'data'; job: number; start?: { context: AuthContext; mta: string; resolver?: number }; data?: Uint8Array; end?: boolean }
   /** Stop working on a job (its deadline passed or its stream failed); answered with `aborted`. */
   | { type: 'abort'; job: number }
   | { type: 'dns-answer'; query: number; answer?: unknown; error?: { message: string; code?: string } };
