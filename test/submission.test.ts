@@ -98,6 +98,15 @@ async function emailsOf(token: string): Promise<any[]> {
   return r.body.emails;
 }
 
+/**
+ * A message is answered 250 once it is spooled and its key's lease allows it; the node hands it to the
+ * edge in a batch right after (docs/submission.md, "Answered at the node"). Waits until the node's
+ * submission spool is empty: every message answered 250 so far is in the email log.
+ */
+async function handedOver(): Promise<void> {
+  await expect.poll(() => readdirSync(join(stateDir, 'submission-spool')).filter((name) => name.endsWith('.json')).length, { timeout: 15_000 }).toBe(0);
+}
+
 /** A session taken through STARTTLS and EHLO again (no AUTH yet). */
 async function tlsSession(localAddress?: string): Promise<RawSmtp> {
   const raw = await openRaw(node.submissionPort!, { localAddress });
@@ -127,6 +136,7 @@ describe('accepted submissions', () => {
     });
     expect(info.response).toMatch(/^250 2\.0\.0 Message accepted as [0-9a-f-]{36}$/);
     const messageId = info.response.split(' ').at(-1);
+    await handedOver();
 
     const rows = (await emailsOf(reader)).filter((e) => e.message_id === messageId);
     expect(rows.map((e) => [e.recipient, e.kind]).sort()).toEqual([['ann@example.org', 'to'], ['bob@example.org', 'cc'], ['carol@example.org', 'bcc']]);
@@ -154,6 +164,7 @@ describe('accepted submissions', () => {
       from: `news@${domain}`, to: ['dan@example.org', 'not-in-envelope@example.org'], subject: 'Login', text: 'x',
     });
     expect(info.response).toMatch(/^250 /);
+    await handedOver();
     const rows = (await emailsOf(reader)).filter((e) => e.message_id === info.response.split(' ').at(-1));
     expect(rows.map((e) => e.recipient)).toEqual(['dan@example.org']);
     expect(rows[0]).toMatchObject({ origin: 'smtp', to: ['dan@example.org'] });
@@ -177,6 +188,7 @@ describe('accepted submissions', () => {
     const sandbox = (await acme.key(['sandbox:write'], { sandbox: true })).token;
     const info = await transport(sandbox).sendMail({ from: `news@${domain}`, to: 'sandboxed@example.org', subject: 'Sandbox', text: 'x' });
     const messageId = info.response.split(' ').at(-1);
+    await handedOver();
     const { rows } = await stack.sql.query('SELECT e.status, e.id, m.origin, m.sandbox FROM emails e JOIN outbound_messages m ON m.id = e.message_id WHERE m.id = $1', [messageId]);
     expect(rows).toEqual([{ status: 'captured', id: expect.any(String), origin: 'smtp', sandbox: true }]);
     await new Promise((r) => setTimeout(r, 1500));
@@ -188,6 +200,7 @@ describe('accepted submissions', () => {
     const s = await stack.call('POST', '/api/v1/suppressions', { token: manager, body: { address: 'gone@example.org' } });
     expect(s.status, JSON.stringify(s.body)).toBe(201);
     const info = await transport(sender).sendMail({ from: `news@${domain}`, to: ['gone@example.org', 'here@example.org'], subject: 'Suppressed', text: 'x' });
+    await handedOver();
     const rows = (await emailsOf(manager)).filter((e) => e.message_id === info.response.split(' ').at(-1));
     // The file's node delivers (to its capture folder), so the other recipient may already be on its way.
     expect(Object.fromEntries(rows.map((e) => [e.recipient, e.status]))).toEqual({ 'gone@example.org': 'suppressed', 'here@example.org': expect.stringMatching(/^(queued|sending|sent)$/) });
@@ -266,6 +279,7 @@ describe('a message sent again (docs/submission.md, "Sent twice?")', () => {
     // (RCPT TO in another order: the envelope is compared sorted).
     const again = await transport(sender).sendMail(mail(messageId, [...to].reverse()));
     expect(again.response).toBe(first.response);
+    await handedOver();
     expect(await countOf(subject)).toBe(1);
     const { rows } = await stack.sql.query('SELECT count(*)::int AS n FROM emails WHERE message_id = $1', [first.response.split(' ').at(-1)]);
     expect(rows[0].n).toBe(2); // one message, one email per recipient
@@ -273,6 +287,7 @@ describe('a message sent again (docs/submission.md, "Sent twice?")', () => {
     const other = await transport(sender).sendMail(mail(`<${crypto.randomUUID()}@client.test>`));
     expect(other.response).toMatch(/^250 2\.0\.0 /);
     expect(other.response).not.toBe(first.response);
+    await handedOver();
     expect(await countOf(subject)).toBe(2);
   });
 
@@ -282,9 +297,11 @@ describe('a message sent again (docs/submission.md, "Sent twice?")', () => {
     const first = await transport(sender).sendMail({ from: `news@${domain}`, to: 'one@example.org', subject, text: 'x', messageId });
     const otherEnvelope = await transport(sender).sendMail({ from: `news@${domain}`, to: 'two@example.org', subject, text: 'x', messageId });
     expect(otherEnvelope.response).not.toBe(first.response);
+    await handedOver();
     expect(await countOf(subject)).toBe(2);
     const err = await transport(sender).sendMail({ from: `news@${domain}`, to: 'one@example.org', subject, text: 'changed', messageId }).catch((e) => e);
     expect(err.response).toMatch(/^554 5\.6\.0 a message with this Message-ID and envelope was submitted in the last 24 hours with other content/);
+    await handedOver();
     expect(await countOf(subject)).toBe(2);
   });
 
@@ -295,6 +312,7 @@ describe('a message sent again (docs/submission.md, "Sent twice?")', () => {
       const info = await transport(sender).sendMail({ envelope: { from: `news@${domain}`, to: ['noid@example.org'] }, raw: message });
       expect(info.response).toMatch(/^250 2\.0\.0 /);
     }
+    await handedOver();
     expect(await countOf(subject)).toBe(2);
   });
 });
@@ -492,6 +510,7 @@ describe('refusals', () => {
     expect(info.accepted).toHaveLength(50);
     expect(info.rejected).toHaveLength(150);
     expect(String((info as any).rejectedErrors[0].response)).toMatch(/^452 4\.5\.3 Too many recipients: at most 50/);
+    await handedOver();
     const { rows } = await stack.sql.query('SELECT count(*)::int AS n FROM emails WHERE message_id = $1', [info.response.split(' ').at(-1)]);
     expect(rows[0].n).toBe(50);
   });

@@ -9,7 +9,10 @@ import { countSlotRefusals, type NodeMetrics } from './metrics/index.js';
 import type { ServeListener } from './server.js';
 import { createSessionSlots } from './smtp/index.js';
 import { openSpool } from './spool/index.js';
-import { createAuthFailures, createSubmissionServer, submissionOptionsFromConfig, type SubmissionSpoolMeta } from './submission/index.js';
+import {
+  createAuthFailures, createHandover, createLeaseBook, createRecentSubmissions, createSubmissionServer, restoreAccepted, submissionMaxMessageSize,
+  submissionOptionsFromConfig, type SubmissionSpoolMeta,
+} from './submission/index.js';
 import type { ListenerTls } from './tls/listener-tls.js';
 
 export interface SubmissionListenerDeps {
@@ -43,13 +46,21 @@ export async function openSubmission(deps: SubmissionListenerDeps): Promise<{ po
   const submissionProxy = config['submission.proxy_protocol.enabled'];
   const submissionTrusted = config['submission.proxy_protocol.trusted'];
   const submissionSpool = await openSpool<SubmissionSpoolMeta>(join(deps.stateDir, 'submission-spool'));
-  // A message left here by a crash was never answered 250 (that waits for the edge): its client sends it again.
-  for (const id of await submissionSpool.list()) await submissionSpool.remove(id);
+  const leases = createLeaseBook((body, signal) => edge.leaseSubmission(body, signal));
+  const handover = createHandover({
+    spool: submissionSpool, submitBatch: edge.submitBatch.bind(edge), settle: leases.settle, log, stopping: deps.stopping,
+    maxBatchBytes: submissionMaxMessageSize(config),
+  });
+  // A message answered 250 from a lease is handed over now; one that waited for the edge's verdict
+  // was never answered 250: its client sends it again.
+  await restoreAccepted(submissionSpool, handover, log);
+  // What the edge has not answered for by then stays spooled and is handed over after the restart.
   deps.onClose(() => submissionSpool.close());
   const submissionDeps = {
     checkKey: edge.checkSubmissionKey.bind(edge), submit: edge.submitMessage.bind(edge), spool: submissionSpool,
     authFailures: createAuthFailures(config['submission.max_auth_failures'], config['submission.auth_failure_window']),
     log, admission: deps.admission, stopping: deps.stopping,
+    fast: { leases, handover, recent: createRecentSubmissions() },
   };
   const settings = submissionOptionsFromConfig(config);
   const slots = createSessionSlots({ maxSessions: settings.maxSessions ?? 0, maxPerAddress: settings.maxSessionsPerIp ?? 0 });

@@ -55,4 +55,7 @@ export type RelayProtocolAgrees = [
   Holds<Same<typeof submission.SubmissionAuthAnswerSchema, typeof shared.SubmissionAuthAnswer>>,
   Holds<Same<typeof submission.SubmissionSchema, typeof shared.SubmissionRequest>>,
   Holds<Same<typeof submission.SubmissionAnswerSchema, typeof shared.SubmissionAnswer>>,
+  Holds<Same<typeof submission.SubmissionLeaseAnswerSchema, typeof shared.SubmissionLeaseAnswer>>,
+  Holds<Same<typeof submission.SubmissionBatchSchema, typeof shared.SubmissionBatchRequest>>,
+  Holds<Same<typeof submission.SubmissionBatchAnswerSchema, typeof shared.SubmissionBatchAnswer>>,
 ];

@@ -6,6 +6,9 @@ import {
   SubmissionAnswer,
   SubmissionAuthAnswer,
   SubmissionAuthRequest,
+  SubmissionBatchAnswer,
+  SubmissionBatchRequest,
+  SubmissionLeaseAnswer,
   SubmissionRequest,
 } from '@edgemail/shared';
 import { MAX_RECIPIENTS } from './send.js';
@@ -34,3 +37,15 @@ export const SubmissionSchema = SubmissionRequest
 
 export const SubmissionAnswerSchema = SubmissionAnswer.clone()
   .openapi('SubmissionAnswer', { description: '`accepted: true` once the rows are committed, else the SMTP reply the refusal is (`code`, `text` starting with the enhanced status code)' });
+
+/** The header of `POST /relay/v1/submission/batch` naming how many messages its body holds. */
+export const SUBMISSION_BATCH_COUNT_HEADER = 'x-edgemail-messages';
+
+export const SubmissionLeaseAnswerSchema = SubmissionLeaseAnswer.clone()
+  .openapi('SubmissionLeaseAnswer', { description: '`ok: true` with the key\'s project, sandbox flag, the project\'s verified sending domains, the recipients its plan still allows (`remaining`, null: unlimited) and how long the node may answer from it (`ttl_ms`); or `ok: false` with why the key may not submit (as `POST /relay/v1/submission/auth` answers)' });
+
+export const SubmissionBatchSchema = SubmissionBatchRequest.clone()
+  .openapi('SubmissionBatch', { description: 'Messages the node answered 250 for, each with the id its 250 named' });
+
+export const SubmissionBatchAnswerSchema = SubmissionBatchAnswer.clone()
+  .openapi('SubmissionBatchAnswer', { description: 'One result per message, in order: `sent`, `replayed` (already in the log: nothing written) or `failed` (recorded failed with `reason`)' });

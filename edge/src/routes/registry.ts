@@ -218,6 +218,8 @@ import * as relayOutboundClaim from './relay/outbound/claim.js';
 import * as relayOutboundResults from './relay/outbound/results.js';
 import * as relaySubmissionAuth from './relay/submission/auth.js';
 import * as relaySubmissionSubmit from './relay/submission/submit.js';
+import * as relaySubmissionLease from './relay/submission/lease.js';
+import * as relaySubmissionBatch from './relay/submission/batch.js';
 import * as relayAcmeLease from './relay/acme/lease.js';
 import * as relayAcmeReportFailure from './relay/acme/report-failure.js';
 import * as relayAcmePublishChallenge from './relay/acme/publish-challenge.js';
@@ -230,7 +232,7 @@ export const relayRoutes: MountableRelayRoute[] = [
   mountableRelay(enrollRelayNode), mountableRelay(relayHeartbeat), mountableRelay(relayDomains),
   mountableRelay(relayCertificate), mountableRelay(relayCertificateBundle), mountableRelay(relayOfferSelfSigned), mountableRelay(relayInbound), mountableRelay(relayInboundBatch),
   mountableRelay(relayOutboundClaim), mountableRelay(relayOutboundResults),
-  mountableRelay(relaySubmissionAuth), mountableRelay(relaySubmissionSubmit),
+  mountableRelay(relaySubmissionAuth), mountableRelay(relaySubmissionSubmit), mountableRelay(relaySubmissionLease), mountableRelay(relaySubmissionBatch),
   mountableRelay(relayAcmeLease), mountableRelay(relayAcmeReportFailure), mountableRelay(relayAcmePublishChallenge),
   mountableRelay(relayAcmeGetChallenge), mountableRelay(relayAcmeRemoveChallenge), mountableRelay(relayAcmeStoreCertificate),
 ];

@@ -33,6 +33,8 @@ import {
   readAnswer,
   SubmissionAnswer,
   SubmissionAuthAnswer,
+  SubmissionBatchAnswer,
+  SubmissionLeaseAnswer,
   AcmeCertificateAnswer,
   AcmeChallengeAnswer,
   AcmeChallengeRemoved,
@@ -42,6 +44,7 @@ import {
   type AcmeChallengeRequest,
   type SubmissionAuthRequest,
   type SubmissionRequest,
+  type SubmissionBatchItem,
   type AnswerSchema,
   type EnrollRequest,
   type HeartbeatBody,
@@ -176,6 +179,10 @@ export interface EdgeClient {
   checkSubmissionKey(body: SubmissionAuthRequest, signal?: AbortSignal): Promise<SubmissionAuthAnswer>;
   /** `POST /relay/v1/submission/messages`: one submitted message, idempotent by its spool id. */
   submitMessage(body: SubmissionRequest, signal?: AbortSignal): Promise<SubmissionAnswer>;
+  /** `POST /relay/v1/submission/lease`: the key judged again and what the node may answer from for `ttl_ms`. */
+  leaseSubmission(body: SubmissionAuthRequest, signal?: AbortSignal): Promise<SubmissionLeaseAnswer>;
+  /** `POST /relay/v1/submission/batch`: messages already answered 250, idempotent by their ids. */
+  submitBatch(messages: SubmissionBatchItem[], signal?: AbortSignal): Promise<SubmissionBatchAnswer>;
   /** `POST /relay/v1/acme/leases`: may this node order `host`'s certificate now (docs/acme.md)? */
   acmeLease(host: string, signal?: AbortSignal): Promise<AcmeLeaseAnswer>;
   /** `POST /relay/v1/acme/leases/failure`: the order failed; the edge keeps `error` and holds the host back. */
@@ -314,6 +321,14 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
     },
     async submitMessage(body, signal) {
       return must(await call('POST', '/relay/v1/submission/messages', SubmissionAnswer, { json: body, timeoutMs: options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS, signal }));
+    },
+    async leaseSubmission(body, signal) {
+      return must(await call('POST', '/relay/v1/submission/lease', SubmissionLeaseAnswer, { json: body, timeoutMs: chatter, signal }));
+    },
+    async submitBatch(messages, signal) {
+      return must(await call('POST', '/relay/v1/submission/batch', SubmissionBatchAnswer, {
+        json: { messages }, headers: { 'x-edgemail-messages': String(messages.length) }, timeoutMs: options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS, signal,
+      }));
     },
     async acmeLease(host, signal) {
       return must(await call('POST', '/relay/v1/acme/leases', AcmeLeaseAnswer, { json: { host }, timeoutMs: chatter, signal }));

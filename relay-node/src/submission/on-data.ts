@@ -1,14 +1,17 @@
 // onData: the submitted message is written to the spool (fsynced), read into
 // the send's fields, and handed to the edge; the reply is the edge's verdict.
 // 250 only once the edge answered that it committed the rows.
-import { PassThrough } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import { Readable, Transform } from 'node:stream';
 import type { SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import type { SubmissionAnswer } from '@edgemail/shared';
-import { guardMessage, isSmtpReplyError, smtpReply, type MessageLimits, type SmtpDataStream } from '../smtp/index.js';
+import { guardMessage, isSmtpReplyError, smtpReply, type MessageLimits, type SmtpDataStream, type SmtpReplyError } from '../smtp/index.js';
 import { EdgeRefusedError } from '../edge/errors.js';
 import { retrying } from '../edge/retry.js';
 import { readSubmissionAndId } from './read-submission.js';
-import type { SubmissionDeps, SubmissionUser } from './types.js';
+import type { Lease } from './leases.js';
+import { contentDigest, idOfKey, recentKey } from './recent.js';
+import type { SubmissionDeps, SubmissionSpoolMeta, SubmissionUser } from './types.js';
 
 const DEFAULT_HANDOVER_TIMEOUT_MS = 30_000;
 
@@ -38,21 +41,28 @@ async function receive(deps: OnDataDeps, stream: SmtpDataStream, session: SMTPSe
   const user = session.user as unknown as SubmissionUser;
   const refusal = await deps.admission?.().catch(() => 'Cannot check the spool right now, try again later');
   const fields = { session: session.id, client: session.remoteAddress, project: user.projectId };
-  const head = new PassThrough();
+  // The bytes go to the spool and, kept in memory too, to the parser (no read back from the disk).
+  const chunks: Buffer[] = [];
+  const head = new Transform({ transform(chunk: Buffer, _enc, done) { chunks.push(chunk); done(null, chunk); } });
   head.on('error', () => undefined); // the guard destroys it with its refusal; the refusal is answered below
   const envelope = {
     mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
     rcptTo: session.envelope.rcptTo.map((r) => r.address),
   };
+  // The metadata is written once the message is read and judged: whether it was answered from the lease.
+  let decide!: (accepted: SubmissionSpoolMeta['accepted']) => void;
+  const decided = new Promise<SubmissionSpoolMeta['accepted']>((resolve) => { decide = resolve; });
   const stored = refusal
     ? Promise.resolve(null)
-    : deps.spool.write(head, {
+    : deps.spool.write(head, decided.then((accepted): SubmissionSpoolMeta => ({
       session: session.id, client_address: session.remoteAddress, mail_from: envelope.mailFrom, rcpt_to: envelope.rcptTo,
-      project_id: user.projectId, received_at: new Date().toISOString(),
-    }).then((s) => s, (err: unknown) => err as Error);
+      project_id: user.projectId, received_at: new Date().toISOString(), ...(accepted ? { accepted } : {}),
+    }))).then((s) => s, (err: unknown) => err as Error);
   if (refusal) head.resume(); // read and dropped; answered after the dot
   const outcome = await guardMessage(stream, head, deps.limits);
-  const spooled = await stored;
+  if (outcome.aborted || outcome.refusal || refusal) decide(undefined);
+  const spooledOrNot = outcome.aborted || outcome.refusal || refusal ? await stored : null;
+  void spooledOrNot;
   // A refusal or an abort destroyed `head`, so the spool write failed and left nothing.
   if (outcome.aborted) throw new Error('the client left before the end of the message');
   if (outcome.refusal) {
@@ -60,21 +70,53 @@ async function receive(deps: OnDataDeps, stream: SmtpDataStream, session: SMTPSe
     throw outcome.refusal;
   }
   if (refusal) throw smtpReply(452, `4.3.1 ${refusal}`);
+
+  let read: Awaited<ReturnType<typeof readSubmissionAndId>> | null = null;
+  let judged: Judged = { path: 'edge' };
+  try {
+    read = await readSubmissionAndId(Readable.from(chunks), envelope.rcptTo);
+    judged = await judge(deps, user, session.remoteAddress, envelope, read);
+  } catch (err) {
+    judged = { path: 'edge' };
+    if (!read) deps.log.debug?.('submission not readable as MIME', { ...fields, error: (err as Error).message });
+  } finally {
+    decide(judged.path === 'lease' ? { id: judged.id, sandbox: judged.lease.sandbox } : undefined);
+  }
+  const spooled = await stored;
   if (!spooled || spooled instanceof Error) {
+    if (judged.path === 'lease') deps.fast!.leases.settle(judged.lease.projectId, envelope.rcptTo.length);
     deps.log.error('submission not spooled', { ...fields, error: String(spooled) });
     throw smtpReply(451, '4.3.0 Local error while storing the message, try again later');
   }
-
-  // Where the time went, for the one line per message: the data and its fsync, the MIME, the edge.
   const spooledAt = performance.now();
+  if (judged.path === 'reply') {
+    await deps.spool.remove(spooled.id).catch(() => undefined);
+    deps.log.info('submission refused at the node', { ...fields, id: spooled.id, reply: judged.reply.message });
+    throw judged.reply;
+  }
+  if (judged.path === 'lease' && read) {
+    // Durable, and its recipients taken from the plan's allowance: the node's promise, kept by the hand-over.
+    const { fast } = deps;
+    fast!.handover.enqueue({
+      units: envelope.rcptTo.length,
+      item: {
+        id: judged.id, spool_id: spooled.id, project_id: judged.lease.projectId, sandbox: judged.lease.sandbox,
+        client_address: session.remoteAddress, mail_from: envelope.mailFrom, rcpt_to: envelope.rcptTo, size: spooled.size,
+        message: read.message, ...(read.messageId ? { message_id: read.messageId } : {}), ...(read.date ? { date: read.date } : {}),
+      },
+    });
+    deps.log.debug?.('submission accepted', { ...fields, id: spooled.id, message_id: judged.id, rcpt: envelope.rcptTo.length, bytes: spooled.size, ms: { data: Math.round(spooledAt - began) } });
+    return `2.0.0 Message accepted as ${judged.id}`;
+  }
   try {
-    const entry = await deps.spool.read(spooled.id);
-    let message, messageId, date;
-    try {
-      ({ message, messageId, date } = await readSubmissionAndId(entry.openBody(), envelope.rcptTo));
-    } catch (err) {
-      throw smtpReply(550, `5.6.0 The message cannot be read as MIME: ${(err as Error).message}`);
+    if (!read) {
+      try {
+        read = await readSubmissionAndId(Readable.from(chunks), envelope.rcptTo);
+      } catch (err) {
+        throw smtpReply(550, `5.6.0 The message cannot be read as MIME: ${(err as Error).message}`);
+      }
     }
+    const { message, messageId, date } = read;
     const parsedAt = performance.now();
     const answer = await handOver(deps, {
       spool_id: spooled.id, token: user.token, client_address: session.remoteAddress,
@@ -97,6 +139,65 @@ async function receive(deps: OnDataDeps, stream: SmtpDataStream, session: SMTPSe
   } finally {
     await deps.spool.remove(spooled.id).catch(() => undefined);
   }
+}
+
+/**
+ * How a message is answered: from the key's lease (`lease`: 250 once spooled, handed over in a batch),
+ * at once (`reply`: the same Message-ID and envelope with other content), or by the edge's own verdict
+ * (`edge`: whatever the lease cannot vouch for, so that every refusal keeps the edge's own words).
+ */
+type Judged = { path: 'lease'; id: string; lease: Lease } | { path: 'reply'; reply: SmtpReplyError } | { path: 'edge' };
+
+/** Headers that ask for what only the edge judges (a stream's rules, one-click unsubscribe). */
+const EDGE_JUDGED_HEADER = /^x-edgemail-/i;
+const MAX_CUSTOM_HEADERS = 50;
+const MAX_HEADER_VALUE = 2000;
+
+async function judge(
+  deps: OnDataDeps, user: SubmissionUser, client: string, envelope: { mailFrom: string; rcptTo: string[] },
+  read: Awaited<ReturnType<typeof readSubmissionAndId>>,
+): Promise<Judged> {
+  const { fast } = deps;
+  if (!fast) return { path: 'edge' };
+  const { message, messageId } = read;
+  const domain = singleMailboxDomain(message.from);
+  const headers = Object.entries(message.headers);
+  if (!domain || !message.to.length || (message.html === undefined && message.text === undefined)
+    || headers.length > MAX_CUSTOM_HEADERS || headers.some(([name, value]) => EDGE_JUDGED_HEADER.test(name) || value.length > MAX_HEADER_VALUE || /[\r\n]/.test(value))) {
+    return { path: 'edge' };
+  }
+  const lease = await fast.leases.get(user.token, client, { signal: AbortSignal.timeout(LEASE_TIMEOUT_MS) }).catch(() => null);
+  // Refused (revoked, expired…) or not answered: the edge's verdict says why, in its words.
+  if (!lease || !('domains' in lease) || lease.projectId !== user.projectId || lease.sandbox !== user.sandbox) return { path: 'edge' };
+  if (!lease.domains.has(domain)) return { path: 'edge' };
+  let id: string = randomUUID();
+  let key: string | null = null;
+  if (messageId) {
+    key = recentKey(lease.projectId, lease.sandbox, envelope.mailFrom, envelope.rcptTo, messageId);
+    const seen = fast.recent.get(key);
+    if (seen && seen.content !== contentDigest(message)) {
+      return { path: 'reply', reply: smtpReply(554, '5.6.0 a message with this Message-ID and envelope was submitted in the last 24 hours with other content; give a new message a Message-ID of its own') };
+    }
+    id = idOfKey(key);
+  }
+  if (!fast.leases.take(lease, envelope.rcptTo.length)) {
+    // The allowance is spent: a fresh lease once (other sends may have been counted since), else the edge answers.
+    const again = await fast.leases.get(user.token, client, { fresh: true, signal: AbortSignal.timeout(LEASE_TIMEOUT_MS) }).catch(() => null);
+    if (!again || !('domains' in again) || !fast.leases.take(again, envelope.rcptTo.length)) return { path: 'edge' };
+    if (key) fast.recent.remember(key, id, message);
+    return { path: 'lease', id, lease: again };
+  }
+  if (key) fast.recent.remember(key, id, message);
+  return { path: 'lease', id, lease };
+}
+
+const LEASE_TIMEOUT_MS = 10_000;
+
+/** The lower-case domain of a From that is exactly one mailbox (`Name <a@b>` or `a@b`), else null. */
+function singleMailboxDomain(from: string): string | null {
+  const m = /^(?:"(?:[^"\\]|\\.)*"\s*)?<([^<>@\s,]+@([^<>@\s,]+))>$|^([^<>@\s,"]+@([^<>@\s,]+))$/.exec(from.trim());
+  const domain = m?.[2] ?? m?.[4];
+  return domain ? domain.toLowerCase() : null;
 }
 
 /** The edge's verdict, waiting out an unreachable edge (same spool id each time) up to the hand-over time. */

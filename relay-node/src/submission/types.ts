@@ -4,6 +4,9 @@ import type { SubmissionAnswer, SubmissionAuthAnswer, SubmissionAuthRequest, Sub
 import type { Log } from '../log.js';
 import type { Spool } from '../spool/index.js';
 import type { AuthFailures } from './auth-failures.js';
+import type { Handover } from './handover.js';
+import type { LeaseBook } from './leases.js';
+import type { RecentSubmissions } from './recent.js';
 
 /** What a spooled submission's metadata holds (the envelope, for the operator reading the spool). */
 export interface SubmissionSpoolMeta {
@@ -13,6 +16,12 @@ export interface SubmissionSpoolMeta {
   rcpt_to: string[];
   project_id: string;
   received_at: string;
+  /**
+   * Answered 250 from the key's lease (docs/submission.md, "Answered at the node"): handed over in a
+   * batch, after a restart too. Absent: the message waits for the edge's own verdict (never answered
+   * 250 before it), and one a crash left behind is dropped (its client sends it again).
+   */
+  accepted?: { id: string; sandbox: boolean };
 }
 
 /** The identity AUTH established, kept on the session (`session.user`). */
@@ -38,4 +47,9 @@ export interface SubmissionDeps {
   handoverTimeoutMs?: number;
   /** Aborted when the node stops: hand-overs in flight end with `451`. */
   stopping?: AbortSignal;
+  /**
+   * Answering at the node (docs/submission.md, "Answered at the node"): the keys' leases, the batch
+   * hand-over and the Message-IDs answered lately. Without them every message waits for the edge's verdict.
+   */
+  fast?: { leases: LeaseBook; handover: Handover; recent: RecentSubmissions };
 }

@@ -90,6 +90,7 @@ export const settings = {
   ...listener('submission', 60),
   'submission.max_auth_failures': integer(10, 'Failed SMTP AUTH attempts (`535 5.7.8`) one client IP (IPv6: its /64) may make on the submission listener per `submission.auth_failure_window`; the next is answered `421 4.7.0` and the session closed, as are new sessions from that address until the window ends. 0 disables.'),
   'submission.auth_failure_window': duration(900_000, 'The window `submission.max_auth_failures` counts in.'),
+  'submission.lease_ttl': duration(2_000, 'How long a relay node answers SMTP submissions from one lease of the edge (the key judged again, the verified sending domains, the plan\'s remaining allowance) before it asks again: a key revoked or expired, a domain unverified, stops a session\'s messages within this time (docs/submission.md, "Answered at the node"). Set on the edge, which tells the node with each lease.'),
   ...listener('inbound', 120),
   ...mx('inbound'),
   // On a relay node; each one left unset follows its `inbound.*` twin (see load.ts).

@@ -111,3 +111,61 @@ export const SubmissionAnswer = z.discriminatedUnion('accepted', [
   z.object({ accepted: z.literal(false), code: z.number().int().min(400).max(599), text: z.string() }),
 ]);
 export type SubmissionAnswer = z.output<typeof SubmissionAnswer>;
+
+/**
+ * `POST /relay/v1/submission/lease`: the key judged again (as at AUTH) and the
+ * project's state the node may answer the next messages from, for `ttl_ms`
+ * (docs/submission.md, "Answered at the node"). Nothing is reserved at the edge:
+ * the node subtracts what it has accepted and not yet handed over.
+ */
+export const SubmissionLeaseRequest = SubmissionAuthRequest;
+export type SubmissionLeaseRequest = z.input<typeof SubmissionLeaseRequest>;
+
+export const SubmissionLeaseAnswer = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    project_id: z.string(),
+    sandbox: z.boolean(),
+    /** The project's verified sending domains (lower case): a From on one of them passes at the node. */
+    domains: z.array(z.string()),
+    /** Recipients the plan still allows now (the tighter of its hourly and daily windows); null: unlimited. */
+    remaining: z.number().int().nullable(),
+    /** How long the node may answer from this lease (`submission.lease_ttl`). */
+    ttl_ms: z.number().int().min(0),
+  }),
+  z.object({ ok: z.literal(false), reason: z.enum(SUBMISSION_AUTH_REFUSALS), message: z.string() }),
+]);
+export type SubmissionLeaseAnswer = z.output<typeof SubmissionLeaseAnswer>;
+
+/** Messages per `POST /relay/v1/submission/batch`. */
+export const SUBMISSION_BATCH_MAX_MESSAGES = 50;
+
+/** One message a node answered 250 for: the envelope, the project its lease named, and the send's fields. */
+export const SubmissionBatchItem = SubmissionRequest.omit({ token: true }).extend({
+  /** The id the node's 250 named (`Message accepted as <id>`): the email log's `message_id`. */
+  id: z.uuid(),
+  project_id: z.uuid(),
+  sandbox: z.boolean(),
+});
+export type SubmissionBatchItem = z.input<typeof SubmissionBatchItem>;
+
+export const SubmissionBatchRequest = z.object({
+  messages: z.array(SubmissionBatchItem).min(1).max(SUBMISSION_BATCH_MAX_MESSAGES),
+});
+export type SubmissionBatchRequest = z.input<typeof SubmissionBatchRequest>;
+
+/**
+ * One result per message, in order: `sent` (its rows written now), `replayed`
+ * (written by an earlier hand-over of the same id: nothing written), or
+ * `failed` (its rows written as failed with `reason` and an `email.failed`
+ * event each). Every one of them is done with: the node forgets the message.
+ */
+export const SubmissionBatchAnswer = z.object({
+  results: z.array(z.object({
+    spool_id: z.string(),
+    id: z.string(),
+    outcome: z.enum(['sent', 'replayed', 'failed']),
+    reason: z.string().optional(),
+  })),
+});
+export type SubmissionBatchAnswer = z.output<typeof SubmissionBatchAnswer>;

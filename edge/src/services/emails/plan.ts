@@ -61,7 +61,12 @@ export interface RenderedFrom { templateId: string; versionId: string }
  * text), each checked valid by the submission: the sent message carries them
  * instead of ones written anew (threading in mail clients depends on them).
  */
-export interface KeptHeaders { messageId?: string; date?: string }
+export interface KeptHeaders {
+  messageId?: string;
+  date?: string;
+  /** The message's id when the caller already named it (a relay node's 250 for an SMTP submission); else a new one. */
+  id?: string;
+}
 
 /** Where the kept `Date` rides in the row's `headers` until the job is built (jobs.ts takes it out). */
 export const KEPT_DATE_HEADER = 'Date';
@@ -96,7 +101,7 @@ export function outcome(plan: MessagePlan, suppressed: boolean, reason = REASON_
 
 /** @param sandbox sent with a sandbox key: `captured`, never queued */
 export function planMessage(input: ComposedMessage, opts: { projectId: string; sandbox: boolean; createdAt: Date; origin?: SendOrigin; template?: RenderedFrom | null; kept?: KeptHeaders; broadcastKind?: boolean }): MessagePlan {
-  const id = crypto.randomUUID();
+  const id = opts.kept?.id ?? crypto.randomUUID();
   const emails = recipientsOf(input).map((recipient): PlannedEmail => ({ id: crypto.randomUUID(), recipient }));
   const attachments = (input.attachments ?? []).map((a, i): OutboundAttachment => ({
     filename: a.filename,

@@ -8,14 +8,14 @@
 // understands; nothing is written for them.
 import { sha256Hex, type SubmissionAnswer, type SubmissionRequest } from '@edgemail/shared';
 import type { z } from '@hono/zod-openapi';
-import { SendMessageSchema } from '../../contracts/send.js';
+import { SendMessageSchema, type SendMessageInput } from '../../contracts/send.js';
 import { ServiceError } from '../errors.js';
 import { sendMessages, type SendContext } from '../emails/send.js';
 import { checkSubmissionKey } from './check-key.js';
 import { keptHeaders } from './kept-headers.js';
 import type { RelayNodeRow } from '../relay-nodes/find.js';
 
-type Refusal = Extract<SubmissionAnswer, { accepted: false }>;
+export type Refusal = Extract<SubmissionAnswer, { accepted: false }>;
 const refuse = (code: number, text: string): Refusal => ({ accepted: false, code, text });
 
 /**
@@ -61,7 +61,39 @@ export async function submitMessage(
   const key = await checkSubmissionKey(ctx.db, node, request.token, request.client_address);
   if (!key.ok) return { answer: refuse(554, `5.7.8 ${key.message}`), touch: null };
 
-  const { message } = request;
+  const parsed = sendInputOf(request.message);
+  if (!parsed.ok) return { answer: parsed.refusal, touch: key.touch };
+
+  const sendCtx: SendContext = {
+    ...ctx,
+    projectId: key.key.projectId,
+    sandbox: key.key.sandbox,
+    origin: 'smtp',
+    idempotency: {
+      key: await submissionKey(node.id, request),
+      route: 'emails.smtp',
+      requestHash: await sha256Hex(JSON.stringify(request.message)),
+      sandbox: key.key.sandbox,
+    },
+  };
+  try {
+    // The client's Message-ID and Date, when valid, are the sent message's (kept-headers.ts).
+    const sent = await sendMessages(sendCtx, [{ input: parsed.input, field: (name) => name, kept: keptHeaders(request) }], ([result]) => result!);
+    return {
+      answer: { accepted: true, message_id: sent.body.message_id, emails: sent.body.emails.map((e) => ({ id: e.id, recipient: e.recipient, status: e.status })) },
+      touch: key.touch,
+    };
+  } catch (e) {
+    if (!(e instanceof ServiceError)) throw e;
+    return { answer: smtpRefusal(e), touch: key.touch };
+  }
+}
+
+/**
+ * The send route's input from a submitted message's fields, validated by the
+ * send route's own schema, or the SMTP refusal naming the first problem.
+ */
+export function sendInputOf(message: SubmissionRequest['message']): { ok: true; input: SendMessageInput } | { ok: false; refusal: Refusal } {
   const { headers, stream, listUnsubscribe } = streamHeaders(message.headers);
   const parsed = SendMessageSchema.safeParse({
     from: message.from,
@@ -81,34 +113,11 @@ export async function submitMessage(
   if (!parsed.success) {
     const { field, problem } = firstProblem(parsed.error);
     if (field === 'to' && message.to.length === 0) {
-      return { answer: refuse(550, '5.6.0 the To header names none of the envelope recipients; a message needs at least one To recipient, as on the API'), touch: key.touch };
+      return { ok: false, refusal: refuse(550, '5.6.0 the To header names none of the envelope recipients; a message needs at least one To recipient, as on the API') };
     }
-    return { answer: refuse(550, `5.6.0 message refused: ${field}: ${problem}`), touch: key.touch };
+    return { ok: false, refusal: refuse(550, `5.6.0 message refused: ${field}: ${problem}`) };
   }
-
-  const sendCtx: SendContext = {
-    ...ctx,
-    projectId: key.key.projectId,
-    sandbox: key.key.sandbox,
-    origin: 'smtp',
-    idempotency: {
-      key: await submissionKey(node.id, request),
-      route: 'emails.smtp',
-      requestHash: await sha256Hex(JSON.stringify(request.message)),
-      sandbox: key.key.sandbox,
-    },
-  };
-  try {
-    // The client's Message-ID and Date, when valid, are the sent message's (kept-headers.ts).
-    const sent = await sendMessages(sendCtx, [{ input: parsed.data, field: (name) => name, kept: keptHeaders(request) }], ([result]) => result!);
-    return {
-      answer: { accepted: true, message_id: sent.body.message_id, emails: sent.body.emails.map((e) => ({ id: e.id, recipient: e.recipient, status: e.status })) },
-      touch: key.touch,
-    };
-  } catch (e) {
-    if (!(e instanceof ServiceError)) throw e;
-    return { answer: smtpRefusal(e), touch: key.touch };
-  }
+  return { ok: true, input: parsed.data };
 }
 
 /**
@@ -128,7 +137,7 @@ async function submissionKey(nodeId: string, request: SubmissionRequest): Promis
 }
 
 /** The send's refusals as SMTP replies (spec, "Errors": a plan limit is `452 4.7.0` with the API's message). */
-function smtpRefusal(e: ServiceError): Refusal {
+export function smtpRefusal(e: ServiceError): Refusal {
   switch (e.kind) {
     case 'rate_limited':
       return refuse(452, `4.7.0 ${e.message}`);
