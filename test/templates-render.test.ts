@@ -38,12 +38,12 @@ const preview = (body: unknown, ids: [string, string] = [templateId, versionId],
   env.stack.call('POST', `/api/v1/templates/${ids[0]}/versions/${ids[1]}/preview`, { token, body });
 
 describe('preview', () => {
-  test('renders with the sample data when none is given; HTML escaped in html only; the stylesheet in <head>', async () => {
+  test('renders with the sample data when none is given; HTML escaped in html only; the stylesheet in <head> and inlined', async () => {
     const r = await preview({});
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body).toEqual({
       subject: 'Reset for Sample',
-      html: '<html><head><style>p { color: #123456 }</style></head><body><p>Hi Sample, <a href="https:&#x2F;&#x2F;example.org&#x2F;r?a&#x3D;1&amp;b&#x3D;2">reset</a></p></body></html>',
+      html: '<html><head><style>p { color: #123456 }</style></head><body><p style="color: #123456;">Hi Sample, <a href="https:&#x2F;&#x2F;example.org&#x2F;r?a&#x3D;1&amp;b&#x3D;2">reset</a></p></body></html>',
       text: 'Hi Sample: https://example.org/r?a=1&b=2',
       language: 'en',
       version: 1,

@@ -15,6 +15,7 @@
 import Mustache from 'mustache';
 import type { Config } from '@edgemail/shared';
 import { unprocessable } from '../errors.js';
+import { inlineCss } from './inline-css.js';
 
 /** What a localization holds: a subject and at least one body. */
 export interface LocalizationContent {
@@ -70,7 +71,8 @@ Mustache.templateCache = {
 
 /**
  * Renders `content` with `data`; the stylesheet's `css`, when given, goes
- * into the HTML (see `withStylesheet`). Throws 422 naming the part and the
+ * into the HTML (see `withStylesheet`), and the HTML's `<style>` rules are
+ * inlined into `style` attributes (inline-css.ts). Throws 422 naming the part and the
  * problem: a variable the data lacks, a template that does not parse, a
  * partial, a rendered subject with CR or LF (the data would add a header),
  * or a bound of `limits` crossed (naming its setting).
@@ -85,11 +87,25 @@ export function renderContent(content: LocalizationContent, data: Record<string,
   if (subject.length > MAX_SUBJECT) throw unprocessable(`rendered subject is longer than ${MAX_SUBJECT} characters (${subject.length})`);
   const html = content.html === null ? null : renderPart('html', content.html, data, budget);
   const text = content.text === null ? null : renderPart('text', content.text, data, budget);
-  if (html !== null && css) {
+  if (html === null) return { subject, html, text };
+  let styled = html;
+  if (css) {
     budget.count(css);
-    return { subject, html: withStylesheet(html, css), text };
+    styled = withStylesheet(html, css);
   }
-  return { subject, html, text };
+  return { subject, html: inlineStyles(styled, budget), text };
+}
+
+/**
+ * The HTML with its `<style>` rules (the stylesheet's and the template's
+ * own) also written into `style` attributes (inline-css.ts); what inlining
+ * adds counts against the byte bound like the rest of the output.
+ */
+function inlineStyles(html: string, budget: Budget): string {
+  const result = inlineCss(html);
+  if (!result.inlined) return html;
+  budget.count(result.html.slice(0, Math.max(0, result.html.length - html.length)));
+  return result.html;
 }
 
 /**
@@ -250,8 +266,8 @@ const sectionTokens = (token: Token): Tokens => (Array.isArray(token[4]) ? token
 
 /**
  * The stylesheet as a `<style>` element at the start of `<head>` (made when
- * the HTML has none), so that the message's own rules, later, win. Not
- * inlined into `style` attributes: see docs/template-rendering.md. A `</style`
+ * the HTML has none), so that the message's own rules, later, win; the
+ * render then inlines them all (`inlineStyles`). A `</style`
  * in the CSS is written `<\/style` (the same to CSS) so it cannot end the element.
  */
 export function withStylesheet(html: string, css: string): string {
