@@ -202,6 +202,8 @@ describe('GET /api/v1/inbound-emails/{id}', () => {
       recipients: ['support@acme.example'], subject: 'hello 1', text_body: 'text 1', html_body: '<p>html 1</p>',
       // A row written without ingest (as rows stored before reply stripping) has the columns' defaults.
       stripped_text: '', stripped_signature: null,
+      // Not scored: no relay node asked rspamd for it (docs/inbound.md, Spam scoring).
+      spam: null,
       headers: { from: 'Ann <ann@example.org>', subject: 'hi' }, attachments, auth: AUTH, has_raw: true, size: 1234,
       status: 'received', status_reason: null, received_at: '2026-11-26T02:00:00.000Z', created_at: expect.any(String),
     });

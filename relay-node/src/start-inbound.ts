@@ -11,6 +11,8 @@ import { createInboundServer, inboundOptionsFromConfig, type InboundDeps } from 
 import { createAuthenticator, type createDnsResolver } from './inbound/mail-auth/index.js';
 import { createSpoolStore, ingestTransforms } from './inbound/spool-store/spool-store.js';
 import type { SpooledMeta } from './inbound/spool-store/spooled-message.js';
+import { createRspamdClient, withSpamCheck } from './inbound/spam/index.js';
+import type { AuthenticateMessage } from './inbound/mail-auth/verdicts.js';
 import type { Log } from './log.js';
 import { countSlotRefusals, timeForwarding, type NodeMetrics } from './metrics/index.js';
 import type { RunningListener, ServeListener } from './server.js';
@@ -83,7 +85,7 @@ export async function openInbound(deps: InboundListenerDeps): Promise<{ inbound:
     recipientDomainAccepted: (domain) => domains.accepts(domain),
     recipientDomainFull: (domain) => domains.isFull(domain),
     store: createSpoolStore({ spool, hostName, log, maxHeaderSize: config['relay_node.inbound.max_header_size'], onSpooled: () => forwarder.notify() }),
-    authenticate: createAuthenticator({ resolver: deps.resolve, mta: hostName, deadlineMs: config['relay_node.inbound.mail_auth_timeout'], log }),
+    authenticate: withSpamScoring(deps, createAuthenticator({ resolver: deps.resolve, mta: hostName, deadlineMs: config['relay_node.inbound.mail_auth_timeout'], log })),
     log,
     transforms: ingestTransforms(config['relay_node.inbound.bare_newlines'], config['relay_node.inbound.max_message_size']),
     admission: deps.admission,
@@ -103,4 +105,23 @@ export async function openInbound(deps: InboundListenerDeps): Promise<{ inbound:
   const inbound = await open(deps.port, false);
   const implicit = tlsEnabled && tls && deps.tlsPort !== undefined ? await open(deps.tlsPort, true) : null;
   return { inbound, implicit };
+}
+
+/**
+ * The verdict function with rspamd's score added when
+ * `relay_node.inbound.spam.rspamd_url` is set (docs/inbound.md, Spam scoring):
+ * the projects' reject thresholds come with the domain list.
+ */
+function withSpamScoring(deps: InboundListenerDeps, authenticate: AuthenticateMessage): AuthenticateMessage {
+  const url = deps.config['relay_node.inbound.spam.rspamd_url'];
+  if (!url) return authenticate;
+  const { metrics } = deps;
+  return withSpamCheck(authenticate, {
+    check: createRspamdClient({ url, timeoutMs: deps.config['relay_node.inbound.spam.timeout'] }),
+    rejectScore: (domain) => deps.domains.spamRejectScore(domain),
+    onFailure: metrics ? (reason) => metrics.spamCheckFailures.inc({ reason }) : undefined,
+    onScored: metrics ? () => metrics.spamChecks.inc() : undefined,
+    log: deps.log,
+    url,
+  });
 }

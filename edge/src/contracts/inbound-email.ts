@@ -20,6 +20,14 @@ export const InboundAuthSchema = z.object({
   client_ip: z.string().openapi({ example: '203.0.113.9' }),
 }).openapi('InboundAuth');
 
+export const InboundSpamSchema = z.object({
+  score: z.number().openapi({ description: 'rspamd\'s score: the higher, the likelier spam', example: 2.4 }),
+  required_score: z.number().nullable().openapi({ description: 'The score at which rspamd itself (its own configuration) would reject; the project\'s thresholds are what the service acts on', example: 15 }),
+  action: z.string().openapi({ description: 'rspamd\'s action by its own thresholds: `no action`, `greylist`, `add header`, `rewrite subject`, `soft reject` or `reject`', example: 'no action' }),
+  symbols: z.array(z.string()).openapi({ description: 'The rules that matched, heaviest first (at most 200)', example: ['MIME_HTML_ONLY', 'RCVD_COUNT_ZERO'] }),
+  marked: z.boolean().openapi({ description: 'The score reached the project\'s `mark_score` (or its `reject_score`, for a message accepted because another recipient\'s project did not refuse it): `PUT /api/v1/project/inbound-spam`' }),
+}).openapi('InboundSpam', { description: 'rspamd\'s verdict, when the relay node asked one (docs/inbound.md, Spam scoring)' });
+
 export const InboundEmailSchema = z.object({
   id: z.uuid(),
   project_id: z.uuid(),
@@ -44,6 +52,7 @@ export const InboundEmailSchema = z.object({
   }),
   attachments: z.array(InboundAttachmentSchema).openapi({ description: 'Metadata only; the bytes are at `…/attachments/{idx}`' }),
   auth: InboundAuthSchema,
+  spam: InboundSpamSchema.nullable().openapi({ description: 'rspamd\'s verdict; null when the message was not scored (the node has no rspamd, or rspamd did not answer in time: such mail is stored unscored, never lost)' }),
   has_raw: z.boolean(),
   size: z.number().int(),
   status: z.enum(INBOUND_STATUSES),

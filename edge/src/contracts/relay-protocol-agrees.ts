@@ -27,7 +27,7 @@ export type RelayProtocolAgrees = [
   Holds<Same<typeof relay.ListenerSchema, typeof shared.ListenerReport>>,
   Holds<Same<typeof relay.NodeTlsSchema, typeof shared.TlsReport>>,
   Holds<Same<typeof relayNode.RelayNodeSchema, typeof shared.NodeRecord>>,
-  // The one deliberate difference: `full` is optional for the node (an older edge did not send it), always sent here.
+  // The one deliberate difference: `full` and `spam_reject` are optional for the node (an older edge did not send them), always sent here.
   Holds<Equal<z.input<typeof relay.DomainsAnswerSchema>, Required<z.input<typeof shared.DomainsAnswer>>>>,
   Holds<Equal<z.output<typeof relay.DomainsAnswerSchema>, Required<z.output<typeof shared.DomainsAnswer>>>>,
   Holds<Same<typeof relay.CertificateQuery, typeof shared.CertificateQuery>>,

@@ -105,4 +105,8 @@ export const DomainsAnswerSchema = DomainsAnswer.extend({
   domains: DomainsAnswer.shape.domains.meta({ example: ['acme.test', 'globex.test'] }),
   // Optional for the node (an older edge did not send it); this edge always does.
   full: DomainsAnswer.shape.full.unwrap().meta({ example: ['globex.test'], description: 'Among `domains`, those whose project\'s inbound storage quota is reached.' }),
+  spam_reject: DomainsAnswer.shape.spam_reject.unwrap().meta({
+    example: { 'acme.test': 10 },
+    description: 'Domain → the rspamd score at or above which its project refuses mail at DATA with `550 5.7.1` (`reject_score` of `PUT /api/v1/project/inbound-spam`); only domains whose project set one. A node without rspamd ignores it.',
+  }),
 });

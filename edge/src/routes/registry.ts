@@ -91,6 +91,8 @@ import * as updateIdentityProvider from './admin/identity-providers/update.js';
 import * as deleteIdentityProvider from './admin/identity-providers/delete.js';
 import * as getSsoPolicy from './api/project/sso-get.js';
 import * as putSsoPolicy from './api/project/sso-put.js';
+import * as getInboundSpam from './api/project/inbound-spam-get.js';
+import * as putInboundSpam from './api/project/inbound-spam-put.js';
 import * as listMembers from './api/members/list.js';
 import * as updateMember from './api/members/update.js';
 import * as removeMember from './api/members/delete.js';
@@ -159,7 +161,7 @@ export const apiRoutes: MountableRoute[] = [
   mountable(listMembers), mountable(updateMember), mountable(removeMember), mountable(leaveProject),
   mountable(listMemberGroups), mountable(createMemberGroup), mountable(updateMemberGroup), mountable(deleteMemberGroup),
   mountable(createInvitation), mountable(listInvitations), mountable(revokeInvitation),
-  mountable(getSettings), mountable(updateSettings), mountable(getSsoPolicy), mountable(putSsoPolicy),
+  mountable(getSettings), mountable(updateSettings), mountable(getSsoPolicy), mountable(putSsoPolicy), mountable(getInboundSpam), mountable(putInboundSpam),
   mountable(listIdentityProviders), mountable(createIdentityProvider), mountable(getIdentityProvider), mountable(updateIdentityProvider), mountable(deleteIdentityProvider),
 ];
 

@@ -35,6 +35,8 @@ export interface DomainCache {
    * is reached), as of the last list: RCPT is then `452 4.2.2`.
    */
   isFull(domain: string): boolean;
+  /** The spam score at or above which the project of `domain` refuses mail at DATA, as of the last list; null: none set. */
+  spamRejectScore(domain: string): number | null;
   /** Fetches the list now; concurrent callers share one request. */
   refresh(): Promise<void>;
   /** A heartbeat's `domains_version`: a change means a refresh now. */
@@ -49,6 +51,7 @@ export interface DomainCache {
 interface CacheFile {
   domains: string[];
   full?: string[];
+  spam_reject?: Record<string, number>;
   version: string;
   fetched_at: string;
 }
@@ -65,6 +68,7 @@ export function createDomainCache(options: DomainCacheOptions): DomainCache {
   const refreshIntervalMs = options.refreshIntervalMs ?? 30_000;
   let names: ReadonlySet<string> | null = null;
   let full: ReadonlySet<string> = new Set();
+  let spamReject: ReadonlyMap<string, number> = new Map();
   let version: string | null = null;
   /** When the list in memory was fetched (0: never, or read from the file). */
   let fetchedAt = 0;
@@ -77,15 +81,18 @@ export function createDomainCache(options: DomainCacheOptions): DomainCache {
   const apply = async (answer: DomainsAnswer): Promise<void> => {
     const next = new Set(answer.domains.map((d) => d.toLowerCase()));
     const nextFull = new Set((answer.full ?? []).map((d) => d.toLowerCase()));
+    const nextSpamReject = new Map(Object.entries(answer.spam_reject ?? {}).map(([d, score]) => [d.toLowerCase(), score]));
+    const spamRejectChanged = nextSpamReject.size !== spamReject.size || [...nextSpamReject].some(([d, score]) => spamReject.get(d) !== score);
     const changed = answer.version !== version || !names || next.size !== names.size || [...next].some((d) => !names!.has(d))
-      || nextFull.size !== full.size || [...nextFull].some((d) => !full.has(d));
+      || nextFull.size !== full.size || [...nextFull].some((d) => !full.has(d)) || spamRejectChanged;
     names = next;
     full = nextFull;
+    spamReject = nextSpamReject;
     version = answer.version;
     fetchedAt = now();
     failedAt = 0;
     if (!changed) return;
-    const body: CacheFile = { domains: [...next].sort(), full: [...nextFull].sort(), version: answer.version, fetched_at: new Date(fetchedAt).toISOString() };
+    const body: CacheFile = { domains: [...next].sort(), full: [...nextFull].sort(), spam_reject: Object.fromEntries([...nextSpamReject].sort()), version: answer.version, fetched_at: new Date(fetchedAt).toISOString() };
     await writePrivateFile(options.file, `${JSON.stringify(body)}\n`).catch((err: unknown) =>
       options.log.warn('domain list not saved to disk', { file: options.file, error: String(err) }));
   };
@@ -127,6 +134,9 @@ export function createDomainCache(options: DomainCacheOptions): DomainCache {
     isFull(domain) {
       return full.has(domain);
     },
+    spamRejectScore(domain) {
+      return spamReject.get(domain) ?? null;
+    },
     refresh,
     noteVersion(v) {
       if (v !== version) background('heartbeat says the domain list changed');
@@ -137,6 +147,7 @@ export function createDomainCache(options: DomainCacheOptions): DomainCache {
         if (Array.isArray(saved.domains)) {
           names = new Set(saved.domains);
           full = new Set(Array.isArray(saved.full) ? saved.full : []);
+          spamReject = new Map(Object.entries(saved.spam_reject && typeof saved.spam_reject === 'object' ? saved.spam_reject : {}).filter(([, n]) => typeof n === 'number'));
           version = saved.version ?? null;
           // fetchedAt stays 0: a saved list answers known domains, but a miss asks the edge.
         }

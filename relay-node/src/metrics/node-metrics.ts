@@ -99,6 +99,12 @@ export function createNodeMetrics(sources: MetricsSources) {
       labelNames: ['outcome'] as const, buckets: LATENCY_BUCKETS, registers,
     }),
     forwardedMessages: new Counter({ name: 'edgemail_relay_forwarded_messages_total', help: 'Inbound messages carried by forwarding requests the edge answered (each acknowledged, or refused for good and moved to dead/).', registers }),
+    // docs/inbound.md, "Spam scoring": rspamd asked per message when `relay_node.inbound.spam.rspamd_url` is set.
+    spamChecks: new Counter({ name: 'edgemail_relay_spam_checks_total', help: 'Inbound messages rspamd scored.', registers }),
+    spamCheckFailures: new Counter({
+      name: 'edgemail_relay_spam_check_failures_total', help: 'Inbound messages stored unscored because rspamd gave no verdict, per reason (timeout, unreachable, error).',
+      labelNames: ['reason'] as const, registers,
+    }),
     forwardRetries: new Counter({ name: 'edgemail_relay_forward_retries_total', help: 'Forwarding requests that failed and will be tried again (edge unreachable, busy or erring).', registers }),
     edgeRequests: new Counter({
       name: 'edgemail_relay_edge_requests_total', help: 'Requests to the edge per outcome: answered (any status below 500), error (5xx), unreachable (no answer).',

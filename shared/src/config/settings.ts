@@ -58,7 +58,9 @@ const listener = <N extends string>(name: N, ratePerMinute: number): ListenerSet
 
 type MxSettings<N extends string> =
   & Record<`${N}.max_message_size` | `${N}.max_header_size` | `${N}.mail_auth_timeout`, Setting<number>>
-  & Record<`${N}.bare_newlines`, Setting<'normalize' | 'reject'>>;
+  & Record<`${N}.bare_newlines`, Setting<'normalize' | 'reject'>>
+  & Record<`${N}.spam.rspamd_url`, Setting<string>>
+  & Record<`${N}.spam.timeout`, Setting<number>>;
 
 /** What an MX-facing listener accepts as message data, under its own prefix. */
 const mx = <N extends string>(name: N): MxSettings<N> => ({
@@ -66,6 +68,9 @@ const mx = <N extends string>(name: N): MxSettings<N> => ({
   [`${name}.max_header_size`]: integer(262_144, `Largest message header block (bytes) the ${name} listener accepts; larger is refused with 552 5.3.4.`, z.number().int().min(1024)),
   [`${name}.mail_auth_timeout`]: duration(10_000, `Longest the ${name} listener spends on SPF, DKIM and DMARC checks of one message (off the event loop); past it the message is stored with \`temperror\` verdicts, never dropped.`),
   [`${name}.bare_newlines`]: string('normalize', `A bare CR or LF in message data on the ${name} listener: \`normalize\` rewrites it to CRLF, \`reject\` refuses the message with 554 5.5.0.`, { schema: z.enum(['normalize', 'reject']) }) as Setting<'normalize' | 'reject'>,
+  // docs/inbound.md, "Spam scoring": rspamd scores each message as it arrives; projects set the thresholds.
+  [`${name}.spam.rspamd_url`]: string('', `rspamd's normal worker (\`http://127.0.0.1:11333\`) the ${name} listener asks for each message's spam score (\`POST /checkv2\`, the message streamed as it arrives, with the SMTP envelope). Empty: no spam scoring. rspamd unreachable or too slow never costs a message: it is stored unscored.`, { schema: httpUrl }),
+  [`${name}.spam.timeout`]: duration(5_000, `Longest rspamd may take to score a message on the ${name} listener, from its last byte (and longest it may leave the data unread); past it the message is stored unscored (\`spam: null\`) and the failure counted.`),
 }) as MxSettings<N>;
 
 export const settings = {

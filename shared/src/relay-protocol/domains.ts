@@ -6,6 +6,11 @@ export const DomainsAnswer = z.object({
   domains: z.array(z.string()),
   /** Among them, those whose project's inbound storage quota is reached. The edge always sends it; an older edge did not. */
   full: z.array(z.string()).optional(),
+  /**
+   * Domain → the spam score (rspamd's) at or above which its project refuses
+   * mail at DATA with 550 5.7.1; only domains whose project set one. An older edge did not send it.
+   */
+  spam_reject: z.record(z.string(), z.number().finite()).optional(),
   /** Changes whenever either list changes. */
   version: z.string(),
 });

@@ -22,6 +22,9 @@ const text = (max?: number) => {
 };
 const optionalText = (max?: number) => text(max).nullable().optional().transform((s) => s ?? '');
 
+/** Symbols of one verdict the edge keeps (rspamd matches a few dozen at most). */
+export const INBOUND_SPAM_MAX_SYMBOLS = 200;
+
 const RECIPIENT = /^[^\s@]+@[^\s@]+$/;
 const MAX_ADDRESS_CHARS = 320;
 
@@ -41,6 +44,20 @@ export const InboundAuth = z.object({
   client_ip: text(64),
 });
 export type InboundAuth = z.input<typeof InboundAuth> & { spf: AuthVerdict; dkim: AuthVerdict; dmarc: AuthVerdict };
+
+/**
+ * rspamd's verdict on the message (docs/inbound.md, Spam scoring), when the
+ * node asked one: its score, the score rspamd itself rejects at, its action
+ * (`no action`, `add header`, `rewrite subject`, `greylist`, `soft reject`,
+ * `reject`) and the names of the symbols that matched. Null: not scored.
+ */
+export const InboundSpam = z.object({
+  score: z.number().finite(),
+  required_score: z.number().finite().nullable().optional().transform((n) => n ?? null),
+  action: text(32),
+  symbols: z.array(text(128)).max(INBOUND_SPAM_MAX_SYMBOLS),
+});
+export type InboundSpam = z.output<typeof InboundSpam>;
 
 /** One attachment's label; its bytes follow in the body. */
 export const ParsedAttachmentMeta = z.object({
@@ -94,6 +111,10 @@ export const InboundMeta = z.object({
   dmarc_policy: text(32).nullable().optional(),
   /** The node answered 550 5.7.1 (DMARC failure on a p=reject domain). */
   smtp_rejected: z.boolean().default(false),
+  /** rspamd's verdict; null (or absent, from an older node) when the message was not scored. */
+  spam: InboundSpam.nullable().default(null),
+  /** The node answered 550 5.7.1 because the score reached the reject threshold of every recipient's project. */
+  spam_rejected: z.boolean().default(false),
   parsed: ParsedMeta,
 });
 export type InboundMeta = z.input<typeof InboundMeta> & {
@@ -101,6 +122,8 @@ export type InboundMeta = z.input<typeof InboundMeta> & {
   auth: InboundAuth;
   dmarc_policy: DmarcPolicy | null;
   smtp_rejected: boolean;
+  spam?: InboundSpam | null;
+  spam_rejected?: boolean;
   parsed: ParsedMeta;
 };
 

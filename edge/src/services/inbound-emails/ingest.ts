@@ -15,6 +15,7 @@ import { attachmentKey, rawKey } from './storage-keys.js';
 import { inboundReceivedData } from './event-data.js';
 import { presentInboundEmail } from './present.js';
 import { stripReply } from './reply/strip.js';
+import { spamOfRecord, spamRejectedReason } from './spam.js';
 import { ingestBounceForward, isBounceForward } from '../delivery/bounces/ingest-report.js';
 import type { BounceSettings } from '../delivery/bounces/ingest-report.js';
 
@@ -45,6 +46,7 @@ export interface CommittedEvent { projectId: string; outboxId: number }
 export function decideStatus(meta: InboundMeta, senderSuppressed: boolean, unstored: string | null = null): { status: Status; reason: string | null } {
   if (senderSuppressed) return { status: 'rejected', reason: 'sender suppressed' };
   if (meta.smtp_rejected) return { status: 'rejected', reason: 'dmarc policy reject' };
+  if (meta.spam_rejected) return { status: 'rejected', reason: spamRejectedReason(meta) };
   if (!meta.parsed.ok) return { status: 'failed', reason: meta.parsed.error || 'message could not be parsed' };
   if (unstored) return { status: 'failed', reason: unstored };
   return { status: 'received', reason: null };
@@ -122,7 +124,7 @@ export function recordAndEventData(plan: Planned, message: Pick<ForwardedMessage
     messageId: meta.parsed.message_id, sender: meta.mail_from, recipients: share.recipients,
     subject: meta.parsed.subject, textBody: meta.parsed.text, htmlBody: meta.parsed.html,
     strippedText: stripped.stripped_text, strippedSignature: stripped.stripped_signature, headers: { ...meta.parsed.headers, ...meta.parsed.repeated_headers },
-    attachments, auth: meta.auth, rawKey: rawKey(share.projectId, meta.spool_id), size: meta.size,
+    attachments, auth: meta.auth, spam: spamOfRecord(meta, share.spam), rawKey: rawKey(share.projectId, meta.spool_id), size: meta.size,
     status, statusReason: reason, receivedAt: new Date(meta.received_at), createdAt: new Date(),
   };
   // Metadata only, built as the retry route builds it from the stored record,

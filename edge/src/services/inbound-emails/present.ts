@@ -12,7 +12,7 @@ export const inboundColumns = {
   messageId: inboundEmails.messageId, sender: inboundEmails.sender, recipients: inboundEmails.recipients,
   subject: inboundEmails.subject, textBody: inboundEmails.textBody, htmlBody: inboundEmails.htmlBody,
   strippedText: inboundEmails.strippedText, strippedSignature: inboundEmails.strippedSignature,
-  headers: inboundEmails.headers, attachments: inboundEmails.attachments, auth: inboundEmails.auth,
+  headers: inboundEmails.headers, attachments: inboundEmails.attachments, auth: inboundEmails.auth, spam: inboundEmails.spam,
   rawKey: inboundEmails.rawKey, size: inboundEmails.size, status: inboundEmails.status,
   statusReason: inboundEmails.statusReason, receivedAt: inboundEmails.receivedAt, createdAt: inboundEmails.createdAt,
   receivedMicros: sql<number>`(extract(microseconds from ${inboundEmails.receivedAt})::int % 1000)`.mapWith(Number),
@@ -31,7 +31,7 @@ export function presentInboundEmail(row: InboundRow): InboundEmailRecord {
     // Stored "" when the message had none (the column is NOT NULL); an absent identifier reads as null.
     message_id: row.messageId === '' ? null : row.messageId,
     sender: row.sender, recipients: row.recipients, subject: row.subject, text_body: row.textBody,
-    html_body: row.htmlBody, stripped_text: row.strippedText, stripped_signature: row.strippedSignature, headers: row.headers, attachments: row.attachments, auth: row.auth,
+    html_body: row.htmlBody, stripped_text: row.strippedText, stripped_signature: row.strippedSignature, headers: row.headers, attachments: row.attachments, auth: row.auth, spam: row.spam,
     has_raw: row.rawKey !== null, size: row.size, status: row.status, status_reason: row.statusReason,
     received_at: cursorTimestamp(row.receivedAt, row.receivedMicros), created_at: row.createdAt.toISOString(),
   };

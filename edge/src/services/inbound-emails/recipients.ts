@@ -3,10 +3,11 @@
 // never receives mail), with what ingest needs to know per project in the
 // same round trip (is the sender suppressed there, was this spool id stored).
 import { and, eq, inArray, sql, type SQLWrapper } from 'drizzle-orm';
-import { domains, inboundEmails, suppressions } from '@edgemail/schema';
+import { domains, inboundEmails, projects, suppressions } from '@edgemail/schema';
 import { addressDomain } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { servedBy, type NodeScope } from '../relay-nodes/domains.js';
+import type { SpamThresholds } from './spam.js';
 
 export interface ProjectShare {
   projectId: string;
@@ -17,6 +18,8 @@ export interface ProjectShare {
   senderSuppressed: boolean;
   /** The record already stored for this spool id, if any. */
   stored: { id: string; status: 'received' | 'rejected' | 'failed' } | null;
+  /** The project's thresholds on rspamd's score (docs/inbound.md, Spam scoring). */
+  spam: SpamThresholds;
 }
 
 /**
@@ -29,10 +32,17 @@ export const senderSuppressedSql = (projectId: SQLWrapper, sender: SQLWrapper | 
   and ${suppressions.stream} = ''
   and (${suppressions.expiresAt} is null or ${suppressions.expiresAt} > now()))`;
 
+/** The project's spam thresholds, as ShareRow's columns (a scalar subquery: one row per project). */
+export const spamThresholdColumns = {
+  spamRejectScore: sql<number | null>`(select ${projects.inboundSpamRejectScore} from ${projects} where ${projects.id} = ${domains.projectId})`.as('spamRejectScore'),
+  spamMarkScore: sql<number | null>`(select ${projects.inboundSpamMarkScore} from ${projects} where ${projects.id} = ${domains.projectId})`.as('spamMarkScore'),
+};
+
 /** A row of the domains a message's recipients are in, with what ingest needs per project. */
 export type ShareRow = {
   domainId: string; projectId: string; name: string; suppressed: boolean;
   storedId: string | null; storedStatus: NonNullable<ProjectShare['stored']>['status'] | null;
+  spamRejectScore?: number | null; spamMarkScore?: number | null;
 };
 
 /** One share per project, its recipients in envelope order, from the rows of the recipients' domains. */
@@ -48,6 +58,7 @@ export function sharesFromRows(rows: ShareRow[], sender: string, rcptTo: string[
         projectId: row.projectId, domainId: row.domainId, recipients: [],
         senderSuppressed: sender !== '' && row.suppressed,
         stored: row.storedId ? { id: row.storedId, status: row.storedStatus! } : null,
+        spam: { reject: row.spamRejectScore ?? null, mark: row.spamMarkScore ?? null },
       };
       shares.set(row.projectId, share);
     }
@@ -66,6 +77,7 @@ export async function projectShares(db: Db, spoolId: string, sender: string, rcp
       domainId: domains.id, projectId: domains.projectId, name: domains.name,
       suppressed: senderSuppressedSql(domains.projectId, sender.toLowerCase()),
       storedId: inboundEmails.id, storedStatus: inboundEmails.status,
+      ...spamThresholdColumns,
     })
     .from(domains)
     .leftJoin(inboundEmails, and(eq(inboundEmails.projectId, domains.projectId), eq(inboundEmails.spoolId, spoolId)))

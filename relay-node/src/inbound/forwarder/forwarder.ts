@@ -217,6 +217,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       auth: m.auth,
       dmarc_policy: m.dmarc_policy,
       smtp_rejected: m.smtp_rejected,
+      spam: m.spam ?? null,
+      spam_rejected: m.spam_rejected ?? false,
       parsed,
     };
     if (!parsed.ok) log.warn('inbound message could not be parsed; forwarding its raw bytes only', { id, error: parsed.error });
@@ -278,6 +280,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       };
       if (!answer.inbound_emails.length && !answer.duplicate) log.warn('forwarded, but no project owns any recipient any more', fields);
       else if (meta.smtp_rejected) log.info('inbound message refused by DMARC policy (550 5.7.1); record kept', fields);
+      else if (meta.spam_rejected) log.info('inbound message refused as spam (550 5.7.1); record kept', { ...fields, spam: meta.spam });
       else log.info('inbound message forwarded', fields);
     } catch (err) {
       if (stopped) return; // aborted by stop(): the message stays spooled for the next start

@@ -52,6 +52,8 @@ async function receive(deps: OnDataDeps, stream: Readable & { sizeExceeded?: boo
     ip: session.remoteAddress,
     helo: session.hostNameAppearsAs || '',
     sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+    rcptTo: session.envelope.rcptTo.map((r) => r.address),
+    queueId: session.id,
   }).catch((err: unknown) => temporaryFailure(session.remoteAddress, deps.name, String(err)));
   const envelope = envelopeOf(session, settleWith(verifying, toVerify));
   const stored = settleWith(deps.store(toStore, envelope), toStore).then(() => null, (err: unknown) => err as Error);
@@ -83,6 +85,11 @@ async function receive(deps: OnDataDeps, stream: Readable & { sizeExceeded?: boo
     // Debug: the forwarder's one line names the refusal with the record's id.
     deps.log.debug?.('inbound message refused by DMARC policy (record kept)', { ...fields, auth: verdicts.auth });
     throw smtpReply(550, '5.7.1 Message refused: it fails DMARC and the sender domain publishes p=reject');
+  }
+  if (verdicts.spamReject) {
+    // Stored first, as for DMARC: the record is kept (status rejected) and the forwarder logs it.
+    deps.log.debug?.('inbound message refused by spam score (record kept)', { ...fields, spam: verdicts.spam });
+    throw smtpReply(550, `5.7.1 Message refused as spam: its spam score (${verdicts.spam?.score}) reaches the limit set for its recipients`);
   }
   // Debug: a receipt is one info line, the forwarder's, once the record exists.
   deps.log.debug?.('inbound message accepted', { ...fields, auth: verdicts.auth });

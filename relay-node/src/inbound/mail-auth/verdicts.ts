@@ -2,7 +2,7 @@
 // object plus what the listener needs to enforce a DMARC reject policy.
 // docs/inbound.md lists every string and when it is given.
 import type { Readable } from 'node:stream';
-import { AUTH_VERDICTS, DMARC_POLICIES, type AuthVerdict, type DmarcPolicy, type InboundAuth } from '@edgemail/shared';
+import { AUTH_VERDICTS, DMARC_POLICIES, type AuthVerdict, type DmarcPolicy, type InboundAuth, type InboundSpam } from '@edgemail/shared';
 
 // The words, and the inbound record's `auth` field as the spec names it, are the
 // shared contract's (shared/src/relay-protocol/mail-auth.ts, inbound-meta.ts).
@@ -26,6 +26,13 @@ export interface IngestAuthentication {
    * fields naming this node, CRLF-terminated, for the stored copy.
    */
   headers: string;
+  /**
+   * rspamd's verdict, when the node asks one (inbound/spam/): null when the
+   * check failed or timed out (the message is stored unscored); absent when off.
+   */
+  spam?: InboundSpam | null;
+  /** The score reached the reject threshold of every recipient's project: the listener answers 550 5.7.1. */
+  spamReject?: boolean;
 }
 
 /** What the verifier knows of the SMTP transaction besides the message. */
@@ -36,6 +43,10 @@ export interface AuthContext {
   helo: string;
   /** The MAIL FROM address; empty for the null sender. */
   sender: string;
+  /** The RCPT TO addresses (for the spam check's envelope and the projects' thresholds). */
+  rcptTo?: string[];
+  /** The transaction's id in the node's log (smtp-server's session id). */
+  queueId?: string;
 }
 
 /**

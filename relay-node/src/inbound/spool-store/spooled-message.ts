@@ -1,6 +1,7 @@
 // What the spool keeps beside each message's bytes: everything the forwarder
 // needs to build the edge's `meta` later, even after a restart.
 import { isIPv6 } from 'node:net';
+import type { InboundSpam } from '@edgemail/shared';
 import type { DmarcPolicy, IngestAuthentication, InboundAuth } from '../mail-auth/verdicts.js';
 import { asciiRecipient } from '../listener/on-rcpt-to.js';
 import type { InboundEnvelope } from '../listener/types.js';
@@ -25,6 +26,10 @@ export interface SpooledMeta {
   dmarc_policy: DmarcPolicy | null;
   /** The client was answered 550 5.7.1 (DMARC failure on a p=reject domain); the record is kept. */
   smtp_rejected: boolean;
+  /** rspamd's verdict (null: not scored); absent in files of nodes older than spam scoring. */
+  spam?: InboundSpam | null;
+  /** The client was answered 550 5.7.1 for the spam score (every recipient's project refuses it); the record is kept. */
+  spam_rejected?: boolean;
   /**
    * `Received:`, `Received-SPF:` and `Authentication-Results:` header fields
    * (CRLF-terminated) that go in front of the stored bytes when forwarded,
@@ -57,6 +62,8 @@ export function spooledMeta(envelope: InboundEnvelope, verdicts: IngestAuthentic
     auth: verdicts.auth,
     dmarc_policy: verdicts.dmarcPolicy,
     smtp_rejected: verdicts.dmarcReject,
+    spam: verdicts.spam ?? null,
+    spam_rejected: verdicts.spamReject ?? false,
     trace_headers: receivedHeader({ ...envelope, rcptTo }, hostName) + verdicts.headers,
   };
 }
