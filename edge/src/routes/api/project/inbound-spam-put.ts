@@ -10,7 +10,7 @@ export const route = defineRoute({
   auditType: 'project.inbound_spam_update',
   summary: 'Set the project\'s inbound spam thresholds',
   description: [
-    'Sets both thresholds on rspamd\'s score (docs/inbound.md, "Spam scoring"); null turns one off. `reject_score`: relay nodes answer mail at or above it `550 5.7.1` after DATA; the message is stored first, so its record is kept with status `rejected` (as for a DMARC `p=reject` failure). Nodes learn it with their domain list, within seconds (the heartbeat tells them it changed).',
+    'Sets both thresholds on rspamd\'s score (docs/inbound.md, "Spam scoring"); null turns one off. `reject_score`: relay nodes answer mail at or above it `550 5.7.1` after DATA; the message is stored first, so its record is kept with status `rejected` (as for a DMARC `p=reject` failure). Nodes learn it with their domain list, within about 30 s (their next heartbeat sees the list changed).',
     '`mark_score`: a record at or above it carries `spam.marked: true`, in the API and in `inbound.received`; it must not be above `reject_score` (400 naming `mark_score`). Mail already stored keeps its mark. Without rspamd on the node, mail is unscored (`spam: null`) and neither applies.',
   ].join('\n\n'),
   tags: ['Project'],

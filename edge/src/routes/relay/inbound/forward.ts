@@ -28,7 +28,7 @@ export const route = defineRelayRoute({
           schema: {
             type: 'string',
             format: 'binary',
-            description: 'meta JSON (spool_id, received_at, client_ip, helo, mail_from, rcpt_to, size, auth, dmarc_policy, smtp_rejected, parsed: docs/relay-protocol.md), then the raw message as spooled, then each attachment\'s bytes in meta.parsed.attachments order, back to back',
+            description: 'meta JSON (spool_id, received_at, client_ip, helo, mail_from, rcpt_to, size, auth, dmarc_policy, smtp_rejected, spam, spam_rejected, parsed: docs/relay-protocol.md), then the raw message as spooled, then each attachment\'s bytes in meta.parsed.attachments order, back to back',
           },
         },
       },
