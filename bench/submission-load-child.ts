@@ -1,6 +1,7 @@
 // `bench submission`'s load client, in a process of its own: `clients`
 // sessions, each opened once (STARTTLS, then AUTH PLAIN when a password is
-// given) and reused for message after message, as a smarthost client or an
+// given) and reused for message after message (or, with `perConnection`, a
+// new session every so many messages), as a smarthost client or an
 // application's mail library keeps its connection. nodemailer's SMTP client
 // (the relay node's dependency). Per message: the time from sending it to the
 // 250 (or refusal).
@@ -17,6 +18,8 @@ export interface SubmissionLoadOptions {
   to: string;
   /** AUTH PLAIN with this password (username `apikey`); none: no AUTH (Postfix trusts mynetworks). */
   password?: string;
+  /** Messages per connection before it is closed and a new one opened (STARTTLS and AUTH again); 0 or absent: one connection for all. */
+  perConnection?: number;
 }
 
 export interface SubmissionLoadResult {
@@ -71,8 +74,15 @@ export async function submissionLoad(o: SubmissionLoadOptions): Promise<Submissi
       smtp.close();
       return 'done';
     }
+    let sentHere = 0;
     try {
       while (claim()) {
+        // One message per connection (or `perConnection`): the next goes over a new session, as an application that connects per mail.
+        if (o.perConnection && sentHere >= o.perConnection) {
+          claimed--;
+          return 'again';
+        }
+        sentHere++;
         const bytes = Buffer.concat([Buffer.from(template.header(claimed)), template.body, Buffer.from('\r\n')]);
         const sent = performance.now();
         try {
