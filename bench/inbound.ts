@@ -22,7 +22,8 @@ import { startNodeIngest } from './support/smtp-node-ingest.js';
 import { descendantsCpuMs } from './support/process-cpu.js';
 import { benchDkimKey, type BenchDkimKey } from './support/dkim-signature.js';
 import { startHaraka } from './support/haraka.js';
-import { HARAKA, printPeers, type PeerRow } from './support/haraka-report.js';
+import { HARAKA, NODE_PROCESS, printPeers, type PeerRow } from './support/haraka-report.js';
+import { startNodeIngestProcess } from './support/haraka-node-ingest.js';
 import { brief, DISCARD, EDGEMAIL, f0, GOAL_ACCEPTED, GOAL_P99_MS, GOAL_RATIO, GOAL_STORED, INGEST, MAILDIR, printEndToEnd, printGoal, printGreeting, printTable, SINK, type EndToEnd, type Row } from './support/smtp-report.js';
 
 // ---------------------------------------------------------------- options
@@ -87,6 +88,8 @@ interface Peer {
 }
 const PEERS: Peer[] = [
   { name: HARAKA, start: (o) => startHaraka(o) },
+  // The node's own accept-and-spool path in a process of its own: its CPU beside Haraka's, nothing forwarding.
+  { name: NODE_PROCESS, start: (o) => startNodeIngestProcess(o) },
 ];
 
 // ---------------------------------------------------------------- targets
@@ -320,7 +323,7 @@ export async function runInboundBench(argv: string[]): Promise<void> {
   console.log('');
   const verdicts = printGoal(rows, CLIENTS, PATTERNS.map((p) => p.name));
   const endToEnd = printEndToEnd(rows, CLIENTS, PATTERNS.map((p) => p.name));
-  const peers = printPeers(rows, CLIENTS, PATTERNS.map((p) => p.name), PEERS.map((p) => p.name));
+  const peers = printPeers(rows, CLIENTS, PATTERNS.map((p) => p.name), [HARAKA]);
   printGreeting(rows, GREETING_DELAYS_MS);
   if (edgemail && !edgemail.unavailable) {
     const d = edgemail.finalDrain;
