@@ -775,6 +775,28 @@ func (s *ProjectService) SetSSO(ctx context.Context, body *UpdateSSOPolicy, opts
 	return out, nil
 }
 
+// GetInboundSpam: Read the project's inbound spam thresholds
+//
+// GET /api/v1/project/inbound-spam (project_getInboundSpam).
+func (s *ProjectService) GetInboundSpam(ctx context.Context, opts ...*RequestOptions) (*InboundSpamSettings, error) {
+	out := new(InboundSpamSettings)
+	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/project/inbound-spam", opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SetInboundSpam: Set the project's inbound spam thresholds
+//
+// PUT /api/v1/project/inbound-spam (project_setInboundSpam).
+func (s *ProjectService) SetInboundSpam(ctx context.Context, body *PutInboundSpamSettings, opts ...*RequestOptions) (*InboundSpamSettings, error) {
+	out := new(InboundSpamSettings)
+	if err := s.t.doJSON(ctx, &request{method: "PUT", path: "/api/v1/project/inbound-spam", body: body, opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RelayNodesService holds the Relay nodes operations (relayNodes).
 type RelayNodesService struct {
 	t *transport

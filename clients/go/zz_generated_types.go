@@ -579,6 +579,24 @@ type InboundAuth struct {
 	ClientIP string `json:"client_ip"`
 }
 
+// InboundSpam: rspamd's verdict; null when the message was not scored (the node has no rspamd, or rspamd did not answer in time: such mail is stored unscored, never lost)
+type InboundSpam struct {
+	// rspamd's score: the higher, the likelier spam
+	Score float64 `json:"score"`
+
+	// The score at which rspamd itself (its own configuration) would reject; the project's thresholds are what the service acts on
+	RequiredScore *float64 `json:"required_score"`
+
+	// rspamd's action by its own thresholds: `no action`, `greylist`, `add header`, `rewrite subject`, `soft reject` or `reject`
+	Action string `json:"action"`
+
+	// The rules that matched, heaviest first (at most 200)
+	Symbols []string `json:"symbols"`
+
+	// The score reached the project's `mark_score` (or its `reject_score`, for a message accepted because another recipient's project did not refuse it): `PUT /api/v1/project/inbound-spam`
+	Marked bool `json:"marked"`
+}
+
 // InboundEmail is one of the API's objects.
 type InboundEmail struct {
 	ID string `json:"id"`
@@ -614,6 +632,9 @@ type InboundEmail struct {
 	Attachments []InboundAttachment `json:"attachments"`
 
 	Auth InboundAuth `json:"auth"`
+
+	// rspamd's verdict; null when the message was not scored (the node has no rspamd, or rspamd did not answer in time: such mail is stored unscored, never lost)
+	Spam *InboundSpam `json:"spam"`
 
 	HasRaw bool `json:"has_raw"`
 
@@ -1809,6 +1830,24 @@ type UpdateSSOPolicy struct {
 
 	// The identity providers the policy accepts: existing, enabled ones (400 naming `provider_ids` otherwise), each once. Omitted: the stored list, or, when the request turns single sign-on on, the provider of the requesting session. When required, it must hold the provider of the requesting session (409 otherwise: the owner would lock themselves out).
 	ProviderIDs []string `json:"provider_ids,omitempty"`
+}
+
+// InboundSpamSettings is one of the API's objects.
+type InboundSpamSettings struct {
+	// rspamd score at or above which mail for the project is refused at DATA with `550 5.7.1` (its record is kept, status `rejected`); null: never refused for its score. A message for several projects is refused only when it reaches every one's `reject_score`.
+	RejectScore *float64 `json:"reject_score"`
+
+	// rspamd score at or above which the record and `inbound.received` carry `spam.marked: true`; null: only `reject_score` marks. At most `reject_score`.
+	MarkScore *float64 `json:"mark_score"`
+}
+
+// PutInboundSpamSettings is one of the API's objects.
+type PutInboundSpamSettings struct {
+	// rspamd score at or above which mail for the project is refused at DATA with `550 5.7.1` (its record is kept, status `rejected`); null: never refused for its score. A message for several projects is refused only when it reaches every one's `reject_score`.
+	RejectScore *float64 `json:"reject_score"`
+
+	// rspamd score at or above which the record and `inbound.received` carry `spam.marked: true`; null: only `reject_score` marks. At most `reject_score`.
+	MarkScore *float64 `json:"mark_score"`
 }
 
 // IdentityProvider: The client secret is never shown.

@@ -433,6 +433,20 @@ class Project:
         """
         return self._transport.json("PUT", "/api/v1/project/sso", body=body, options=options)
 
+    def get_inbound_spam(self, **options: Unpack[RequestOptions]) -> types.GetProjectInboundSpamResponse:
+        """Read the project's inbound spam thresholds
+
+        `GET /api/v1/project/inbound-spam` (project_getInboundSpam).
+        """
+        return self._transport.json("GET", "/api/v1/project/inbound-spam", options=options)
+
+    def set_inbound_spam(self, body: types.PutProjectInboundSpamBody, **options: Unpack[RequestOptions]) -> types.PutProjectInboundSpamResponse:
+        """Set the project's inbound spam thresholds
+
+        `PUT /api/v1/project/inbound-spam` (project_setInboundSpam).
+        """
+        return self._transport.json("PUT", "/api/v1/project/inbound-spam", body=body, options=options)
+
 
 class RelayNodes:
     """Relay nodes: `Client.relay_nodes`."""

@@ -442,6 +442,7 @@ class InboundEmail(TypedDict, total=False):
     # Metadata only; the bytes are at `…/attachments/{idx}`
     attachments: Required[list[InboundAttachment]]
     auth: Required[InboundAuth]
+    spam: Required[InboundSpam | None]
     has_raw: Required[bool]
     size: Required[int]
     status: Required[Literal["received", "rejected", "failed"]]
@@ -465,6 +466,20 @@ class InboundAuth(TypedDict, total=False):
     # The field to act on: DMARC identifier alignment holds
     aligned: Required[bool]
     client_ip: Required[str]
+
+
+class InboundSpam(TypedDict, total=False):
+    """rspamd's verdict; null when the message was not scored (the node has no rspamd, or rspamd did not answer in time: such mail is stored unscored, never lost)"""
+    # rspamd's score: the higher, the likelier spam
+    score: Required[float]
+    # The score at which rspamd itself (its own configuration) would reject; the project's thresholds are what the service acts on
+    required_score: Required[float | None]
+    # rspamd's action by its own thresholds: `no action`, `greylist`, `add header`, `rewrite subject`, `soft reject` or `reject`
+    action: Required[str]
+    # The rules that matched, heaviest first (at most 200)
+    symbols: Required[list[str]]
+    # The score reached the project's `mark_score` (or its `reject_score`, for a message accepted because another recipient's project did not refuse it): `PUT /api/v1/project/inbound-spam`
+    marked: Required[bool]
 
 
 class WebhookDelivery(TypedDict, total=False):
@@ -1267,6 +1282,20 @@ class UpdateSsoPolicy(TypedDict, total=False):
     provider_ids: NotRequired[list[str]]
 
 
+class InboundSpamSettings(TypedDict, total=False):
+    # rspamd score at or above which mail for the project is refused at DATA with `550 5.7.1` (its record is kept, status `rejected`); null: never refused for its score. A message for several projects is refused only when it reaches every one's `reject_score`.
+    reject_score: Required[float | None]
+    # rspamd score at or above which the record and `inbound.received` carry `spam.marked: true`; null: only `reject_score` marks. At most `reject_score`.
+    mark_score: Required[float | None]
+
+
+class PutInboundSpamSettings(TypedDict, total=False):
+    # rspamd score at or above which mail for the project is refused at DATA with `550 5.7.1` (its record is kept, status `rejected`); null: never refused for its score. A message for several projects is refused only when it reaches every one's `reject_score`.
+    reject_score: Required[float | None]
+    # rspamd score at or above which the record and `inbound.received` carry `spam.marked: true`; null: only `reject_score` marks. At most `reject_score`.
+    mark_score: Required[float | None]
+
+
 class IdentityProvider(TypedDict, total=False):
     """The client secret is never shown."""
     id: Required[str]
@@ -1503,6 +1532,15 @@ PutProjectSsoBody: TypeAlias = "UpdateSsoPolicy"
 
 
 PutProjectSsoResponse: TypeAlias = "SsoPolicy"
+
+
+GetProjectInboundSpamResponse: TypeAlias = "InboundSpamSettings"
+
+
+PutProjectInboundSpamBody: TypeAlias = "PutInboundSpamSettings"
+
+
+PutProjectInboundSpamResponse: TypeAlias = "InboundSpamSettings"
 
 
 class GetRelayNodesResponse(TypedDict, total=False):

@@ -440,6 +440,22 @@ export class Project {
   setSso(body: types.PutProjectSsoBody, options?: RequestOptions): Promise<types.PutProjectSsoResponse> {
     return this.transport.json({ method: 'PUT', path: `/api/v1/project/sso`, body, options });
   }
+
+  /**
+   * Read the project's inbound spam thresholds
+   * `GET /api/v1/project/inbound-spam` (project_getInboundSpam).
+   */
+  getInboundSpam(options?: RequestOptions): Promise<types.GetProjectInboundSpamResponse> {
+    return this.transport.json({ method: 'GET', path: `/api/v1/project/inbound-spam`, options });
+  }
+
+  /**
+   * Set the project's inbound spam thresholds
+   * `PUT /api/v1/project/inbound-spam` (project_setInboundSpam).
+   */
+  setInboundSpam(body: types.PutProjectInboundSpamBody, options?: RequestOptions): Promise<types.PutProjectInboundSpamResponse> {
+    return this.transport.json({ method: 'PUT', path: `/api/v1/project/inbound-spam`, body, options });
+  }
 }
 
 /** Relay nodes: `Edgemail.relayNodes`. */

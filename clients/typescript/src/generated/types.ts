@@ -397,6 +397,7 @@ export type InboundEmail = {
   /** Metadata only; the bytes are at `…/attachments/{idx}` */
   attachments: InboundAttachment[];
   auth: InboundAuth;
+  spam: InboundSpam;
   has_raw: boolean;
   size: number;
   status: "received" | "rejected" | "failed";
@@ -421,6 +422,20 @@ export type InboundAuth = {
   aligned: boolean;
   client_ip: string;
 };
+
+/** rspamd's verdict; null when the message was not scored (the node has no rspamd, or rspamd did not answer in time: such mail is stored unscored, never lost) */
+export type InboundSpam = {
+  /** rspamd's score: the higher, the likelier spam */
+  score: number;
+  /** The score at which rspamd itself (its own configuration) would reject; the project's thresholds are what the service acts on */
+  required_score: number | null;
+  /** rspamd's action by its own thresholds: `no action`, `greylist`, `add header`, `rewrite subject`, `soft reject` or `reject` */
+  action: string;
+  /** The rules that matched, heaviest first (at most 200) */
+  symbols: string[];
+  /** The score reached the project's `mark_score` (or its `reject_score`, for a message accepted because another recipient's project did not refuse it): `PUT /api/v1/project/inbound-spam` */
+  marked: boolean;
+} | null;
 
 export type WebhookDelivery = {
   id: string;
@@ -1212,6 +1227,20 @@ export type UpdateSsoPolicy = {
   provider_ids?: string[];
 };
 
+export type InboundSpamSettings = {
+  /** rspamd score at or above which mail for the project is refused at DATA with `550 5.7.1` (its record is kept, status `rejected`); null: never refused for its score. A message for several projects is refused only when it reaches every one's `reject_score`. */
+  reject_score: number | null;
+  /** rspamd score at or above which the record and `inbound.received` carry `spam.marked: true`; null: only `reject_score` marks. At most `reject_score`. */
+  mark_score: number | null;
+};
+
+export type PutInboundSpamSettings = {
+  /** rspamd score at or above which mail for the project is refused at DATA with `550 5.7.1` (its record is kept, status `rejected`); null: never refused for its score. A message for several projects is refused only when it reaches every one's `reject_score`. */
+  reject_score: number | null;
+  /** rspamd score at or above which the record and `inbound.received` carry `spam.marked: true`; null: only `reject_score` marks. At most `reject_score`. */
+  mark_score: number | null;
+};
+
 /** The client secret is never shown. */
 export type IdentityProvider = {
   id: string;
@@ -1512,6 +1541,12 @@ export type GetProjectSsoResponse = SsoPolicy;
 export type PutProjectSsoBody = UpdateSsoPolicy;
 
 export type PutProjectSsoResponse = SsoPolicy;
+
+export type GetProjectInboundSpamResponse = InboundSpamSettings;
+
+export type PutProjectInboundSpamBody = PutInboundSpamSettings;
+
+export type PutProjectInboundSpamResponse = InboundSpamSettings;
 
 // relayNodes
 

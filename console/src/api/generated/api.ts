@@ -1782,6 +1782,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/project/inbound-spam": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the project's inbound spam thresholds
+         * @description The rspamd scores at which the project's inbound mail is refused at DATA (`reject_score`) or marked (`mark_score`); null when off (docs/inbound.md, "Spam scoring"). They apply where relay nodes ask rspamd (`relay_node.inbound.spam.rspamd_url`).
+         */
+        get: operations["project_getInboundSpam"];
+        /**
+         * Set the project's inbound spam thresholds
+         * @description Sets both thresholds on rspamd's score (docs/inbound.md, "Spam scoring"); null turns one off. `reject_score`: relay nodes answer mail at or above it `550 5.7.1` after DATA; the message is stored first, so its record is kept with status `rejected` (as for a DMARC `p=reject` failure). Nodes learn it with their domain list, within about 30 s (their next heartbeat sees the list changed).
+         *
+         *     `mark_score`: a record at or above it carries `spam.marked: true`, in the API and in `inbound.received`; it must not be above `reject_score` (400 naming `mark_score`). Mail already stored keeps its mark. Without rspamd on the node, mail is unscored (`spam: null`) and neither applies.
+         */
+        put: operations["project_setInboundSpam"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/identity-providers": {
         parameters: {
             query?: never;
@@ -2567,6 +2593,7 @@ export interface components {
             /** @description Metadata only; the bytes are at `…/attachments/{idx}` */
             attachments: components["schemas"]["InboundAttachment"][];
             auth: components["schemas"]["InboundAuth"];
+            spam: components["schemas"]["InboundSpam"];
             has_raw: boolean;
             size: number;
             /** @enum {string} */
@@ -2606,6 +2633,34 @@ export interface components {
             /** @example 203.0.113.9 */
             client_ip: string;
         };
+        /** @description rspamd's verdict; null when the message was not scored (the node has no rspamd, or rspamd did not answer in time: such mail is stored unscored, never lost) */
+        InboundSpam: {
+            /**
+             * @description rspamd's score: the higher, the likelier spam
+             * @example 2.4
+             */
+            score: number;
+            /**
+             * @description The score at which rspamd itself (its own configuration) would reject; the project's thresholds are what the service acts on
+             * @example 15
+             */
+            required_score: number | null;
+            /**
+             * @description rspamd's action by its own thresholds: `no action`, `greylist`, `add header`, `rewrite subject`, `soft reject` or `reject`
+             * @example no action
+             */
+            action: string;
+            /**
+             * @description The rules that matched, heaviest first (at most 200)
+             * @example [
+             *       "MIME_HTML_ONLY",
+             *       "RCVD_COUNT_ZERO"
+             *     ]
+             */
+            symbols: string[];
+            /** @description The score reached the project's `mark_score` (or its `reject_score`, for a message accepted because another recipient's project did not refuse it): `PUT /api/v1/project/inbound-spam` */
+            marked: boolean;
+        } | null;
         WebhookDelivery: {
             /** Format: uuid */
             id: string;
@@ -3871,6 +3926,30 @@ export interface components {
             required: boolean;
             /** @description The identity providers the policy accepts: existing, enabled ones (400 naming `provider_ids` otherwise), each once. Omitted: the stored list, or, when the request turns single sign-on on, the provider of the requesting session. When required, it must hold the provider of the requesting session (409 otherwise: the owner would lock themselves out). */
             provider_ids?: string[];
+        };
+        InboundSpamSettings: {
+            /**
+             * @description rspamd score at or above which mail for the project is refused at DATA with `550 5.7.1` (its record is kept, status `rejected`); null: never refused for its score. A message for several projects is refused only when it reaches every one's `reject_score`.
+             * @example 10
+             */
+            reject_score: number | null;
+            /**
+             * @description rspamd score at or above which the record and `inbound.received` carry `spam.marked: true`; null: only `reject_score` marks. At most `reject_score`.
+             * @example 10
+             */
+            mark_score: number | null;
+        };
+        PutInboundSpamSettings: {
+            /**
+             * @description rspamd score at or above which mail for the project is refused at DATA with `550 5.7.1` (its record is kept, status `rejected`); null: never refused for its score. A message for several projects is refused only when it reaches every one's `reject_score`.
+             * @example 10
+             */
+            reject_score: number | null;
+            /**
+             * @description rspamd score at or above which the record and `inbound.received` carry `spam.marked: true`; null: only `reject_score` marks. At most `reject_score`.
+             * @example 10
+             */
+            mark_score: number | null;
         };
         /** @description The client secret is never shown. */
         IdentityProvider: {
@@ -12963,6 +13042,149 @@ export interface operations {
             };
             /** @description Conflicts with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than `server.max_body_bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    project_getInboundSpam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thresholds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundSpamSettings"];
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    project_setInboundSpam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutInboundSpamSettings"];
+            };
+        };
+        responses: {
+            /** @description The thresholds as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundSpamSettings"];
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
