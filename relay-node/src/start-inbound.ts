@@ -5,6 +5,7 @@
 import type { Config } from '@edgemail/shared';
 import type { EdgeClient } from './edge/client.js';
 import type { DomainCache } from './inbound/domain-cache.js';
+import { createNodeRules } from './inbound/rules/node-rules.js';
 import type { DeadLetters } from './inbound/forwarder/dead-letters.js';
 import { createForwarder, type Forwarder, type ForwarderOptions } from './inbound/forwarder/forwarder.js';
 import { createInboundServer, inboundOptionsFromConfig, type InboundDeps } from './inbound/listener/index.js';
@@ -89,6 +90,7 @@ export async function openInbound(deps: InboundListenerDeps): Promise<{ inbound:
     log,
     transforms: ingestTransforms(config['relay_node.inbound.bare_newlines'], config['relay_node.inbound.max_message_size']),
     admission: deps.admission,
+    rules: createNodeRules(() => domains.answer),
   };
   const settings = inboundOptionsFromConfig(config, 'relay_node.inbound');
   // One count of open sessions for both ports: they are one listener, with one set of caps.

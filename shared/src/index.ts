@@ -28,3 +28,4 @@ export * from './relay-protocol/submission.js';
 export * from './relay-protocol/read-answer.js';
 export * from './relay-protocol/contract.js';
 export * from './config/runtime-settings.js';
+export * from './inbound-rules/index.js';

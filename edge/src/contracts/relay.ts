@@ -105,6 +105,10 @@ export const DomainsAnswerSchema = DomainsAnswer.extend({
   domains: DomainsAnswer.shape.domains.meta({ example: ['acme.test', 'globex.test'] }),
   // Optional for the node (an older edge did not send it); this edge always does.
   full: DomainsAnswer.shape.full.unwrap().meta({ example: ['globex.test'], description: 'Among `domains`, those whose project\'s inbound storage quota is reached.' }),
+  inbound_rules: DomainsAnswer.shape.inbound_rules.unwrap().meta({
+    example: [{ domains: ['acme.test'], rules: [{ match: { recipient: 'old-*@acme.test' }, refuse: 'This address no longer takes mail' }] }],
+    description: 'Per project with a `refuse` routing rule: its domains and its rules in order up to the last refusal (`refuse`: the 550 text, null for a rule that accepts). The node refuses at RCPT or DATA from them (docs/inbound-rules.md).',
+  }),
   spam_reject: DomainsAnswer.shape.spam_reject.unwrap().meta({
     example: { 'acme.test': 10 },
     description: 'Domain → the rspamd score at or above which its project refuses mail at DATA with `550 5.7.1` (`reject_score` of `PUT /api/v1/project/inbound-spam`); only domains whose project set one. A node without rspamd ignores it.',

@@ -42,6 +42,12 @@ import * as retryInboundEmail from './api/inbound-emails/retry.js';
 import * as rawInboundEmail from './api/inbound-emails/raw.js';
 import * as previewInboundEmail from './api/inbound-emails/preview.js';
 import * as inboundAttachment from './api/inbound-emails/attachment.js';
+import * as listInboundRules from './api/inbound-rules/list.js';
+import * as createInboundRule from './api/inbound-rules/create.js';
+import * as testInboundRules from './api/inbound-rules/test.js';
+import * as getInboundRule from './api/inbound-rules/get.js';
+import * as updateInboundRule from './api/inbound-rules/update.js';
+import * as deleteInboundRule from './api/inbound-rules/delete.js';
 import * as listRelayNodes from './api/relay-nodes/list.js';
 import * as revokeRelayNode from './api/relay-nodes/revoke.js';
 import * as createWebhook from './api/webhooks/create.js';
@@ -142,6 +148,8 @@ export const apiRoutes: MountableRoute[] = [
   mountable(retryInboundEmail), mountable(rawInboundEmail), mountable(previewInboundEmail), mountable(inboundAttachment),
   mountable(listRelayNodes), mountable(revokeRelayNode),
   mountable(createWebhook), mountable(listWebhooks), mountable(deleteWebhook), mountable(rotateWebhookSecret),
+  mountable(listInboundRules), mountable(createInboundRule), mountable(testInboundRules), mountable(getInboundRule),
+  mountable(updateInboundRule), mountable(deleteInboundRule),
   mountable(listWebhookDeliveries), mountable(redeliverWebhookDelivery),
   mountable(sendEmail), mountable(sendEmailBatch), mountable(listEmails), mountable(getEmail), mountable(previewEmail), mountable(cancelEmail), mountable(emailAttachment),
   mountable(previewTemplateVersion), mountable(sendTemplateTest),

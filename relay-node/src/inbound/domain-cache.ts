@@ -46,6 +46,8 @@ export interface DomainCache {
   stop(): void;
   readonly version: string | null;
   readonly size: number;
+  /** The last list fetched from the edge (null until one is): its `inbound_rules` feed inbound/rules/node-rules.ts. */
+  readonly answer: DomainsAnswer | null;
 }
 
 interface CacheFile {
@@ -70,6 +72,7 @@ export function createDomainCache(options: DomainCacheOptions): DomainCache {
   let full: ReadonlySet<string> = new Set();
   let spamReject: ReadonlyMap<string, number> = new Map();
   let version: string | null = null;
+  let lastAnswer: DomainsAnswer | null = null;
   /** When the list in memory was fetched (0: never, or read from the file). */
   let fetchedAt = 0;
   /** When the last attempt failed: misses do not ask again within missMaxAgeMs. */
@@ -89,6 +92,7 @@ export function createDomainCache(options: DomainCacheOptions): DomainCache {
     full = nextFull;
     spamReject = nextSpamReject;
     version = answer.version;
+    lastAnswer = answer;
     fetchedAt = now();
     failedAt = 0;
     if (!changed) return;
@@ -167,6 +171,9 @@ export function createDomainCache(options: DomainCacheOptions): DomainCache {
     },
     get size() {
       return names?.size ?? 0;
+    },
+    get answer() {
+      return lastAnswer;
     },
   };
 }

@@ -20,6 +20,7 @@ import {
   type CommittedEvent, type ForwardedMessage, type IngestResult, type Planned,
 } from './ingest.js';
 import type { PieceReader } from './forwarded-batch.js';
+import { countMatches, eventWebhooks, loadRules, routeWith, ruledStatus } from '../inbound-rules/ingest-routing.js';
 
 /** A refusal as the single route would answer it: status, error, fields, and for a 429 when to come back. */
 export type Refusal = Extract<ForwardBatchResult, { error: string }>;
@@ -83,6 +84,9 @@ export async function ingestBatch(db: Db, store: R2Bucket, node: Node, messages:
     const found = await sharesOfMany(db, candidates.map(({ m }) => m.meta!), node);
     candidates.forEach(({ i }, k) => sharesOf.set(i, found[k]!));
   }
+  // Every project's routing rules in one query (docs/inbound-rules.md).
+  const rules = await loadRules(db, [...new Set([...sharesOf.values()].flat().map((s) => s.projectId))]);
+  const dropped: string[] = [];
 
   // Decided in body order, so that the storage calls go to the first messages.
   let storageCalls = 0;
@@ -110,7 +114,12 @@ export async function ingestBatch(db: Db, store: R2Bucket, node: Node, messages:
       return { kind: 'answered', result: { status: 413, spool_id: meta.spool_id, error: `not stored in this batch: its ${calls} storage calls would take the batch over the ${FORWARD_MAX_STORAGE_CALLS} one forward may make; forward it alone` } };
     }
     storageCalls += calls;
-    const plans = todo.map((share) => ({ share, id: crypto.randomUUID(), ...decideStatus(meta, share.senderSuppressed, unstored) }));
+    const routes = routeWith(rules, meta, todo);
+    for (const s of todo) if (routes.get(s.projectId)?.action === 'drop') dropped.push(routes.get(s.projectId)!.rule!.id);
+    const plans = todo.filter((share) => routes.get(share.projectId)?.action !== 'drop').map((share) => ({
+      share, id: crypto.randomUUID(), route: routes.get(share.projectId), ...ruledStatus(routes.get(share.projectId), decideStatus(meta, share.senderSuppressed, unstored)),
+    }));
+    if (!plans.length) return { kind: 'answered', result: { status: 200, spool_id: meta.spool_id, inbound_emails: shares.filter((s) => s.stored).map((s) => ({ id: s.stored!.id, project_id: s.projectId, status: s.stored!.status })), duplicate: false } };
     return { kind: 'store', meta, shares, plans, attachments };
   });
 
@@ -136,9 +145,12 @@ export async function ingestBatch(db: Db, store: R2Bucket, node: Node, messages:
   }
 
   const storing = steps.flatMap((s) => (s.kind === 'store' ? [s] : []));
+  if (dropped.length) await countMatches(db, dropped);
   if (storing.length) {
     const inserted = await insertAll(db, storing, node);
     events.push(...inserted.events);
+    const ruled = storing.flatMap((s) => s.plans.filter((p) => p.route?.rule && inserted.records.has(p.id)).map((p) => p.route!.rule!.id));
+    if (ruled.length) await countMatches(db, ruled);
     const lost = storing.flatMap((s) => s.plans.filter((p) => !inserted.records.has(p.id)).map((p) => ({ spoolId: s.meta.spool_id, projectId: p.share.projectId })));
     const raced = await storedBefore(db, lost);
     for (const [i, step] of steps.entries()) {
@@ -175,13 +187,14 @@ async function insertAll(db: Db, storing: Extract<Step, { kind: 'store' }>[], no
   const insertRecords = db.insert(inboundEmails).values(rows.map((r) => r.record))
     .onConflictDoNothing({ target: [inboundEmails.spoolId, inboundEmails.projectId] })
     .returning({ id: inboundEmails.id, projectId: inboundEmails.projectId });
-  const data = rows.map((r) => sql`(${r.record.id}::uuid, ${JSON.stringify(r.data)}::jsonb)`);
+  const routeOf = new Map(storing.flatMap((s) => s.plans.map((p) => [p.id, p.route] as const)));
+  const data = rows.map((r) => sql`(${r.record.id}::uuid, ${JSON.stringify(r.data)}::jsonb, ${eventWebhooks(routeOf.get(r.record.id))}::uuid[])`);
   const { rows: out } = await db.execute<{ kind: 'record' | 'event'; id: string; project_id: string }>(sql`
     with inserted as ${insertRecords},
     events as (
-      insert into ${outbox} (project_id, event, data)
-      select inserted.project_id, 'inbound.received', d.data
-      from inserted join (values ${sql.join(data, sql`, `)}) as d(id, data) on d.id = inserted.id
+      insert into ${outbox} (project_id, event, data, webhook_ids)
+      select inserted.project_id, 'inbound.received', d.data, d.webhook_ids
+      from inserted join (values ${sql.join(data, sql`, `)}) as d(id, data, webhook_ids) on d.id = inserted.id
       returning id, project_id
     )
     select 'record' as kind, id::text as id, project_id from inserted

@@ -18,6 +18,8 @@ import { stripReply } from './reply/strip.js';
 import { spamOfRecord, spamRejectedReason } from './spam.js';
 import { ingestBounceForward, isBounceForward } from '../delivery/bounces/ingest-report.js';
 import type { BounceSettings } from '../delivery/bounces/ingest-report.js';
+import { countMatches, eventWebhooks, routeShares, ruledStatus } from '../inbound-rules/ingest-routing.js';
+import type { RuleDecision } from '../inbound-rules/evaluate.js';
 
 type Status = 'received' | 'rejected' | 'failed';
 
@@ -112,7 +114,7 @@ export async function putObjects(store: R2Bucket, projectIds: string[], message:
   }
 }
 
-export interface Planned { share: ProjectShare; id: string; status: Status; reason: string | null }
+export interface Planned { share: ProjectShare; id: string; status: Status; reason: string | null; route?: RuleDecision }
 
 /** A planned record's row, and its `inbound.received` event's data. */
 export function recordAndEventData(plan: Planned, message: Pick<ForwardedMessage, 'meta' | 'node'>, attachments: InboundAttachment[]) {
@@ -141,8 +143,8 @@ function insertRecordAndEvent(db: Db, plan: Planned, message: ForwardedMessage, 
     .returning({ projectId: inboundEmails.projectId });
   return db.execute<{ project_id: string; id: string | number }>(sql`
     with inserted as ${insertRecord}
-    insert into ${outbox} (project_id, event, data)
-    select project_id, 'inbound.received', ${JSON.stringify(data)}::jsonb from inserted
+    insert into ${outbox} (project_id, event, data, webhook_ids)
+    select project_id, 'inbound.received', ${JSON.stringify(data)}::jsonb, ${eventWebhooks(plan.route)}::uuid[] from inserted
     returning project_id, id`);
 }
 
@@ -169,15 +171,19 @@ export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedM
   // (the node dead-letters it) rather than failing as a 500 retried forever.
   assertStorable(todo.length);
   const unstored = meta.parsed.ok ? whyAttachmentsUnstored(meta.parsed.attachments.length, todo.length) : null;
-  const plans: Planned[] = todo.map((share) => ({
-    share, id: crypto.randomUUID(), ...decideStatus(meta, share.senderSuppressed, unstored),
+  // Routing rules (docs/inbound-rules.md): a dropped project stores nothing and is only counted.
+  const routes = await routeShares(db, meta, todo);
+  const dropped = todo.flatMap((s) => (routes.get(s.projectId)?.action === 'drop' ? [routes.get(s.projectId)!.rule!.id] : []));
+  const plans: Planned[] = todo.filter((share) => routes.get(share.projectId)?.action !== 'drop').map((share) => ({
+    share, id: crypto.randomUUID(), route: routes.get(share.projectId), ...ruledStatus(routes.get(share.projectId), decideStatus(meta, share.senderSuppressed, unstored)),
   }));
+  if (dropped.length) await countMatches(db, dropped);
   const answer = new Map<string, IngestResult['inbound_emails'][number]>();
   for (const s of shares) if (s.stored) answer.set(s.projectId, { id: s.stored.id, project_id: s.projectId, status: s.stored.status });
   if (!plans.length) {
     // Nothing to store: the upload is read to its end and dropped.
     await message.body.drain();
-    return { inbound_emails: [...answer.values()], duplicate: shares.length > 0, events: [] };
+    return { inbound_emails: [...answer.values()], duplicate: shares.length > 0 && todo.length === 0, events: [] };
   }
 
   // An unparsed message has no attachments to store, nor one with too many;
@@ -197,6 +203,8 @@ export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedM
   const results = rest.length ? await db.batch([first!, ...rest]) : [await first!];
   const events = results.flatMap((r) => r.rows.map((row) => ({ projectId: row.project_id, outboxId: Number(row.id) })));
   const inserted = new Set(events.map((e) => e.projectId));
+  const ruled = plans.filter((p) => p.route?.rule && inserted.has(p.share.projectId)).map((p) => p.route!.rule!.id);
+  if (ruled.length) await countMatches(db, ruled);
   for (const p of plans) {
     if (inserted.has(p.share.projectId)) answer.set(p.share.projectId, { id: p.id, project_id: p.share.projectId, status: p.status });
   }

@@ -6,6 +6,7 @@
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { domains, inboundUsage, projects } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
+import { rulesVersionSql } from '../inbound-rules/version.js';
 
 /** The domains a node may serve: the one rule for the list, its version and ingest. */
 export interface NodeScope { projectId: string; installationWide: boolean }
@@ -31,7 +32,7 @@ const served = (db: Db, node: NodeScope) => db.select({ name: domains.name, full
 export const domainsVersionQuery = (db: Db, node: NodeScope) => {
   const list = served(db, node).as('served');
   return db.select({
-    version: sql<string>`md5(coalesce(string_agg(${list.name} || case when ${list.full} then '!' else '' end || coalesce('=' || ${list.spamReject}::text, ''), ',' order by ${list.name}), ''))`,
+    version: sql<string>`md5(coalesce(string_agg(${list.name} || case when ${list.full} then '!' else '' end || coalesce('=' || ${list.spamReject}::text, ''), ',' order by ${list.name}), '') || ${rulesVersionSql(sql`(select ${domains.projectId} from ${domains} where ${servedBy(node)})`)})`,
   }).from(list);
 };
 

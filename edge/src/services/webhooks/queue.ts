@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import { outbox, webhookAttempts, webhookDeliveries, webhooks } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import type { AttemptOutcome } from './attempt.js';
+import { chosenByInboundRule } from '../inbound-rules/webhook-choice.js';
 
 /** A delivery claimed for one attempt, with what the attempt needs. */
 export interface ClaimedDelivery {
@@ -54,6 +55,7 @@ export async function fanOut(db: Db, projectId: string, outboxIds: number[], lea
         -- A project event (project.*) has no sender: sender filters do not apply to it.
         and (cardinality(w.filters) = 0 or c.event like 'project.%' or ${sender} = any(w.filters)
              or '*@' || substring(${sender} from '@([^@]*)$') = any(w.filters))
+        and ${chosenByInboundRule('w', 'c')}
       on conflict (webhook_id, outbox_id) do nothing
       returning id, webhook_id, outbox_id, event, event_at, data, attempts
     )

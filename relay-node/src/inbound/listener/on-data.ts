@@ -8,8 +8,9 @@ import { fanOut } from './fan-out.js';
 import { guardMessage, type MessageLimits } from '../../smtp/message-guard.js';
 import { isSmtpReplyError, smtpReply } from '../../smtp/smtp-reply.js';
 import type { InboundDeps, InboundEnvelope } from './types.js';
+import { captureHeaderBlock, refusalAtData } from '../rules/at-smtp.js';
 
-export interface OnDataDeps extends Pick<InboundDeps, 'store' | 'authenticate' | 'log' | 'transforms' | 'admission'> {
+export interface OnDataDeps extends Pick<InboundDeps, 'store' | 'authenticate' | 'log' | 'transforms' | 'admission' | 'rules'> {
   limits: MessageLimits;
   /** The listener's host name, for verdicts made up when the verifier itself failed. */
   name: string;
@@ -47,6 +48,7 @@ async function receive(deps: OnDataDeps, stream: Readable & { sizeExceeded?: boo
   const transforms = deps.transforms?.() ?? [];
   if (transforms.length) pipeline([head, ...transforms], (err) => { if (err) transformError = err; });
   const [toStore, toVerify] = fanOut(transforms.at(-1) ?? head, 2) as [PassThrough, PassThrough];
+  const headerBlock = deps.rules ? captureHeaderBlock(transforms.at(-1) ?? head) : null;
 
   const verifying = deps.authenticate(toVerify, {
     ip: session.remoteAddress,
@@ -90,6 +92,12 @@ async function receive(deps: OnDataDeps, stream: Readable & { sizeExceeded?: boo
     // Stored first, as for DMARC: the record is kept (status rejected) and the forwarder logs it.
     deps.log.debug?.('inbound message refused by spam score (record kept)', { ...fields, spam: verdicts.spam });
     throw smtpReply(550, `5.7.1 Message refused as spam: its spam score (${verdicts.spam?.score}) reaches the limit set for its recipients`);
+  }
+  // A routing rule refusing for every recipient (docs/inbound-rules.md): stored first, as for DMARC; the edge keeps the record `rejected`.
+  const ruled = deps.rules && headerBlock ? refusalAtData(deps.rules, session, headerBlock(), verdicts) : null;
+  if (ruled) {
+    deps.log.debug?.('inbound message refused by a routing rule (record kept)', { ...fields, reply: ruled });
+    throw smtpReply(550, `5.7.1 ${ruled}`);
   }
   // Debug: a receipt is one info line, the forwarder's, once the record exists.
   deps.log.debug?.('inbound message accepted', { ...fields, auth: verdicts.auth });

@@ -6,10 +6,13 @@ import { MAX_RECIPIENT_DOMAINS, splitAddress } from '@edgemail/shared';
 import { smtpReply } from '../../smtp/smtp-reply.js';
 import { eightBitWithoutSmtpUtf8 } from '../../smtp/smtputf8.js';
 import type { Log } from '../../log.js';
+import type { NodeRules } from '../rules/node-rules.js';
 
 export interface OnRcptToDeps {
   recipientDomainAccepted(domain: string): Promise<boolean>;
   recipientDomainFull?(domain: string): boolean;
+  /** Refusals by routing rules that the recipient and sender decide (docs/inbound-rules.md). */
+  rules?: NodeRules;
   log: Log;
 }
 
@@ -63,6 +66,8 @@ export const onRcptTo = (deps: OnRcptToDeps): NonNullable<SMTPServerOptions['onR
       if (deps.recipientDomainFull?.(domain)) {
         return callback(smtpReply(452, `4.2.2 <${address.address}>: mailbox full, the inbound storage quota for ${domain} is reached; try again later`));
       }
+      const refused = deps.rules?.atRcpt(asciiRecipient(address.address), domain, session.envelope.mailFrom ? asciiRecipient(session.envelope.mailFrom.address) : '');
+      if (refused) return callback(smtpReply(550, `5.7.1 <${address.address}>: ${refused}`));
       callback();
     },
     (err: unknown) => {

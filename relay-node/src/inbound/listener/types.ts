@@ -4,6 +4,7 @@
 import type { Readable, Transform } from 'node:stream';
 import type { Log } from '../../log.js';
 import type { AuthenticateMessage, IngestAuthentication } from '../mail-auth/verdicts.js';
+import type { NodeRules } from '../rules/node-rules.js';
 
 /** The SMTP transaction a message arrived in, handed to `store` with it. */
 export interface InboundEnvelope {
@@ -61,4 +62,6 @@ export interface InboundDeps {
    * reason is answered `452 4.3.1 <reason>`. None: always accepted.
    */
   admission?: () => Promise<string | null>;
+  /** Refusals by the project's routing rules (inbound/rules/node-rules.ts); none: no rule refuses. */
+  rules?: NodeRules;
 }
