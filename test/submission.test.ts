@@ -51,7 +51,13 @@ async function verifiedDomain(token: string, name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  stack = await startTestStack({ settings: { SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: '100000', SERVICE_RATELIMIT_RELAY_NODE_INBOUND_PER_MINUTE: '100000' } });
+  stack = await startTestStack({
+    settings: {
+      SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: '100000', SERVICE_RATELIMIT_RELAY_NODE_INBOUND_PER_MINUTE: '100000',
+      // Long enough that "within the lease" below cannot run out on a loaded machine (the default is 2 s).
+      SERVICE_SUBMISSION_LEASE_TTL: '10s',
+    },
+  });
   dns = await startDnsServer();
   admin = await platformToken(stack);
   acme = await seedProject(stack, admin, 'acme');
@@ -259,6 +265,25 @@ describe('the message size: one limit, advertised and enforced (docs/submission.
     expect((await stack.sql.query('SELECT count(*)::int AS n FROM outbound_messages')).rows[0].n).toBe(before);
     // No message and no partial file kept in the submission spool.
     await expect.poll(() => readdirSync(join(sizedDir, 'submission-spool')).filter((name) => /\.(eml|json)/.test(name))).toEqual([]);
+  });
+});
+
+describe('answered at the node (docs/submission.md, "Answered at the node")', () => {
+  test('a message answered 250 from the lease that the edge then refuses is in the log as failed, with the reason and an email.failed event', async () => {
+    const late = `late-${domain}`;
+    await verifiedDomain((await acme.key(['domains:write'])).token, late);
+    const key = (await acme.key(['emails:write'])).token;
+    // The first message takes the lease, which names the domain as verified.
+    expect((await transport(key).sendMail({ from: `news@${late}`, to: 'first@example.org', subject: 'Leased', text: 'x' })).response).toMatch(/^250 /);
+    await stack.sql.query('UPDATE domains SET verified_at = NULL WHERE name = $1', [late]);
+    // Within the lease the node still vouches for the domain: 250; the edge, which sees it unverified, refuses it.
+    const info = await transport(key).sendMail({ from: `news@${late}`, to: 'late@example.org', subject: 'Refused later', text: 'x' });
+    expect(info.response).toMatch(/^250 2\.0\.0 Message accepted as [0-9a-f-]{36}$/);
+    await handedOver();
+    const { rows } = await stack.sql.query('SELECT id, status, recipient, error_message FROM emails WHERE message_id = $1', [info.response.split(' ').at(-1)]);
+    expect(rows).toEqual([{ id: expect.any(String), status: 'failed', recipient: 'late@example.org', error_message: expect.stringMatching(/^550 5\.7\.1 from domain late-/) }]);
+    const events = await stack.sql.query(`SELECT data FROM outbox WHERE event = 'email.failed' AND data->>'id' = $1`, [rows[0].id]);
+    expect(events.rows).toEqual([{ data: expect.objectContaining({ status: 'failed', recipients: ['late@example.org'], error_message: rows[0].error_message }) }]);
   });
 });
 

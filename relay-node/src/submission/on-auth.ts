@@ -29,6 +29,13 @@ export const onAuth = (deps: SubmissionDeps): NonNullable<SMTPServerOptions['onA
   const token = auth.password ?? '';
   // No key is empty or that long (the relay route refuses both): a wrong password, not the edge's failure.
   if (!token || token.length > MAX_TOKEN_CHARS) return refuse(deps, auth.method, session.id, client, 'invalid', 'no API key given', callback);
+  // A lease on this key from this address is the edge's verdict of at most `submission.lease_ttl` ago
+  // (docs/submission.md, "Answered at the node"): no round trip for a client that connects per message.
+  const leased = deps.fast?.leases.current(token, client);
+  if (leased) {
+    const user: SubmissionUser = { projectId: leased.projectId, sandbox: leased.sandbox, token };
+    return callback(null, { user });
+  }
   deps.checkKey({ token, client_address: client }, AbortSignal.timeout(AUTH_TIMEOUT_MS)).then(
     (answer) => {
       if (answer.ok) {
