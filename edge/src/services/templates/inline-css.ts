@@ -13,6 +13,7 @@
 // It runs on the rendered HTML, not on the template, so that the rules match
 // what the recipient gets: the classes and elements the data wrote, the rows
 // a list section repeated (`tr:nth-child(even)` stripes them as rendered).
+/// <reference path="./juice-client.d.ts" />
 import juice from 'juice/client';
 
 /**
