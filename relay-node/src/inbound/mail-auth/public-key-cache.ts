@@ -9,9 +9,24 @@
 // Installed before mailauth's DKIM verifier is loaded (it copies the function
 // when it loads): importing this module installs it, so verify-worker.ts
 // imports it before anything that loads mailauth.
+import { createPublicKey } from 'node:crypto';
 import { createRequire } from 'node:module';
 
 type GetPublicKey = (type: string, name: string, minBitLength: number | undefined, resolver: (name: string, rrtype: string) => Promise<unknown>) => Promise<unknown>;
+
+/**
+ * The converted key as a KeyObject that still reads as its PEM: the verifier
+ * hands it to `crypto.verify`, which would otherwise parse the PEM again for
+ * every signature, and writes `publicKey.toString()` into its result.
+ */
+function withKeyObject(converted: unknown): unknown {
+  const c = converted as { publicKey?: unknown } | null;
+  if (!c || typeof c.publicKey !== 'string') return converted;
+  const pem = c.publicKey;
+  const key = createPublicKey(pem);
+  Object.defineProperty(key, 'toString', { value: () => pem });
+  return { ...c, publicKey: key };
+}
 
 /** Distinct key records kept; past it the oldest goes. */
 const MAX_KEYS = 1000;
@@ -34,7 +49,7 @@ export function cachePublicKeys(): void {
     const known = converted.get(key);
     if (known) return known;
     // Only a record that converts is kept: a refusal (short key, bad base64) is worked out again, as before.
-    const result = convert(type, name, minBitLength, async () => answer);
+    const result = convert(type, name, minBitLength, async () => answer).then(withKeyObject);
     converted.set(key, result);
     result.catch(() => converted.delete(key));
     if (converted.size > MAX_KEYS) converted.delete(converted.keys().next().value!);
