@@ -1,14 +1,15 @@
 // Routing rules for inbound mail (docs/inbound-rules.md). The conditions and
 // their pattern dialects are shared with the relay node (shared/src/inbound-rules).
 import { z } from '@hono/zod-openapi';
-import { AUTH_VERDICTS, matchProblems, PATTERN_MAX_LENGTH, RULE_ACTIONS } from '@edgemail/shared';
+import { AUTH_VERDICTS, matchProblems, PATTERN_MAX_LENGTH } from '@edgemail/shared';
 import { Timestamp, Uuid } from './common.js';
-import { normalizeAddress } from './email-address.js';
 
 export const INBOUND_RULES_MAX = 100;
 export const RULE_WEBHOOKS_MAX = 20;
 export const REFUSE_TEXT_MAX = 200;
 export const DEFAULT_REFUSE_TEXT = 'Message refused by the recipient\'s rules';
+/** The actions the API takes. `forward` (shared RULE_ACTIONS) is not offered yet: docs/inbound-rules.md, "Not yet". */
+export const API_RULE_ACTIONS = ['store', 'webhooks', 'refuse', 'drop'] as const;
 
 const PatternSchema = z.union([
   z.string().max(PATTERN_MAX_LENGTH, `must be at most ${PATTERN_MAX_LENGTH} characters`).min(1, 'must not be empty'),
@@ -43,23 +44,13 @@ const RefuseText = z.string().min(1).max(REFUSE_TEXT_MAX, `must be at most ${REF
   .regex(/^[ -~]+$/, 'must be printable ASCII on one line')
   .openapi({ description: `refuse: the text of the \`550 5.7.1\` reply, printable ASCII, at most ${REFUSE_TEXT_MAX} characters (default "${DEFAULT_REFUSE_TEXT}")`, example: 'This address no longer takes mail' });
 
-const ForwardTo = z.string().transform((text, ctx) => {
-  const r = normalizeAddress(text);
-  if ('problem' in r) {
-    ctx.addIssue({ code: 'custom', message: r.problem });
-    return z.NEVER;
-  }
-  return r.address;
-}).openapi({ type: 'string', description: 'forward: the address the message is sent on to', example: 'desk@example.org' });
-
 const fields = {
   name: z.string().max(200, 'must be at most 200 characters').openapi({ example: 'support desk' }),
   position: z.number().int('must be an integer').min(1, 'must be at least 1').openapi({ description: 'Where the rule stands, 1 first; past the end: last. Others move to make room.', example: 1 }),
   match: InboundRuleMatchSchema,
-  action: z.enum(RULE_ACTIONS).openapi({ description: '`store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `forward` (store and send on to `forward_to`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)', example: 'webhooks' }),
+  action: z.enum(API_RULE_ACTIONS).openapi({ description: '`store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)', example: 'webhooks' }),
   refuse_text: RefuseText,
   webhook_ids: z.array(Uuid).min(1, 'must name at least one webhook').max(RULE_WEBHOOKS_MAX),
-  forward_to: ForwardTo,
 };
 
 export const CreateInboundRuleSchema = z.object({
@@ -69,7 +60,6 @@ export const CreateInboundRuleSchema = z.object({
   action: fields.action,
   refuse_text: fields.refuse_text.optional(),
   webhook_ids: fields.webhook_ids.optional(),
-  forward_to: fields.forward_to.optional(),
 }).strict().openapi('CreateInboundRule');
 export type CreateInboundRuleInput = z.infer<typeof CreateInboundRuleSchema>;
 
@@ -80,7 +70,6 @@ export const UpdateInboundRuleSchema = z.object({
   action: fields.action.optional(),
   refuse_text: fields.refuse_text.nullable().optional(),
   webhook_ids: fields.webhook_ids.nullable().optional(),
-  forward_to: fields.forward_to.nullable().optional(),
 }).strict().openapi('UpdateInboundRule');
 export type UpdateInboundRuleInput = z.infer<typeof UpdateInboundRuleSchema>;
 
@@ -89,10 +78,9 @@ export const InboundRuleSchema = z.object({
   position: z.number().int(),
   name: z.string(),
   match: InboundRuleMatchSchema,
-  action: z.enum(RULE_ACTIONS),
+  action: z.enum(API_RULE_ACTIONS),
   refuse_text: z.string().nullable(),
   webhook_ids: z.array(z.string()).nullable(),
-  forward_to: z.string().nullable(),
   matched_count: z.number().int().openapi({ description: 'Messages this rule decided at ingest (a drop is counted here). Refusals the relay node made at SMTP time are not: the message never reached the edge.' }),
   last_matched_at: Timestamp.nullable(),
   created_at: Timestamp,
@@ -115,6 +103,6 @@ export type TestInboundRulesInput = z.infer<typeof TestInboundRulesSchema>;
 
 export const InboundRulesTestAnswerSchema = z.object({
   rule: InboundRuleSchema.nullable().openapi({ description: 'The first rule that matched, or null' }),
-  action: z.enum(RULE_ACTIONS),
+  action: z.enum(API_RULE_ACTIONS),
   would: z.string().openapi({ example: 'store the message and deliver inbound.received to webhooks 4b5c…' }),
 }).openapi('InboundRulesTestAnswer');

@@ -14,6 +14,7 @@ export const API_TAGS: ResourceTags = {
   domains: { title: 'Domains', description: 'Sending and receiving domains, their DNS records, verification and tracking.' },
   emails: { title: 'Emails', description: 'Sending mail (one, a batch, scheduled), the email log, previews, attachments and cancelling.' },
   inboundEmails: { title: 'Inbound emails', description: 'Mail received for the project\'s domains: the list, raw message, attachments and retries.' },
+  inboundRules: { title: 'Inbound rules', description: 'Ordered routing rules for inbound mail: store, deliver to chosen webhooks, refuse at SMTP time or drop; and a test of a message against them.' },
   invitations: { title: 'Invitations', description: 'Invitations of addresses into the project.' },
   memberGroups: { title: 'Member groups', description: 'The project\'s custom member groups and their permissions.' },
   members: { title: 'Members', description: 'The project\'s members, their roles and groups.' },

@@ -7,7 +7,7 @@ export function presentInboundRule(row: Omit<InboundRuleRow, 'match'> & { match:
   return {
     id: row.id, position: row.position, name: row.name, match: row.match as InboundRuleRecord['match'],
     action: row.action as InboundRuleRecord['action'], refuse_text: row.refuseText, webhook_ids: row.webhookIds,
-    forward_to: row.forwardTo, matched_count: Number(row.matchedCount), last_matched_at: row.lastMatchedAt?.toISOString() ?? null,
+    matched_count: Number(row.matchedCount), last_matched_at: row.lastMatchedAt?.toISOString() ?? null,
     created_at: row.createdAt.toISOString(), updated_at: row.updatedAt.toISOString(),
   };
 }

@@ -12,7 +12,6 @@ import type { RuleRow } from './evaluate.js';
 function would(action: string, rule: RuleRow | null): string {
   switch (action) {
     case 'webhooks': return `store the message and deliver inbound.received only to webhooks ${rule!.webhookIds!.join(', ')}`;
-    case 'forward': return `store the message and forward it to ${rule!.forwardTo}`;
     case 'refuse': return `refuse it at SMTP time: 550 5.7.1 ${rule!.refuseText}`;
     case 'drop': return 'accept it and store nothing (counted in the rule\'s matched_count)';
     default: return rule ? 'store the message and deliver inbound.received to every subscribed webhook' : 'store the message (no rule matched) and deliver inbound.received to every subscribed webhook';
@@ -33,5 +32,5 @@ export async function testInboundRules(db: Db, projectId: string, input: TestInb
     facts = factsOf({ recipients: m.recipients, sender: m.sender ?? '', subject: m.subject ?? '', headers: Object.fromEntries(Object.entries(m.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])), auth: m.auth ?? null, spam: m.spam ?? null });
   }
   const { rule, action } = decide(await loadRules(db, [projectId]), projectId, facts);
-  return { rule: rule ? presentInboundRule(rule) : null, action, would: would(action, rule) };
+  return { rule: rule ? presentInboundRule(rule) : null, action: action as ReturnType<typeof presentInboundRule>['action'], would: would(action, rule) };
 }

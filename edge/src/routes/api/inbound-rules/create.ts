@@ -10,7 +10,7 @@ export const route = defineRoute({
   summary: 'Create an inbound routing rule',
   description: [
     `Adds a rule at \`position\` (default last; the rules from there move down one). At most ${INBOUND_RULES_MAX} rules per project. Conditions (\`match\`) and their pattern dialects: docs/inbound-rules.md; a regex outside the bounded dialect is 400 naming the construct (\`nested quantifier\`, \`lookahead\`, \`back reference\`, …).`,
-    'Actions: `store`; `webhooks` (`webhook_ids`: webhooks of this project, an unknown id is 400 naming it); `forward` (`forward_to`); `refuse` (`refuse_text`, answered `550 5.7.1 <text>` by the relay node at RCPT when the rule and every rule before it need only the recipient, else at the end of DATA); `drop` (accepted, not stored, counted in `matched_count`). A parameter of another action is 400. Relay nodes learn refusals with their domain list (a heartbeat later, seconds).',
+    'Actions: `store`; `webhooks` (`webhook_ids`: webhooks of this project, an unknown id is 400 naming it); `refuse` (`refuse_text`, answered `550 5.7.1 <text>` by the relay node at RCPT when the rule and every rule before it need only the recipient, else at the end of DATA); `drop` (accepted, not stored, counted in `matched_count`). A parameter of another action is 400. Relay nodes learn refusals with their domain list (a heartbeat later, seconds).',
   ].join('\n\n'),
   tags: ['Inbound rules'],
   request: { body: { required: true, content: { 'application/json': { schema: CreateInboundRuleSchema } } } },
