@@ -35,10 +35,12 @@ export async function submitBatch(ctx: Ctx, node: RelayNodeRow, items: Submissio
     .where(inArray(outboundMessages.id, items.map((i) => i.id)))).map((r) => r.id));
   const groups = new Map<string, Ready[]>();
   for (const [index, item] of items.entries()) {
+    // In the log already, or earlier in this batch (the same Message-ID and envelope sent again at once): the same message.
     if (known.has(item.id)) {
       results[index] = { spool_id: item.spool_id, id: item.id, outcome: 'replayed' };
       continue;
     }
+    known.add(item.id);
     if (!node.installationWide && node.projectId !== item.project_id) {
       // A node's lease only ever names its own project: nothing of another project is written for it.
       results[index] = { spool_id: item.spool_id, id: item.id, outcome: 'failed', reason: 'this relay node takes submissions for its own project only' };
