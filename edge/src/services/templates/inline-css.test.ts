@@ -48,6 +48,16 @@ describe('inlineCss', () => {
     expect(out).toBe(page('p { color: red }', body.replace('<p id="p">', '<p id="p" style="color: red;">')));
   });
 
+  test('the parsed CSS and selectors kept per isolate give the same result as a first parse, whatever the HTML', () => {
+    const css = `td.n${Math.random().toString(36).slice(2)} , p { color: red !important } a::before { content: 'x' } p:first-child { margin: 0 }`;
+    const first = inlineCss(page(css, '<p id="a" style="color: blue">a</p><p id="b">b</p>')).html;
+    expect([declarations(first, 'a'), declarations(first, 'b')]).toEqual([{ color: 'red', margin: '0' }, { color: 'red' }]);
+    const again = inlineCss(page(css, '<p id="a" style="color: blue">a</p><p id="b">b</p>')).html;
+    expect(again).toBe(first);
+    const other = inlineCss(page(css, '<div><p id="c" style="padding: 1px">c</p></div>')).html;
+    expect(declarations(other, 'c')).toEqual({ color: 'red', margin: '0', padding: '1px' });
+  });
+
   test('no <style>: untouched; past the work bound: untouched (sent with its <style> only)', () => {
     expect(inlineCss('<p>x</p>')).toEqual({ html: '<p>x</p>', inlined: false });
     const css = `.a { color: red } ${'x'.repeat(50_000)} {}`;
@@ -71,7 +81,7 @@ describe('inlineCss', () => {
       expect(inlineCss(html).inlined).toBe(true);
       const ms = performance.now() - started;
       console.info(`${name}: ${css.length} characters of CSS, ${rows * 2} elements, work ${inlineWork(html)}: inlined in ${ms.toFixed(0)} ms`);
-      expect(ms).toBeLessThan(3000);
+      expect(ms).toBeLessThan(5000); // ~150 ms on a quiet machine; generous for a loaded CI
     }
   });
 });
