@@ -1,7 +1,7 @@
 // `pnpm relay:pack`: the relay node as one installable npm package,
 // `edgemail-relay-node-<version>.tgz` (in .data/pack/, or --out <dir>).
 // esbuild bundles the node and every dependency into dist/ (the entry and the
-// DKIM/SPF verification worker it starts), so the package has no runtime
+// DKIM/SPF verification worker and the outbound compose worker it starts), so the package has no runtime
 // dependencies to fetch: `npm i -g ./edgemail-relay-node-<version>.tgz` needs
 // no registry. Beside dist/: the systemd unit, the operations guide, a README.
 import { execFileSync } from 'node:child_process';
@@ -47,6 +47,8 @@ export async function packRelayNode(outDir = join(ROOT, '.data', 'pack')): Promi
       'edgemail-relay': join(RELAY, 'src/cli/main.ts'),
       // verify-pool.ts starts `./verify-worker.js` beside the module that starts it.
       'verify-worker': join(RELAY, 'src/inbound/mail-auth/verify-worker.ts'),
+      // compose-pool.ts starts `./compose-worker.js` the same way.
+      'compose-worker': join(RELAY, 'src/outbound/compose-worker.ts'),
     },
     outdir: join(stage, 'dist'),
     bundle: true,

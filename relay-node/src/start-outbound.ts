@@ -1,7 +1,7 @@
 // The outbound direction's start-up (docs/outbound.md): the worker that claims
 // jobs from the edge, delivers them and reports, with what its deliveries share
-// (sessions per destination, the composition of each message). node.ts starts
-// and stops it with the rest.
+// (sessions per destination, the composition of each message, the threads that
+// compose and sign). node.ts starts and stops it with the rest.
 import type { Config } from '@edgemail/shared';
 import type { BackoffOptions } from './edge/backoff.js';
 import type { EdgeClient } from './edge/client.js';
@@ -9,8 +9,8 @@ import type { createDnsResolver } from './inbound/mail-auth/index.js';
 import type { Log } from './log.js';
 import { countOutbound, type NodeMetrics } from './metrics/index.js';
 import {
-  ComposedMessages, createOutboundWorker, heloNameFromConfig, processJob, routeSettingsFromConfig, TransportPool,
-  type DeliveryTimeouts, type OutboundWorker, type RouteSettings,
+  ComposedMessages, composeThreadsFor, createComposePool, createOutboundWorker, heloNameFromConfig, processJob, routeSettingsFromConfig, TransportPool,
+  type ComposePool, type DeliveryTimeouts, type OutboundWorker, type RouteSettings,
 } from './outbound/index.js';
 
 /** Overrides of the outbound worker's defaults (tests shorten them). */
@@ -52,6 +52,8 @@ export interface NodeOutbound {
   worker: OutboundWorker | null;
   /** Sessions kept per destination; null when outbound is off. */
   transports: TransportPool | null;
+  /** The threads that compose and sign (closed when the worker has stopped); null when outbound is off. */
+  composer: ComposePool | null;
 }
 
 /**
@@ -67,15 +69,17 @@ export function createNodeOutbound(options: false | RelayNodeOutboundOptions | u
   const outboundSettings = routeSettingsFromConfig(config);
   const outboundOptions = options === false ? null : options ?? {};
   // Sessions reused per destination (as an MTA's connection cache): one per message costs a handshake each.
-  const transports = outboundOptions ? new TransportPool() : null;
+  const transports = outboundOptions ? new TransportPool({ connectionsPerDestination: config['outbound.max_sessions_per_destination'] }) : null;
   // The recipients of one message share its composition and signature.
   const composed = new ComposedMessages();
+  // Composing and signing in worker threads: this thread keeps the sessions and the edge's calls moving.
+  const composer = outboundOptions ? createComposePool({ size: composeThreadsFor(config['outbound.compose_threads']), log }) : null;
   const outboundCalls = outboundOptions && {
     claim: (max: number, signal: AbortSignal) => edge.claimOutbound(max, signal),
     report: (results: Parameters<typeof edge.reportOutbound>[0], signal: AbortSignal) => edge.reportOutbound(results, signal),
-    deliver: (job: Parameters<typeof processJob>[0], signal: AbortSignal) => processJob(job, { settings: outboundSettings, resolve, hostName: heloName, log, timeouts: outboundOptions.timeouts, transports: transports ?? undefined, composed }, signal),
+    deliver: (job: Parameters<typeof processJob>[0], signal: AbortSignal) => processJob(job, { settings: outboundSettings, resolve, hostName: heloName, log, timeouts: outboundOptions.timeouts, transports: transports ?? undefined, composed, compose: composer?.compose }, signal),
   };
-  const worker: OutboundWorker | null = outboundOptions && outboundCalls && createOutboundWorker({
+  const loop: OutboundWorker | null = outboundOptions && outboundCalls && createOutboundWorker({
     ...(metrics ? countOutbound(metrics, outboundCalls) : outboundCalls),
     log,
     onFatal,
@@ -84,5 +88,23 @@ export function createNodeOutbound(options: false | RelayNodeOutboundOptions | u
     backoff: outboundOptions.backoff,
     stopTimeoutMs: outboundOptions.stopTimeoutMs,
   });
-  return { settings: outboundSettings, worker, transports };
+  // The threads go once the last delivery has its bytes: stop() lets those in flight finish first.
+  const worker: OutboundWorker | null = loop && {
+    start: () => {
+      composer?.warm();
+      loop.start();
+    },
+    resume: () => loop.resume(),
+    stop: async () => {
+      await loop.stop();
+      await composer?.close();
+    },
+    get inFlight() {
+      return loop.inFlight;
+    },
+    get unreported() {
+      return loop.unreported;
+    },
+  };
+  return { settings: outboundSettings, worker, transports, composer };
 }

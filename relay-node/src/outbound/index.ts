@@ -12,3 +12,4 @@ export { parseHostPort, planDelivery, type DeliveryPlan, type RouteSettings, typ
 export { describeOutbound, routeSettingsFromConfig } from './settings.js';
 export { createOutboundWorker, type OutboundWorker, type OutboundWorkerOptions } from './worker.js';
 export * from './transport-pool.js';
+export { composeThreadIds, composeThreadsFor, createComposePool, type ComposeInput, type ComposePool, type ComposePoolOptions } from './compose-pool.js';

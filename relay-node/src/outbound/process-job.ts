@@ -25,6 +25,11 @@ export interface ProcessJobDeps {
   transports?: TransportPool;
   /** One composition shared by the jobs of one message; composed per job without it. */
   composed?: ComposedMessages;
+  /**
+   * Composes and signs a job's message: the compose pool's worker threads
+   * (compose-pool.ts) on a node; `composeSignedMessage` on this thread without it.
+   */
+  compose?: (job: Pick<OutboundJob, 'message' | 'dkim'>, signTime: Date) => Promise<Buffer>;
   /** The clock, for tests. */
   now?: () => Date;
 }
@@ -55,7 +60,7 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
   });
   let bytes: Buffer;
   try {
-    const compose = () => composeSignedMessage(job, { signTime: started });
+    const compose = () => (deps.compose ? deps.compose(job, started) : composeSignedMessage(job, { signTime: started }));
     bytes = await (deps.composed ? deps.composed.of(job, compose) : compose());
   } catch (err) {
     // An address entry that is not one mailbox is in the job itself: no later attempt composes it either.

@@ -257,16 +257,18 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
     }
   };
 
-  const claimBatch = Math.max(1, Math.floor(concurrency / 2));
-  // Jobs held at most (delivering, or claimed and waiting for a slot): half a claim more than the
-  // slots, so that the next claim is on its way while every slot is still busy and its jobs are here
-  // when slots free up, rather than slots waiting for a claim's round trip.
-  const holdAtMost = concurrency + claimBatch;
+  // Jobs held at most (delivering, or claimed and waiting for a slot): the slots, and as many again
+  // claimed ahead, so that the jobs that fill the slots freeing up during a claim's round trip are
+  // already here, rather than slots waiting for it.
+  const holdAtMost = 2 * concurrency;
+  // A claim goes as soon as there is room for a quarter of the slots: claims follow the slots as they
+  // free up, not batch by batch, and each still brings several jobs (a claim is a database round trip
+  // at the edge). Its size follows the pace: the more slots freed during the last claim's round trip,
+  // the more the next one asks for.
+  const claimAtLeast = Math.max(1, Math.ceil(concurrency / 4));
   const run = async () => {
     while (!stopping) {
-      // Claim once there is room for half the slots' worth: each claim then brings several
-      // jobs, not one per finished delivery (a claim is a database round trip at the edge).
-      if (holdAtMost - held() < claimBatch) {
+      if (holdAtMost - held() < claimAtLeast) {
         await idle(idlePollMs, true);
         continue;
       }
