@@ -27,10 +27,14 @@ beforeAll(async () => { receiver = await startWebhookReceiver(); });
 afterAll(async () => { await receiver?.close(); });
 
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
-const RECORD_KEYS = ['created_at', 'events', 'filters', 'id', 'project_id', 'secret_rotated_at', 'url'];
+// ordered, status and the failure span since webhooks II (docs/webhooks.md).
+const RECORD_KEYS = [
+  'consecutive_failures', 'created_at', 'disabled_at', 'disabled_reason', 'events', 'failing_since', 'filters', 'id',
+  'ordered', 'project_id', 'secret_rotated_at', 'status', 'url',
+];
 const DELIVERY_KEYS = [
   'attempt_log', 'attempts', 'completed_at', 'created_at', 'data', 'event', 'event_at', 'id', 'last_error',
-  'last_status_code', 'next_attempt_at', 'redelivery_of', 'status', 'webhook_id',
+  'last_status_code', 'next_attempt_at', 'redelivery_of', 'replay_id', 'status', 'webhook_id',
 ];
 
 const create = (body: unknown, token = env.keys.writer) => env.stack.call('POST', '/api/v1/webhooks', { token, body });
@@ -101,6 +105,7 @@ describe('POST /api/v1/webhooks', () => {
       id: expect.any(String), project_id: env.tenant.project.id, url: hookUrl('a'),
       events: ['email.sent', 'inbound.received'], filters: ['ann@example.org', '*@example.com'],
       created_at: expect.any(String), secret_rotated_at: null, secret: expect.stringMatching(SECRET),
+      ordered: false, status: 'enabled', disabled_at: null, disabled_reason: null, failing_since: null, consecutive_failures: 0,
     });
     expect(await count('webhooks')).toBe(before + 1);
     const row = await webhookRow(r.body.webhook.id);
@@ -395,7 +400,7 @@ describe('GET /api/v1/webhooks/{id}/deliveries', () => {
     expect(a).toEqual({
       id: failed, webhook_id: webhook.id, event: 'email.sent', event_at: '2026-11-26T01:00:00.123Z',
       data: { id: expect.any(String), n: 1, subject: 'hi' }, status: 'failed', attempts: 3, next_attempt_at: null,
-      last_status_code: 500, last_error: 'receiver answered 500', redelivery_of: null,
+      last_status_code: 500, last_error: 'receiver answered 500', redelivery_of: null, replay_id: null,
       created_at: '2026-11-26T03:00:00.000Z', completed_at: '2026-11-26T03:00:00.000Z',
       attempt_log: [
         { attempt: 1, started_at: '2026-11-26T01:01:00.000Z', duration_ms: 101, status_code: null, error: 'connection refused', response_excerpt: '' },
@@ -443,7 +448,7 @@ describe('POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver', () => {
     expect(r.body.delivery).toEqual({
       id: expect.any(String), webhook_id: webhook.id, event: 'email.failed', event_at: '2026-11-26T01:00:00.123Z',
       data: originalBefore.data, status: 'pending', attempts: 0, next_attempt_at: expect.any(String),
-      last_status_code: null, last_error: null, redelivery_of: original, created_at: expect.any(String), completed_at: null, attempt_log: [],
+      last_status_code: null, last_error: null, redelivery_of: original, replay_id: null, created_at: expect.any(String), completed_at: null, attempt_log: [],
     });
     expect(r.body.delivery.id).not.toBe(original);
     expect(Math.abs(Date.parse(r.body.delivery.next_attempt_at) - Date.now())).toBeLessThan(60_000);

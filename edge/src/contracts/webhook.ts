@@ -84,6 +84,9 @@ export const CreateWebhookSchema = z.object({
       example: ['billing@example.org', '*@example.com'],
       description: `Sender filters, at most ${WEBHOOK_FILTERS_MAX}: an exact address or \`*@<domain>\`, stored bare and lower case. Matched case-insensitively against the bare sender address; empty or omitted means every sender.`,
     }),
+  ordered: z.boolean({ error: 'must be true or false' }).default(false).openapi({
+    description: 'Deliver the events of one email (`email.*`, keyed by `data.id`) or one inbound message (`inbound.received`, keyed by `data.id`) in the order they happened: while one is pending (retrying), the later ones of the same key wait; other keys flow. A head that fails for good (attempts ran out) releases the next. `project.*` and `webhook.*` events and redeliveries are not ordered. Default false.',
+  }),
 }).strict().openapi('CreateWebhook');
 
 export const WebhookSchema = z.object({
@@ -94,6 +97,12 @@ export const WebhookSchema = z.object({
   filters: z.array(z.string()).openapi({ example: ['*@example.com'] }),
   created_at: Timestamp,
   secret_rotated_at: Timestamp.nullable().openapi({ description: 'When the signing secret was last rotated; null if never' }),
+  ordered: z.boolean().openapi({ description: 'Events of one email or inbound message are delivered in order (docs/webhooks.md, "Ordered delivery")' }),
+  status: z.enum(['enabled', 'disabled']).openapi({ description: '`disabled` after every attempt failed for `webhook.disable_after`: nothing is delivered or enqueued until `POST /api/v1/webhooks/{id}/enable`' }),
+  disabled_at: Timestamp.nullable(),
+  disabled_reason: z.string().nullable().openapi({ example: 'every delivery attempt failed since 2026-11-20T04:20:00.000Z (312 attempts)' }),
+  failing_since: Timestamp.nullable().openapi({ description: 'Start of the first failed attempt since the last success; null while the last attempt succeeded' }),
+  consecutive_failures: z.number().int().openapi({ description: 'Failed attempts since the last success' }),
 }).openapi('Webhook');
 
 export const WebhookWithSecretSchema = WebhookSchema.extend({
@@ -124,6 +133,7 @@ export const WebhookDeliverySchema = z.object({
   last_status_code: z.number().int().nullable(),
   last_error: z.string().nullable(),
   redelivery_of: z.uuid().nullable().openapi({ description: 'The delivery this one redelivers; null for an original' }),
+  replay_id: z.uuid().nullable().openapi({ description: 'The replay that made this delivery (`POST /api/v1/webhooks/{id}/replay`); null otherwise' }),
   created_at: CursorTimestamp,
   completed_at: Timestamp.nullable(),
   attempt_log: z.array(WebhookAttemptSchema).openapi({ description: 'Every attempt, first first' }),
@@ -140,7 +150,28 @@ export const DeliveryParams = IdParams.extend({
   deliveryId: Uuid.openapi({ param: { name: 'deliveryId', in: 'path' }, example: '5f0c2a1e-8b7d-4e3f-9a6b-2c1d0e9f8a7b' }),
 });
 
+/** Replay bounds (docs/webhooks.md, "Replay"): the outbox keeps handed-over events this long, and one replay spans at most it. */
+export const REPLAY_MAX_DAYS = 7;
+/** Events one replay may send; a range holding more is refused, naming this bound. */
+export const REPLAY_MAX_EVENTS = 10_000;
+
+const ReplayTimestamp = z.iso.datetime({ offset: true, error: (issue) => (issue.input === undefined ? 'required' : 'must be an RFC 3339 timestamp') }).openapi({ example: '2026-11-26T04:00:00Z' });
+
+export const ReplayWebhookSchema = z.object({
+  since: ReplayTimestamp.openapi({ description: `Start of the range, included: events that happened at or after it. At most ${REPLAY_MAX_DAYS} days ago (the outbox keeps events that long).` }),
+  until: ReplayTimestamp.openapi({ description: `End of the range, excluded; after \`since\` and at most ${REPLAY_MAX_DAYS} days after it.` }),
+}).strict().openapi('ReplayWebhook');
+
+export const WebhookReplaySchema = z.object({
+  id: z.uuid().openapi({ description: 'The replay: each of its deliveries carries it as `replay_id`' }),
+  webhook_id: z.uuid(),
+  since: Timestamp,
+  until: Timestamp,
+  events: z.number().int().openapi({ description: 'Deliveries queued: one per event of the range the webhook takes' }),
+}).openapi('WebhookReplay');
+
 export type CreateWebhookInput = z.infer<typeof CreateWebhookSchema>;
+export type ReplayWebhookInput = z.infer<typeof ReplayWebhookSchema>;
 export type WebhookRecord = z.infer<typeof WebhookSchema>;
 export type WebhookDeliveryRecord = z.infer<typeof WebhookDeliverySchema>;
 export type WebhookAttemptRecord = z.infer<typeof WebhookAttemptSchema>;

@@ -9,11 +9,13 @@
 import { DurableObject } from 'cloudflare:workers';
 import { envelopeBody } from '@edgemail/shared';
 import { connect } from '../db/client.js';
+import { loggableError } from '../db/errors.js';
 import { settingsOf } from '../settings.js';
 import { attemptDelivery, type AttemptOutcome } from '../services/webhooks/attempt.js';
-import { claimDue, fanOut, nextDueAt, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '../services/webhooks/queue.js';
+import { claimDue, fanOut, nextDueAt, recordAttempts, type AttemptRecord, type ClaimedDelivery, type FailingWebhook } from '../services/webhooks/queue.js';
+import { disableReason, disableWebhook } from '../services/webhooks/disable.js';
 import { openWebhookSecret } from '../services/webhooks/secret.js';
-import { publishDeliveryResults } from '../services/event-stream/publish.js';
+import { publishDeliveryResults, publishOutbox } from '../services/event-stream/publish.js';
 import { deliveryResult } from '../services/event-stream/events.js';
 import { Coalescer } from './coalescer.js';
 import type { Bindings, WebhookDispatcherRpc } from '../env.js';
@@ -36,17 +38,24 @@ export class WebhookDispatcher extends DurableObject<Bindings> implements Webhoo
 
   private readonly fanOuts = new Coalescer<HandOver>(async (handOvers) => {
     const { db, leaseMs } = this.settings;
-    const made = await fanOut(db, this.projectId!, handOvers.map((h) => h.outboxId), leaseMs);
+    const { claimed, queued } = await fanOut(db, this.projectId!, handOvers.map((h) => h.outboxId), leaseMs);
     const byOutbox = new Map(handOvers.map((h) => [h.outboxId, h]));
-    for (const d of made) byOutbox.get(d.outboxId!)?.deliveries.push(d);
+    for (const d of claimed) byOutbox.get(d.outboxId!)?.deliveries.push(d);
+    // Deliveries to ordered webhooks wait in the queue: the due loop sends each once its key's earlier events are done.
+    if (queued) this.later(this.drainDue());
   });
 
   private readonly records = new Coalescer<AttemptRecord>(async (records) => {
     const { db, config } = this.settings;
     const maxAttempts = config['webhook.max_attempts'];
-    const next = await recordAttempts(db, this.projectId!, records, { maxAttempts, retryDelayMs: config['webhook.retry_delay'] });
+    const { next, updateSpans } = await recordAttempts(db, this.projectId!, records, {
+      maxAttempts, retryDelayMs: config['webhook.retry_delay'],
+      disableAfterMs: config['webhook.disable_after'], disableAfterFailures: config['webhook.disable_after_failures'],
+    });
     // Recorded: now the console's stream may show them (it never delays the next attempt's schedule).
     await Promise.all([this.schedule(next), publishDeliveryResults(this.env, this.projectId!, records.map((r) => deliveryResult(r, maxAttempts)))]);
+    // Not awaited beyond the spans: the disable's own event is fanned out and attempted, and its record would wait for this one.
+    for (const w of await updateSpans()) this.later(this.disable(w));
   });
 
   private get settings() {
@@ -111,6 +120,20 @@ export class WebhookDispatcher extends DurableObject<Bindings> implements Webhoo
         { timeoutMs: config['webhook.timeout'], dohUrl: config['dns.doh_url'], allowPrivateTargets: config['webhook.allow_private_targets'] },
       );
     await this.records.add([{ delivery, outcome }]);
+  }
+
+  /** Disables a webhook whose span of failures reached `webhook.disable_after`; its `webhook.disabled` goes to the others now. */
+  private async disable(w: FailingWebhook) {
+    const { db, config } = this.settings;
+    const outboxIds = await disableWebhook(db, config, w);
+    if (!outboxIds.length) return;
+    console.warn(`webhook ${w.id} of project ${w.project_id} disabled: ${disableReason(w)}`);
+    await Promise.all([this.dispatch(w.project_id, outboxIds), publishOutbox(this.env, w.project_id, outboxIds)]);
+  }
+
+  /** Work started from inside a batch that must not wait for it; a failure is logged (the sweep and alarm make good). */
+  private later(work: Promise<unknown>) {
+    work.catch((e) => console.error(`webhook dispatcher of project ${this.projectId}:`, loggableError(e)));
   }
 
   private async schedule(at: Date | null) {

@@ -56,6 +56,8 @@ import * as deleteWebhook from './api/webhooks/delete.js';
 import * as rotateWebhookSecret from './api/webhooks/rotate-secret.js';
 import * as listWebhookDeliveries from './api/webhooks/deliveries.js';
 import * as redeliverWebhookDelivery from './api/webhooks/redeliver.js';
+import * as enableWebhook from './api/webhooks/enable.js';
+import * as replayWebhook from './api/webhooks/replay.js';
 import * as sendEmail from './api/emails/send.js';
 import * as previewTemplateVersion from './api/templates/preview.js';
 import * as sendTemplateTest from './api/templates/send-test.js';
@@ -146,11 +148,11 @@ export const apiRoutes: MountableRoute[] = [
   // `stats` before `{id}`: the router tries routes in this order, and `stats` is no UUID.
   mountable(listInboundEmails), mountable(inboundEmailStats), mountable(getInboundEmail), mountable(deleteInboundEmail),
   mountable(retryInboundEmail), mountable(rawInboundEmail), mountable(previewInboundEmail), mountable(inboundAttachment),
-  mountable(listRelayNodes), mountable(revokeRelayNode),
-  mountable(createWebhook), mountable(listWebhooks), mountable(deleteWebhook), mountable(rotateWebhookSecret),
   mountable(listInboundRules), mountable(createInboundRule), mountable(testInboundRules), mountable(getInboundRule),
   mountable(updateInboundRule), mountable(deleteInboundRule),
-  mountable(listWebhookDeliveries), mountable(redeliverWebhookDelivery),
+  mountable(listRelayNodes), mountable(revokeRelayNode),
+  mountable(createWebhook), mountable(listWebhooks), mountable(deleteWebhook), mountable(rotateWebhookSecret),
+  mountable(listWebhookDeliveries), mountable(redeliverWebhookDelivery), mountable(enableWebhook), mountable(replayWebhook),
   mountable(sendEmail), mountable(sendEmailBatch), mountable(listEmails), mountable(getEmail), mountable(previewEmail), mountable(cancelEmail), mountable(emailAttachment),
   mountable(previewTemplateVersion), mountable(sendTemplateTest),
   mountable(getUsage), mountable(listSandboxEmails), mountable(getSandboxEmail),

@@ -2,7 +2,7 @@
 // of every delivery (docs/webhooks.md).
 
 /** Every event type a webhook may subscribe to; `*` subscribes to all of them. */
-export const WEBHOOK_EVENT_TYPES = ['email.sent', 'email.failed', 'inbound.received', 'email.bounced', 'email.complained', 'email.opened', 'email.clicked', 'email.unsubscribed', 'project.complaint_threshold_crossed'] as const;
+export const WEBHOOK_EVENT_TYPES = ['email.sent', 'email.failed', 'inbound.received', 'email.bounced', 'email.complained', 'email.opened', 'email.clicked', 'email.unsubscribed', 'project.complaint_threshold_crossed', 'webhook.disabled'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const isWebhookEventType = (text: string): text is WebhookEventType =>
@@ -79,6 +79,21 @@ export interface ComplaintThresholdEventData {
   delivered: number;
   /** The UTC days counted, `YYYY-MM-DD`. */
   window: { from: string; to: string };
+}
+
+/** `data` of `webhook.disabled`, sent to the project's other webhooks when one is disabled (docs/webhooks.md, "Automatic disable"). */
+export interface WebhookDisabledEventData {
+  project_id: string;
+  /** The webhook disabled (`GET /api/v1/webhooks`). */
+  webhook_id: string;
+  url: string;
+  /** RFC 3339. */
+  disabled_at: string;
+  reason: string;
+  /** RFC 3339: the first failed attempt after the last success. */
+  failing_since: string;
+  /** Failed attempts since then. */
+  consecutive_failures: number;
 }
 
 export type EmailSentEvent = WebhookEnvelope<EmailEventData> & { event: 'email.sent' };

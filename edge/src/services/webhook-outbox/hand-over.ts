@@ -3,6 +3,7 @@
 // delays the request that wrote the event; a hand-over that never happens is
 // made good by the cron sweep, which calls this too.
 import type { Bindings } from '../../env.js';
+import { loggableError } from '../../db/errors.js';
 import { publishOutbox } from '../event-stream/publish.js';
 import type { OutboxRows } from '../emails/events.js';
 
@@ -26,7 +27,8 @@ async function dispatch(env: Bindings, projectId: string, outboxIds: number[]): 
     await dispatcherOf(env, projectId).dispatch(projectId, outboxIds);
   } catch (e) {
     // The sweep hands the rows over later; nothing is lost.
-    console.error(`webhook hand-over of outbox ${outboxIds.join(',')} failed, left to the sweep: ${e instanceof Error ? e.message : String(e)}`);
+    // loggableError: the SQLSTATE and server message, never the parameters (addresses, event data).
+    console.error(`webhook hand-over of outbox ${outboxIds.join(',')} failed, left to the sweep:`, loggableError(e));
   }
 }
 

@@ -7,6 +7,7 @@ import { outbox, webhookDeliveries } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import type { Bindings } from '../../env.js';
 import { publishOutbox } from '../event-stream/publish.js';
+import { heldBack } from '../webhooks/queue.js';
 import { handOverOutbox, wakeDispatcher } from './hand-over.js';
 
 /** A row younger than this is still being handed over by the request that wrote it. */
@@ -41,9 +42,10 @@ export async function sweepWebhooks(db: Db, env: Bindings): Promise<SweepResult>
           and created_at < now() - ${STREAM_GRACE_SECONDS} * interval '1 second'
         order by created_at limit ${SWEEP_ROWS}) s
       group by project_id`),
+    // A delivery held back behind an earlier one of its key (ordered webhooks) is not late: it waits by design.
     db.execute<{ project_id: string }>(sql`
-      select distinct project_id from ${webhookDeliveries}
-      where status = 'pending' and next_attempt_at < now() - ${OVERDUE_SECONDS} * interval '1 second'`),
+      select distinct project_id from ${webhookDeliveries} d
+      where status = 'pending' and next_attempt_at < now() - ${OVERDUE_SECONDS} * interval '1 second' and not ${heldBack('d')}`),
   ]);
   await Promise.all([
     ...stranded.rows.map((r) => handOverOutbox(env, r.project_id, r.ids.map(Number))),

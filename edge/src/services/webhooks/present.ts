@@ -8,6 +8,8 @@ import { cursorTimestamp } from '../inbound-emails/present.js';
 export const webhookColumns = {
   id: webhooks.id, projectId: webhooks.projectId, url: webhooks.url, events: webhooks.events,
   filters: webhooks.filters, createdAt: webhooks.createdAt, secretRotatedAt: webhooks.secretRotatedAt,
+  ordered: webhooks.ordered, disabledAt: webhooks.disabledAt, disabledReason: webhooks.disabledReason,
+  failingSince: webhooks.failingSince, consecutiveFailures: webhooks.consecutiveFailures,
 };
 type WebhookRow = Pick<typeof webhooks.$inferSelect, keyof typeof webhookColumns>;
 
@@ -15,6 +17,8 @@ export function presentWebhook(row: WebhookRow): WebhookRecord {
   return {
     id: row.id, project_id: row.projectId, url: row.url, events: row.events, filters: row.filters,
     created_at: row.createdAt.toISOString(), secret_rotated_at: iso(row.secretRotatedAt),
+    ordered: row.ordered, status: row.disabledAt ? 'disabled' : 'enabled', disabled_at: iso(row.disabledAt),
+    disabled_reason: row.disabledReason, failing_since: iso(row.failingSince), consecutive_failures: row.consecutiveFailures,
   };
 }
 
@@ -28,7 +32,7 @@ export const deliveryColumns = {
   eventAt: webhookDeliveries.eventAt, data: webhookDeliveries.data, status: webhookDeliveries.status,
   attempts: webhookDeliveries.attempts, nextAttemptAt: webhookDeliveries.nextAttemptAt,
   lastStatusCode: webhookDeliveries.lastStatusCode, lastError: webhookDeliveries.lastError,
-  redeliveryOf: webhookDeliveries.redeliveryOf, createdAt: webhookDeliveries.createdAt,
+  redeliveryOf: webhookDeliveries.redeliveryOf, replayId: webhookDeliveries.replayId, createdAt: webhookDeliveries.createdAt,
   completedAt: webhookDeliveries.completedAt,
   createdMicros: sql<number>`(extract(microseconds from ${webhookDeliveries.createdAt})::int % 1000)`.mapWith(Number),
 };
@@ -55,7 +59,7 @@ export function presentDelivery(row: DeliveryRow, attempts: AttemptRow[]): Webho
     status: row.status, attempts: row.attempts,
     // Outside `pending` the column may still hold a lease end: it means nothing to a reader.
     next_attempt_at: row.status === 'pending' ? iso(row.nextAttemptAt) : null,
-    last_status_code: row.lastStatusCode, last_error: row.lastError, redelivery_of: row.redeliveryOf,
+    last_status_code: row.lastStatusCode, last_error: row.lastError, redelivery_of: row.redeliveryOf, replay_id: row.replayId,
     created_at: cursorTimestamp(row.createdAt, row.createdMicros), completed_at: iso(row.completedAt),
     attempt_log: attempts.map(presentAttempt),
   };
