@@ -20,6 +20,7 @@ import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-re
 import { eventually } from './support/wait.js';
 
 const DOMAIN = 'rules-smtp.test';
+const OTHER = 'rules-other.test';
 const env = useTenantStack({
   settings: { SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
   keys: { owner: ['inbound:read', 'inbound:write', 'webhooks:write', 'webhooks:read', 'relay:write'] },
@@ -40,9 +41,9 @@ const addRule = async (body: unknown) => {
   expect(r.status).toBe(201);
   return r.body.inbound_rule;
 };
-const smtp = (to: string, subject: string, from = 'ann@sender.example') => sendMessage({
+const smtp = (to: string | string[], subject: string, from = 'ann@sender.example') => sendMessage({
   port: node.port, from, to,
-  message: `From: <${from}>\r\nTo: <${to}>\r\nSubject: ${subject}\r\nMessage-ID: <${crypto.randomUUID()}@sender.example>\r\n\r\nHello\r\n`,
+  message: `From: <${from}>\r\nTo: <${[to].flat().join('>, <')}>\r\nSubject: ${subject}\r\nMessage-ID: <${crypto.randomUUID()}@sender.example>\r\n\r\nHello\r\n`,
 });
 const reply = (r: Awaited<ReturnType<typeof smtp>>) => r.response ?? r.error?.response ?? '';
 async function rcptReply(to: string): Promise<string> {
@@ -61,6 +62,7 @@ const bySubject = async (subject: string) => (await records()).filter((r) => r.s
 
 beforeAll(async () => {
   await registerDomain(env.stack, env.tenant.project.id, DOMAIN);
+  await registerDomain(env.stack, env.other.project.id, OTHER);
   dns = await startDnsServer();
   stateDir = mkdtempSync(join(tmpdir(), 'relay-rules-'));
   const enrolled = await enrollNode({ edgeUrl: env.stack.url, key: env.keys.owner, name: 'mx-rules', stateDir });
@@ -123,4 +125,14 @@ test('webhooks: stored, inbound.received to the chosen webhook only; unmatched m
   expect(ids(other)).not.toContain(desk.id);
   const deliveries = (await call('GET', `/api/v1/webhooks/${otherId}/deliveries`)).body;
   expect(JSON.stringify(deliveries)).not.toContain(desk.id);
+});
+
+test('a message for two projects, one refusing it by subject: 250, rejected for that project only, received for the other', async () => {
+  const otherReader = (await env.other.key(['inbound:read'])).token;
+  const sent = await smtp([`carol@${DOMAIN}`, `erin@${OTHER}`], 'lottery for two');
+  expect(reply(sent)).toMatch(/^250 /);
+  const [mine] = await eventually(() => bySubject('lottery for two'), (r) => r.length === 1, 10_000);
+  expect(mine).toMatchObject({ status: 'rejected', recipients: [`carol@${DOMAIN}`] });
+  const [theirs] = await eventually(async () => (await inboundRecords(env.stack, otherReader)).filter((r) => r.subject === 'lottery for two'), (r) => r.length === 1, 10_000);
+  expect(theirs).toMatchObject({ status: 'received', recipients: [`erin@${OTHER}`] });
 });
