@@ -18,7 +18,7 @@ export interface NodeIngestProcess {
 }
 
 /** Starts the node's ingest path in a child process; `{unavailable}` when it did not come up. */
-export async function startNodeIngestProcess(o: { domain: string; dnsServer: string }): Promise<NodeIngestProcess | { unavailable: string }> {
+export async function startNodeIngestProcess(o: { domain: string; dnsServer: string; rspamdUrl?: string }): Promise<NodeIngestProcess | { unavailable: string }> {
   const child = fork(new URL(import.meta.url), [], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, [CHILD]: JSON.stringify(o) },
@@ -57,10 +57,10 @@ export async function startNodeIngestProcess(o: { domain: string; dnsServer: str
 }
 
 if (process.env[CHILD] && process.send) {
-  const o = JSON.parse(process.env[CHILD]) as { domain: string; dnsServer: string };
+  const o = JSON.parse(process.env[CHILD]) as { domain: string; dnsServer: string; rspamdUrl?: string };
   const { startNodeIngest } = await import('./smtp-node-ingest.js');
   try {
-    const ingest = await startNodeIngest({ domain: o.domain, dnsServer: o.dnsServer, greetingDelayMs: 0 });
+    const ingest = await startNodeIngest({ domain: o.domain, dnsServer: o.dnsServer, greetingDelayMs: 0, rspamdUrl: o.rspamdUrl });
     process.send({ port: ingest.port });
     const stop = () => void ingest.stop().finally(() => process.exit(0));
     process.on('message', (m) => { if (m === 'stop') stop(); });

@@ -12,6 +12,7 @@ import { createInboundServer } from '../../relay-node/src/inbound/listener/index
 import type { InboundEnvelope } from '../../relay-node/src/inbound/listener/index.js';
 import { createLineEndingNormalizer } from '../../relay-node/src/inbound/hygiene/index.js';
 import { openSpool } from '../../relay-node/src/spool/index.js';
+import { createRspamdClient, withSpamCheck } from '../../relay-node/src/inbound/spam/index.js';
 import { cleanups } from './stack.js';
 
 export interface RunningIngest {
@@ -21,7 +22,8 @@ export interface RunningIngest {
 
 let instances = 0;
 
-export async function startNodeIngest(o: { domain: string; dnsServer: string; greetingDelayMs: number }): Promise<RunningIngest> {
+/** `rspamdUrl`: each message is also scored by rspamd, as a node with `relay_node.inbound.spam.rspamd_url` does (bench/support/rspamd-peer.ts). */
+export async function startNodeIngest(o: { domain: string; dnsServer: string; greetingDelayMs: number; rspamdUrl?: string }): Promise<RunningIngest> {
   const dir = `/var/tmp/edgemail-ingest-${process.pid}-${instances++}`;
   rmSync(dir, { recursive: true, force: true });
   const spool = await openSpool<Omit<InboundEnvelope, 'authentication'> & { auth: unknown }>(dir);
@@ -32,7 +34,7 @@ export async function startNodeIngest(o: { domain: string; dnsServer: string; gr
         // The spool awaits the verdicts once the body is on disk, as the store contract asks.
         await spool.write(message, authentication.then((a) => ({ ...envelope, auth: a.auth })));
       },
-      authenticate: createAuthenticator({ resolver: createDnsResolver([o.dnsServer], { timeoutMs: 1000, tries: 1 }), mta: 'mx.bench.test' }),
+      authenticate: withRspamd(o.rspamdUrl, createAuthenticator({ resolver: createDnsResolver([o.dnsServer], { timeoutMs: 1000, tries: 1 }), mta: 'mx.bench.test' })),
       // Refusals reach the load client as SMTP replies; the log adds nothing the report needs.
       log: { info: () => {}, warn: () => {}, error: () => {} },
       transforms: () => [createLineEndingNormalizer('normalize')],
@@ -58,4 +60,11 @@ export async function startNodeIngest(o: { domain: string; dnsServer: string; gr
   };
   cleanups.add(stop);
   return { port, stop: async () => { await stop(); cleanups.delete(stop); } };
+}
+
+/** The verdict function with rspamd's score added when `url` is given; rspamd failing is said once on stderr. */
+function withRspamd(url: string | undefined, authenticate: ReturnType<typeof createAuthenticator>): ReturnType<typeof createAuthenticator> {
+  if (!url) return authenticate;
+  const say = (message: string, fields?: Record<string, unknown>) => console.error(`  node ingest: ${message} ${JSON.stringify(fields ?? {})}`);
+  return withSpamCheck(authenticate, { check: createRspamdClient({ url, timeoutMs: 5000 }), rejectScore: () => null, log: { info: say, warn: say, error: say }, url });
 }
