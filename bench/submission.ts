@@ -54,7 +54,12 @@ function startLoader(): { run(o: SubmissionLoadOptions): Promise<SubmissionLoadR
 
 /** The relay node (with its submission listener) in a child process; its submission port. */
 async function startNode(start: SubmissionNodeStart): Promise<{ port: number; cpu(): Promise<NodeJS.CpuUsage>; stop(): Promise<void> }> {
-  const child = fork(new URL('./submission-node-child.ts', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // `BENCH_RELAY_NODE_CPU_PROF=<dir>`: the node's main thread profiled (`node --cpu-prof`, written when it stops), as in bench inbound.
+  const profile = process.env.BENCH_RELAY_NODE_CPU_PROF;
+  const child = fork(new URL('./submission-node-child.ts', import.meta.url), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: [...process.execArgv, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
