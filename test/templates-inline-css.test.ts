@@ -69,6 +69,16 @@ describe('stylesheets inlined at render time', () => {
     expect(r.body.text).toBe('Hi Ann. A-1 € 3; B-2 € 4; Open: https://shop.example.org/o/1');
   });
 
+  test('HTML without <head>, with a script: the stylesheet first, inlined, the script kept as it was', async () => {
+    const projectId = env.tenant.project.id as string;
+    const sheet = await addStylesheet(env.stack, projectId, 'purple', 'b { color: rebeccapurple }');
+    const t = await addTemplate(env.stack, projectId, 'bare-body');
+    const v = await addVersion(env.stack, t, { stylesheetId: sheet, localizations: [{ language: 'en', subject: 'Hi {{name}}', html: '<p>Hello <b>{{name}}</b></p><script>document.title = "ran"</script>' }] });
+    const r = await env.stack.call('POST', `/api/v1/templates/${t}/versions/${v}/preview`, { token: env.keys.sender, body: { data: { name: 'Ada' } } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.html).toBe('<style>b { color: rebeccapurple }</style><p>Hello <b style="color: rebeccapurple;">Ada</b></p><script>document.title = "ran"</script>');
+  });
+
   test('a template send: the stored message is inlined, and the claimed job still has tracked links and the pixel', async () => {
     const sent = await env.stack.call('POST', '/api/v1/emails/send', {
       token: env.keys.sender, body: { from: 'shop@inline.test', to: ['ann@example.org'], template_id: templateId, data: DATA },
