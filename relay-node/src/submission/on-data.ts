@@ -1,6 +1,8 @@
-// onData: the submitted message is written to the spool (fsynced), read into
-// the send's fields, and handed to the edge; the reply is the edge's verdict.
-// 250 only once the edge answered that it committed the rows.
+// onData: the submitted message is written to the spool (fsynced) and read
+// into the send's fields while it arrives. When the key's lease vouches for it
+// (docs/submission.md, "Answered at the node") the reply is 250 as soon as it
+// is durable, and the hand-over (handover.ts) takes it to the edge in a batch;
+// otherwise it is handed to the edge alone and the reply is the edge's verdict.
 import { randomUUID } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import type { SMTPServerOptions, SMTPServerSession } from 'smtp-server';
@@ -26,8 +28,10 @@ export interface OnDataDeps extends SubmissionDeps {
  * - `550 5.6.0` when the message cannot be read as MIME;
  * - the edge's refusal as it gave it (`452 4.7.0` plan limit, `550 5.7.1` From domain, `550 5.6.0` a field);
  * - `451 4.4.1` when the edge did not answer within the hand-over time (the client sends it again);
- * - `250 2.0.0` once the edge committed the rows.
- * The spool entry goes once the edge answered (or gave up): the reply decides who has the message.
+ * - `250 2.0.0` once spooled when the lease vouches for it (the entry stays until the batch is answered),
+ *   else once the edge committed the rows;
+ * - `554 5.6.0` at once for a Message-ID and envelope this node answered with other content.
+ * An entry waiting for the edge's own verdict goes once the edge answered (or gave up): the reply decides who has the message.
  */
 export const onData = (deps: OnDataDeps): NonNullable<SMTPServerOptions['onData']> => (stream, session, callback) => {
   receive(deps, stream, session).then(
