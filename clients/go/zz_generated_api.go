@@ -561,6 +561,93 @@ func (s *InboundEmailsService) GetAttachment(ctx context.Context, uuid string, i
 	return s.t.doStream(ctx, &request{method: "GET", path: "/api/v1/inbound-emails/" + pathSegment(uuid) + "/attachments/" + pathSegment(idx), opts: opts})
 }
 
+// InboundRulesService holds the Inbound rules operations (inboundRules).
+type InboundRulesService struct {
+	t *transport
+}
+
+// InboundRulesListResponse is one of the API's objects.
+type InboundRulesListResponse struct {
+	InboundRules []InboundRule `json:"inbound_rules"`
+}
+
+// List: List inbound routing rules
+//
+// GET /api/v1/inbound-rules (inboundRules_list).
+func (s *InboundRulesService) List(ctx context.Context, opts ...*RequestOptions) (*InboundRulesListResponse, error) {
+	out := new(InboundRulesListResponse)
+	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/inbound-rules", opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// InboundRulesCreateResponse is one of the API's objects.
+type InboundRulesCreateResponse struct {
+	InboundRule InboundRule `json:"inbound_rule"`
+}
+
+// Create: Create an inbound routing rule
+//
+// POST /api/v1/inbound-rules (inboundRules_create).
+func (s *InboundRulesService) Create(ctx context.Context, body *CreateInboundRule, opts ...*RequestOptions) (*InboundRulesCreateResponse, error) {
+	out := new(InboundRulesCreateResponse)
+	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/inbound-rules", body: body, opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Test: Test the inbound routing rules
+//
+// POST /api/v1/inbound-rules/test (inboundRules_test).
+func (s *InboundRulesService) Test(ctx context.Context, body *TestInboundRules, opts ...*RequestOptions) (*InboundRulesTestAnswer, error) {
+	out := new(InboundRulesTestAnswer)
+	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/inbound-rules/test", body: body, opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// InboundRulesGetResponse is one of the API's objects.
+type InboundRulesGetResponse struct {
+	InboundRule InboundRule `json:"inbound_rule"`
+}
+
+// Get: Get an inbound routing rule
+//
+// GET /api/v1/inbound-rules/{id} (inboundRules_get).
+func (s *InboundRulesService) Get(ctx context.Context, id string, opts ...*RequestOptions) (*InboundRulesGetResponse, error) {
+	out := new(InboundRulesGetResponse)
+	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/inbound-rules/" + pathSegment(id), opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// InboundRulesUpdateResponse is one of the API's objects.
+type InboundRulesUpdateResponse struct {
+	InboundRule InboundRule `json:"inbound_rule"`
+}
+
+// Update: Update an inbound routing rule
+//
+// PATCH /api/v1/inbound-rules/{id} (inboundRules_update).
+func (s *InboundRulesService) Update(ctx context.Context, id string, body *UpdateInboundRule, opts ...*RequestOptions) (*InboundRulesUpdateResponse, error) {
+	out := new(InboundRulesUpdateResponse)
+	if err := s.t.doJSON(ctx, &request{method: "PATCH", path: "/api/v1/inbound-rules/" + pathSegment(id), body: body, opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Delete: Delete an inbound routing rule
+//
+// DELETE /api/v1/inbound-rules/{id} (inboundRules_delete).
+func (s *InboundRulesService) Delete(ctx context.Context, id string, opts ...*RequestOptions) error {
+	return s.t.doEmpty(ctx, &request{method: "DELETE", path: "/api/v1/inbound-rules/" + pathSegment(id), opts: opts})
+}
+
 // InvitationsService holds the Invitations operations (invitations).
 type InvitationsService struct {
 	t *transport
@@ -1490,6 +1577,38 @@ func (s *WebhooksService) Redeliver(ctx context.Context, id string, deliveryID s
 	return out, nil
 }
 
+// WebhooksEnableResponse is one of the API's objects.
+type WebhooksEnableResponse struct {
+	Webhook Webhook `json:"webhook"`
+}
+
+// Enable: Enable a webhook again
+//
+// POST /api/v1/webhooks/{id}/enable (webhooks_enable).
+func (s *WebhooksService) Enable(ctx context.Context, id string, opts ...*RequestOptions) (*WebhooksEnableResponse, error) {
+	out := new(WebhooksEnableResponse)
+	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/webhooks/" + pathSegment(id) + "/enable", opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// WebhooksReplayResponse is one of the API's objects.
+type WebhooksReplayResponse struct {
+	Replay WebhookReplay `json:"replay"`
+}
+
+// Replay: Replay a time range of events to a webhook
+//
+// POST /api/v1/webhooks/{id}/replay (webhooks_replay).
+func (s *WebhooksService) Replay(ctx context.Context, id string, body *ReplayWebhook, opts ...*RequestOptions) (*WebhooksReplayResponse, error) {
+	out := new(WebhooksReplayResponse)
+	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/webhooks/" + pathSegment(id) + "/replay", body: body, opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // apiServices are the resources of the project API (API key, myk_).
 type apiServices struct {
 	// Analytics: Analytics.
@@ -1515,6 +1634,9 @@ type apiServices struct {
 
 	// InboundEmails: Inbound emails.
 	InboundEmails *InboundEmailsService
+
+	// InboundRules: Inbound rules.
+	InboundRules *InboundRulesService
 
 	// Invitations: Invitations.
 	Invitations *InvitationsService
@@ -1568,6 +1690,7 @@ func (s *apiServices) init(t *transport) {
 	s.Domains = &DomainsService{t: t}
 	s.Emails = &EmailsService{t: t}
 	s.InboundEmails = &InboundEmailsService{t: t}
+	s.InboundRules = &InboundRulesService{t: t}
 	s.Invitations = &InvitationsService{t: t}
 	s.MemberGroups = &MemberGroupsService{t: t}
 	s.Members = &MembersService{t: t}

@@ -265,6 +265,22 @@ type Webhook struct {
 
 	// When the signing secret was last rotated; null if never
 	SecretRotatedAt *string `json:"secret_rotated_at"`
+
+	// Events of one email or inbound message are delivered in order (docs/webhooks.md, "Ordered delivery")
+	Ordered bool `json:"ordered"`
+
+	// `disabled` after every attempt failed for `webhook.disable_after`: nothing is delivered or enqueued until `POST /api/v1/webhooks/{id}/enable`
+	Status string `json:"status"`
+
+	DisabledAt *string `json:"disabled_at"`
+
+	DisabledReason *string `json:"disabled_reason"`
+
+	// Start of the first failed attempt since the last success; null while the last attempt succeeded
+	FailingSince *string `json:"failing_since"`
+
+	// Failed attempts since the last success
+	ConsecutiveFailures int64 `json:"consecutive_failures"`
 }
 
 // RelayNode is one of the API's objects.
@@ -699,6 +715,9 @@ type WebhookDelivery struct {
 	// The delivery this one redelivers; null for an original
 	RedeliveryOf *string `json:"redelivery_of"`
 
+	// The replay that made this delivery (`POST /api/v1/webhooks/{id}/replay`); null otherwise
+	ReplayID *string `json:"replay_id"`
+
 	// Milliseconds, or microseconds when the stored value has them; send it back unchanged as `before`
 	CreatedAt string `json:"created_at"`
 
@@ -999,6 +1018,160 @@ type InboundCursor struct {
 	BeforeID string `json:"before_id"`
 }
 
+// InboundRulePattern: A glob (`*` is any run of characters, everything else literal, case-insensitive, the whole value: `ann@acme.test`, `*@acme.test`, `support+*@acme.test`, `*invoice*`) or `{"regex": "..."}` in the bounded dialect of docs/inbound-rules.md (no back references or lookaround, no quantified group holding a quantifier or |, at most 3 variable quantifiers, at most 200 characters, matched case-insensitively on the value's first 256 characters).
+type InboundRulePattern json.RawMessage
+
+// InboundRuleMatchHeader is one of the API's objects.
+type InboundRuleMatchHeader struct {
+	Name string `json:"name"`
+
+	// A glob (`*` is any run of characters, everything else literal, case-insensitive, the whole value: `ann@acme.test`, `*@acme.test`, `support+*@acme.test`, `*invoice*`) or `{"regex": "..."}` in the bounded dialect of docs/inbound-rules.md (no back references or lookaround, no quantified group holding a quantifier or |, at most 3 variable quantifiers, at most 200 characters, matched case-insensitively on the value's first 256 characters).
+	Pattern InboundRulePattern `json:"pattern"`
+}
+
+// InboundRuleMatch: Every condition given must hold; none given matches every message. `recipient`: any recipient of the message in this project; `sender`: the envelope sender; `header`: a header by name (any case), any of its values; `spf`/`dkim`/`dmarc`: the accepted results; `aligned`; `spam_action`: the spam verdict's action (a message without one does not match).
+type InboundRuleMatch struct {
+	// A glob (`*` is any run of characters, everything else literal, case-insensitive, the whole value: `ann@acme.test`, `*@acme.test`, `support+*@acme.test`, `*invoice*`) or `{"regex": "..."}` in the bounded dialect of docs/inbound-rules.md (no back references or lookaround, no quantified group holding a quantifier or |, at most 3 variable quantifiers, at most 200 characters, matched case-insensitively on the value's first 256 characters).
+	Recipient InboundRulePattern `json:"recipient,omitempty"`
+
+	// A glob (`*` is any run of characters, everything else literal, case-insensitive, the whole value: `ann@acme.test`, `*@acme.test`, `support+*@acme.test`, `*invoice*`) or `{"regex": "..."}` in the bounded dialect of docs/inbound-rules.md (no back references or lookaround, no quantified group holding a quantifier or |, at most 3 variable quantifiers, at most 200 characters, matched case-insensitively on the value's first 256 characters).
+	Sender InboundRulePattern `json:"sender,omitempty"`
+
+	// A glob (`*` is any run of characters, everything else literal, case-insensitive, the whole value: `ann@acme.test`, `*@acme.test`, `support+*@acme.test`, `*invoice*`) or `{"regex": "..."}` in the bounded dialect of docs/inbound-rules.md (no back references or lookaround, no quantified group holding a quantifier or |, at most 3 variable quantifiers, at most 200 characters, matched case-insensitively on the value's first 256 characters).
+	Subject InboundRulePattern `json:"subject,omitempty"`
+
+	Header *InboundRuleMatchHeader `json:"header,omitempty"`
+
+	SPF []string `json:"spf,omitempty"`
+
+	DKIM []string `json:"dkim,omitempty"`
+
+	DMARC []string `json:"dmarc,omitempty"`
+
+	Aligned *bool `json:"aligned,omitempty"`
+
+	SpamAction []string `json:"spam_action,omitempty"`
+}
+
+// InboundRule is one of the API's objects.
+type InboundRule struct {
+	ID string `json:"id"`
+
+	Position int64 `json:"position"`
+
+	Name string `json:"name"`
+
+	// Every condition given must hold; none given matches every message. `recipient`: any recipient of the message in this project; `sender`: the envelope sender; `header`: a header by name (any case), any of its values; `spf`/`dkim`/`dmarc`: the accepted results; `aligned`; `spam_action`: the spam verdict's action (a message without one does not match).
+	Match InboundRuleMatch `json:"match"`
+
+	Action string `json:"action"`
+
+	RefuseText *string `json:"refuse_text"`
+
+	WebhookIDs []string `json:"webhook_ids"`
+
+	// Messages this rule decided at ingest (a drop is counted here). Refusals the relay node made at SMTP time are not: the message never reached the edge.
+	MatchedCount int64 `json:"matched_count"`
+
+	LastMatchedAt *string `json:"last_matched_at"`
+
+	CreatedAt string `json:"created_at"`
+
+	UpdatedAt string `json:"updated_at"`
+}
+
+// CreateInboundRule is one of the API's objects.
+type CreateInboundRule struct {
+	Name *string `json:"name,omitempty"`
+
+	// Where the rule stands, 1 first; past the end: last. Others move to make room.
+	Position *int64 `json:"position,omitempty"`
+
+	// Every condition given must hold; none given matches every message. `recipient`: any recipient of the message in this project; `sender`: the envelope sender; `header`: a header by name (any case), any of its values; `spf`/`dkim`/`dmarc`: the accepted results; `aligned`; `spam_action`: the spam verdict's action (a message without one does not match).
+	Match *InboundRuleMatch `json:"match,omitempty"`
+
+	// `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
+	Action string `json:"action"`
+
+	// refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules")
+	RefuseText *string `json:"refuse_text,omitempty"`
+
+	WebhookIDs []string `json:"webhook_ids,omitempty"`
+}
+
+// InboundRulesTestAnswerRule is one of the API's objects.
+type InboundRulesTestAnswerRule struct {
+	InboundRule
+}
+
+// InboundRulesTestAnswer is one of the API's objects.
+type InboundRulesTestAnswer struct {
+	Rule InboundRulesTestAnswerRule `json:"rule"`
+
+	Action string `json:"action"`
+
+	Would string `json:"would"`
+}
+
+// TestInboundRulesMessageAuth is one of the API's objects.
+type TestInboundRulesMessageAuth struct {
+	SPF string `json:"spf"`
+
+	DKIM string `json:"dkim"`
+
+	DMARC string `json:"dmarc"`
+
+	Aligned bool `json:"aligned"`
+}
+
+// TestInboundRulesMessageSpam is one of the API's objects.
+type TestInboundRulesMessageSpam struct {
+	Action string `json:"action"`
+}
+
+// TestInboundRulesMessage: A message described by its facts instead (what is not given counts as empty: no headers, no verdicts)
+type TestInboundRulesMessage struct {
+	Recipients []string `json:"recipients"`
+
+	Sender *string `json:"sender,omitempty"`
+
+	Subject *string `json:"subject,omitempty"`
+
+	Headers map[string]StringList `json:"headers,omitempty"`
+
+	Auth *TestInboundRulesMessageAuth `json:"auth,omitempty"`
+
+	Spam *TestInboundRulesMessageSpam `json:"spam,omitempty"`
+}
+
+// TestInboundRules is one of the API's objects.
+type TestInboundRules struct {
+	// A stored message of this project
+	InboundEmailID *string `json:"inbound_email_id,omitempty"`
+
+	// A message described by its facts instead (what is not given counts as empty: no headers, no verdicts)
+	Message *TestInboundRulesMessage `json:"message,omitempty"`
+}
+
+// UpdateInboundRule is one of the API's objects.
+type UpdateInboundRule struct {
+	Name *string `json:"name,omitempty"`
+
+	// Where the rule stands, 1 first; past the end: last. Others move to make room.
+	Position *int64 `json:"position,omitempty"`
+
+	// Every condition given must hold; none given matches every message. `recipient`: any recipient of the message in this project; `sender`: the envelope sender; `header`: a header by name (any case), any of its values; `spf`/`dkim`/`dmarc`: the accepted results; `aligned`; `spam_action`: the spam verdict's action (a message without one does not match).
+	Match *InboundRuleMatch `json:"match,omitempty"`
+
+	// `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
+	Action *string `json:"action,omitempty"`
+
+	// refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules")
+	RefuseText *string `json:"refuse_text,omitempty"`
+
+	WebhookIDs []string `json:"webhook_ids,omitempty"`
+}
+
 // WebhookWithSecret is one of the API's objects.
 type WebhookWithSecret struct {
 	Webhook
@@ -1012,11 +1185,14 @@ type CreateWebhook struct {
 	// http or https, at most 2048 characters. Its host must not resolve to loopback, RFC 1918 or other reserved space unless `webhook.allow_private_targets` is set; it is resolved (through `dns.doh_url`) at create and again before every delivery.
 	URL string `json:"url"`
 
-	// 1 to 10 of `email.sent`, `email.failed`, `inbound.received`, `email.bounced`, `email.complained`, `email.opened`, `email.clicked`, `email.unsubscribed`, `project.complaint_threshold_crossed`, or exactly `["*"]` for every type (also those added later). Duplicates collapse.
+	// 1 to 10 of `email.sent`, `email.failed`, `inbound.received`, `email.bounced`, `email.complained`, `email.opened`, `email.clicked`, `email.unsubscribed`, `project.complaint_threshold_crossed`, `webhook.disabled`, or exactly `["*"]` for every type (also those added later). Duplicates collapse.
 	Events []string `json:"events"`
 
 	// Sender filters, at most 20: an exact address or `*@<domain>`, stored bare and lower case. Matched case-insensitively against the bare sender address; empty or omitted means every sender.
 	Filters []string `json:"filters,omitempty"`
+
+	// Deliver the events of one email (`email.*`, keyed by `data.id`) or one inbound message (`inbound.received`, keyed by `data.id`) in the order they happened: while one is pending (retrying), the later ones of the same key wait; other keys flow. A head that fails for good (attempts ran out) releases the next. `project.*` and `webhook.*` events and redeliveries are not ordered. Default false.
+	Ordered *bool `json:"ordered,omitempty"`
 }
 
 // WebhookDeliveryCursor is one of the API's objects.
@@ -1025,6 +1201,30 @@ type WebhookDeliveryCursor struct {
 	Before string `json:"before"`
 
 	BeforeID string `json:"before_id"`
+}
+
+// WebhookReplay is one of the API's objects.
+type WebhookReplay struct {
+	// The replay: each of its deliveries carries it as `replay_id`
+	ID string `json:"id"`
+
+	WebhookID string `json:"webhook_id"`
+
+	Since string `json:"since"`
+
+	Until string `json:"until"`
+
+	// Deliveries queued: one per event of the range the webhook takes
+	Events int64 `json:"events"`
+}
+
+// ReplayWebhook is one of the API's objects.
+type ReplayWebhook struct {
+	// Start of the range, included: events that happened at or after it. At most 7 days ago (the outbox keeps events that long).
+	Since string `json:"since"`
+
+	// End of the range, excluded; after `since` and at most 7 days after it.
+	Until string `json:"until"`
 }
 
 // SendResult is one of the API's objects.

@@ -84,7 +84,8 @@ export const CreateWebhookSchema = z.object({
       example: ['billing@example.org', '*@example.com'],
       description: `Sender filters, at most ${WEBHOOK_FILTERS_MAX}: an exact address or \`*@<domain>\`, stored bare and lower case. Matched case-insensitively against the bare sender address; empty or omitted means every sender.`,
     }),
-  ordered: z.boolean({ error: 'must be true or false' }).default(false).openapi({
+  // Optional rather than defaulted: a default would make it required in the generated clients' request types.
+  ordered: z.boolean({ error: 'must be true or false' }).optional().openapi({
     description: 'Deliver the events of one email (`email.*`, keyed by `data.id`) or one inbound message (`inbound.received`, keyed by `data.id`) in the order they happened: while one is pending (retrying), the later ones of the same key wait; other keys flow. A head that fails for good (attempts ran out) releases the next. `project.*` and `webhook.*` events and redeliveries are not ordered. Default false.',
   }),
 }).strict().openapi('CreateWebhook');

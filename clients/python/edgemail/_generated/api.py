@@ -294,6 +294,55 @@ class InboundEmails:
         return self._transport.stream("GET", f"/api/v1/inbound-emails/{_segment(uuid)}/attachments/{_segment(idx)}", options=options)
 
 
+class InboundRules:
+    """Inbound rules: `Client.inbound_rules`."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(self, **options: Unpack[RequestOptions]) -> types.GetInboundRulesResponse:
+        """List inbound routing rules
+
+        `GET /api/v1/inbound-rules` (inboundRules_list).
+        """
+        return self._transport.json("GET", "/api/v1/inbound-rules", options=options)
+
+    def create(self, body: types.PostInboundRulesBody, **options: Unpack[RequestOptions]) -> types.PostInboundRulesResponse:
+        """Create an inbound routing rule
+
+        `POST /api/v1/inbound-rules` (inboundRules_create).
+        """
+        return self._transport.json("POST", "/api/v1/inbound-rules", body=body, options=options)
+
+    def test(self, body: types.PostInboundRulesTestBody, **options: Unpack[RequestOptions]) -> types.PostInboundRulesTestResponse:
+        """Test the inbound routing rules
+
+        `POST /api/v1/inbound-rules/test` (inboundRules_test).
+        """
+        return self._transport.json("POST", "/api/v1/inbound-rules/test", body=body, options=options)
+
+    def get(self, id: str, **options: Unpack[RequestOptions]) -> types.GetInboundRulesByIdResponse:
+        """Get an inbound routing rule
+
+        `GET /api/v1/inbound-rules/{id}` (inboundRules_get).
+        """
+        return self._transport.json("GET", f"/api/v1/inbound-rules/{_segment(id)}", options=options)
+
+    def update(self, id: str, body: types.PatchInboundRulesByIdBody, **options: Unpack[RequestOptions]) -> types.PatchInboundRulesByIdResponse:
+        """Update an inbound routing rule
+
+        `PATCH /api/v1/inbound-rules/{id}` (inboundRules_update).
+        """
+        return self._transport.json("PATCH", f"/api/v1/inbound-rules/{_segment(id)}", body=body, options=options)
+
+    def delete(self, id: str, **options: Unpack[RequestOptions]) -> None:
+        """Delete an inbound routing rule
+
+        `DELETE /api/v1/inbound-rules/{id}` (inboundRules_delete).
+        """
+        self._transport.empty("DELETE", f"/api/v1/inbound-rules/{_segment(id)}", options=options)
+
+
 class Invitations:
     """Invitations: `Client.invitations`."""
 
@@ -801,6 +850,20 @@ class Webhooks:
         """
         return self._transport.json("POST", f"/api/v1/webhooks/{_segment(id)}/deliveries/{_segment(delivery_id)}/redeliver", options=options)
 
+    def enable(self, id: str, **options: Unpack[RequestOptions]) -> types.PostWebhooksByIdEnableResponse:
+        """Enable a webhook again
+
+        `POST /api/v1/webhooks/{id}/enable` (webhooks_enable).
+        """
+        return self._transport.json("POST", f"/api/v1/webhooks/{_segment(id)}/enable", options=options)
+
+    def replay(self, id: str, body: types.PostWebhooksByIdReplayBody, **options: Unpack[RequestOptions]) -> types.PostWebhooksByIdReplayResponse:
+        """Replay a time range of events to a webhook
+
+        `POST /api/v1/webhooks/{id}/replay` (webhooks_replay).
+        """
+        return self._transport.json("POST", f"/api/v1/webhooks/{_segment(id)}/replay", body=body, options=options)
+
 
 class ClientResources:
     """Every resource of the project API."""
@@ -813,6 +876,7 @@ class ClientResources:
     domains: Domains
     emails: Emails
     inbound_emails: InboundEmails
+    inbound_rules: InboundRules
     invitations: Invitations
     member_groups: MemberGroups
     members: Members
@@ -838,6 +902,7 @@ class ClientResources:
         self.domains = Domains(transport)
         self.emails = Emails(transport)
         self.inbound_emails = InboundEmails(transport)
+        self.inbound_rules = InboundRules(transport)
         self.invitations = Invitations(transport)
         self.member_groups = MemberGroups(transport)
         self.members = Members(transport)

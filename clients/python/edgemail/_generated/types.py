@@ -268,6 +268,16 @@ class Webhook(TypedDict, total=False):
     created_at: Required[str]
     # When the signing secret was last rotated; null if never
     secret_rotated_at: Required[str | None]
+    # Events of one email or inbound message are delivered in order (docs/webhooks.md, "Ordered delivery")
+    ordered: Required[bool]
+    # `disabled` after every attempt failed for `webhook.disable_after`: nothing is delivered or enqueued until `POST /api/v1/webhooks/{id}/enable`
+    status: Required[Literal["enabled", "disabled"]]
+    disabled_at: Required[str | None]
+    disabled_reason: Required[str | None]
+    # Start of the first failed attempt since the last success; null while the last attempt succeeded
+    failing_since: Required[str | None]
+    # Failed attempts since the last success
+    consecutive_failures: Required[int]
 
 
 class RelayNode(TypedDict, total=False):
@@ -500,6 +510,8 @@ class WebhookDelivery(TypedDict, total=False):
     last_error: Required[str | None]
     # The delivery this one redelivers; null for an original
     redelivery_of: Required[str | None]
+    # The replay that made this delivery (`POST /api/v1/webhooks/{id}/replay`); null otherwise
+    replay_id: Required[str | None]
     # Milliseconds, or microseconds when the stored value has them; send it back unchanged as `before`
     created_at: Required[str]
     completed_at: Required[str | None]
@@ -717,6 +729,110 @@ class InboundCursor(TypedDict, total=False):
     before_id: Required[str]
 
 
+class InboundRule(TypedDict, total=False):
+    id: Required[str]
+    position: Required[int]
+    name: Required[str]
+    match: Required[InboundRuleMatch]
+    action: Required[Literal["store", "webhooks", "refuse", "drop"]]
+    refuse_text: Required[str | None]
+    webhook_ids: Required[list[str] | None]
+    # Messages this rule decided at ingest (a drop is counted here). Refusals the relay node made at SMTP time are not: the message never reached the edge.
+    matched_count: Required[int]
+    last_matched_at: Required[str | None]
+    created_at: Required[str]
+    updated_at: Required[str]
+
+
+class InboundRuleMatchHeader(TypedDict, total=False):
+    name: Required[str]
+    pattern: Required[InboundRulePattern]
+
+
+class InboundRuleMatch(TypedDict, total=False):
+    """Every condition given must hold; none given matches every message. `recipient`: any recipient of the message in this project; `sender`: the envelope sender; `header`: a header by name (any case), any of its values; `spf`/`dkim`/`dmarc`: the accepted results; `aligned`; `spam_action`: the spam verdict's action (a message without one does not match)."""
+    recipient: NotRequired[InboundRulePattern]
+    sender: NotRequired[InboundRulePattern]
+    subject: NotRequired[InboundRulePattern]
+    header: NotRequired[InboundRuleMatchHeader]
+    spf: NotRequired[list[Literal["pass", "fail", "softfail", "neutral", "none", "temperror", "permerror", "policy"]]]
+    dkim: NotRequired[list[Literal["pass", "fail", "softfail", "neutral", "none", "temperror", "permerror", "policy"]]]
+    dmarc: NotRequired[list[Literal["pass", "fail", "softfail", "neutral", "none", "temperror", "permerror", "policy"]]]
+    aligned: NotRequired[bool]
+    spam_action: NotRequired[list[str]]
+
+
+class InboundRulePattern2(TypedDict, total=False):
+    regex: Required[str]
+
+
+InboundRulePattern: TypeAlias = "str | InboundRulePattern2"
+
+"""A glob (`*` is any run of characters, everything else literal, case-insensitive, the whole value: `ann@acme.test`, `*@acme.test`, `support+*@acme.test`, `*invoice*`) or `{"regex": "..."}` in the bounded dialect of docs/inbound-rules.md (no back references or lookaround, no quantified group holding a quantifier or |, at most 3 variable quantifiers, at most 200 characters, matched case-insensitively on the value's first 256 characters)."""
+
+
+class CreateInboundRule(TypedDict, total=False):
+    name: NotRequired[str]
+    # Where the rule stands, 1 first; past the end: last. Others move to make room.
+    position: NotRequired[int]
+    match: NotRequired[InboundRuleMatch]
+    # `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
+    action: Required[Literal["store", "webhooks", "refuse", "drop"]]
+    # refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules")
+    refuse_text: NotRequired[str]
+    webhook_ids: NotRequired[list[str]]
+
+
+class InboundRulesTestAnswerRule(InboundRule, total=False):
+    pass
+
+
+class InboundRulesTestAnswer(TypedDict, total=False):
+    rule: Required[InboundRulesTestAnswerRule]
+    action: Required[Literal["store", "webhooks", "refuse", "drop"]]
+    would: Required[str]
+
+
+class TestInboundRulesMessageAuth(TypedDict, total=False):
+    spf: Required[str]
+    dkim: Required[str]
+    dmarc: Required[str]
+    aligned: Required[bool]
+
+
+class TestInboundRulesMessageSpam(TypedDict, total=False):
+    action: Required[str]
+
+
+class TestInboundRulesMessage(TypedDict, total=False):
+    """A message described by its facts instead (what is not given counts as empty: no headers, no verdicts)"""
+    recipients: Required[list[str]]
+    sender: NotRequired[str]
+    subject: NotRequired[str]
+    headers: NotRequired[dict[str, str | list[str]]]
+    auth: NotRequired[TestInboundRulesMessageAuth]
+    spam: NotRequired[TestInboundRulesMessageSpam | None]
+
+
+class TestInboundRules(TypedDict, total=False):
+    # A stored message of this project
+    inbound_email_id: NotRequired[str]
+    # A message described by its facts instead (what is not given counts as empty: no headers, no verdicts)
+    message: NotRequired[TestInboundRulesMessage]
+
+
+class UpdateInboundRule(TypedDict, total=False):
+    name: NotRequired[str]
+    # Where the rule stands, 1 first; past the end: last. Others move to make room.
+    position: NotRequired[int]
+    match: NotRequired[InboundRuleMatch]
+    # `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
+    action: NotRequired[Literal["store", "webhooks", "refuse", "drop"]]
+    # refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules")
+    refuse_text: NotRequired[str | None]
+    webhook_ids: NotRequired[list[str] | None]
+
+
 class WebhookWithSecret(Webhook, total=False):
     # The signing secret (`whsec_` + 32 random bytes, base64url). Shown in this response only; stored sealed, never in a list. Key for the `X-Service-Signature` HMAC (docs/webhooks.md).
     secret: Required[str]
@@ -725,16 +841,35 @@ class WebhookWithSecret(Webhook, total=False):
 class CreateWebhook(TypedDict, total=False):
     # http or https, at most 2048 characters. Its host must not resolve to loopback, RFC 1918 or other reserved space unless `webhook.allow_private_targets` is set; it is resolved (through `dns.doh_url`) at create and again before every delivery.
     url: Required[str]
-    # 1 to 10 of `email.sent`, `email.failed`, `inbound.received`, `email.bounced`, `email.complained`, `email.opened`, `email.clicked`, `email.unsubscribed`, `project.complaint_threshold_crossed`, or exactly `["*"]` for every type (also those added later). Duplicates collapse.
-    events: Required[list[Literal["email.sent", "email.failed", "inbound.received", "email.bounced", "email.complained", "email.opened", "email.clicked", "email.unsubscribed", "project.complaint_threshold_crossed", "*"]]]
+    # 1 to 10 of `email.sent`, `email.failed`, `inbound.received`, `email.bounced`, `email.complained`, `email.opened`, `email.clicked`, `email.unsubscribed`, `project.complaint_threshold_crossed`, `webhook.disabled`, or exactly `["*"]` for every type (also those added later). Duplicates collapse.
+    events: Required[list[Literal["email.sent", "email.failed", "inbound.received", "email.bounced", "email.complained", "email.opened", "email.clicked", "email.unsubscribed", "project.complaint_threshold_crossed", "webhook.disabled", "*"]]]
     # Sender filters, at most 20: an exact address or `*@<domain>`, stored bare and lower case. Matched case-insensitively against the bare sender address; empty or omitted means every sender.
     filters: NotRequired[list[str]]
+    # Deliver the events of one email (`email.*`, keyed by `data.id`) or one inbound message (`inbound.received`, keyed by `data.id`) in the order they happened: while one is pending (retrying), the later ones of the same key wait; other keys flow. A head that fails for good (attempts ran out) releases the next. `project.*` and `webhook.*` events and redeliveries are not ordered. Default false.
+    ordered: NotRequired[bool]
 
 
 class WebhookDeliveryCursor(TypedDict, total=False):
     # Milliseconds, or microseconds when the stored value has them; send it back unchanged as `before`
     before: Required[str]
     before_id: Required[str]
+
+
+class WebhookReplay(TypedDict, total=False):
+    # The replay: each of its deliveries carries it as `replay_id`
+    id: Required[str]
+    webhook_id: Required[str]
+    since: Required[str]
+    until: Required[str]
+    # Deliveries queued: one per event of the range the webhook takes
+    events: Required[int]
+
+
+class ReplayWebhook(TypedDict, total=False):
+    # Start of the range, included: events that happened at or after it. At most 7 days ago (the outbox keeps events that long).
+    since: Required[str]
+    # End of the range, excluded; after `since` and at most 7 days after it.
+    until: Required[str]
 
 
 class SendResult(TypedDict, total=False):
@@ -1479,6 +1614,34 @@ class PostInboundEmailsByIdRetryResponse(TypedDict, total=False):
     emitted: Required[bool]
 
 
+class GetInboundRulesResponse(TypedDict, total=False):
+    inbound_rules: Required[list[InboundRule]]
+
+
+PostInboundRulesBody: TypeAlias = "CreateInboundRule"
+
+
+class PostInboundRulesResponse(TypedDict, total=False):
+    inbound_rule: Required[InboundRule]
+
+
+PostInboundRulesTestBody: TypeAlias = "TestInboundRules"
+
+
+PostInboundRulesTestResponse: TypeAlias = "InboundRulesTestAnswer"
+
+
+class GetInboundRulesByIdResponse(TypedDict, total=False):
+    inbound_rule: Required[InboundRule]
+
+
+PatchInboundRulesByIdBody: TypeAlias = "UpdateInboundRule"
+
+
+class PatchInboundRulesByIdResponse(TypedDict, total=False):
+    inbound_rule: Required[InboundRule]
+
+
 class GetInvitationsResponse(TypedDict, total=False):
     invitations: Required[list[Invitation]]
 
@@ -1733,6 +1896,17 @@ GetWebhooksByIdDeliveriesItem: TypeAlias = "WebhookDelivery"
 
 class PostWebhooksByIdDeliveriesByDeliveryIdRedeliverResponse(TypedDict, total=False):
     delivery: Required[WebhookDelivery]
+
+
+class PostWebhooksByIdEnableResponse(TypedDict, total=False):
+    webhook: Required[Webhook]
+
+
+PostWebhooksByIdReplayBody: TypeAlias = "ReplayWebhook"
+
+
+class PostWebhooksByIdReplayResponse(TypedDict, total=False):
+    replay: Required[WebhookReplay]
 
 
 PostAdminCertificatesGenerateCaBody: TypeAlias = "GenerateAuthority"

@@ -297,6 +297,59 @@ export class InboundEmails {
   }
 }
 
+/** Inbound rules: `Edgemail.inboundRules`. */
+export class InboundRules {
+  constructor(private readonly transport: Transport) {}
+
+  /**
+   * List inbound routing rules
+   * `GET /api/v1/inbound-rules` (inboundRules_list).
+   */
+  list(options?: RequestOptions): Promise<types.GetInboundRulesResponse> {
+    return this.transport.json({ method: 'GET', path: `/api/v1/inbound-rules`, options });
+  }
+
+  /**
+   * Create an inbound routing rule
+   * `POST /api/v1/inbound-rules` (inboundRules_create).
+   */
+  create(body: types.PostInboundRulesBody, options?: RequestOptions): Promise<types.PostInboundRulesResponse> {
+    return this.transport.json({ method: 'POST', path: `/api/v1/inbound-rules`, body, options });
+  }
+
+  /**
+   * Test the inbound routing rules
+   * `POST /api/v1/inbound-rules/test` (inboundRules_test).
+   */
+  test(body: types.PostInboundRulesTestBody, options?: RequestOptions): Promise<types.PostInboundRulesTestResponse> {
+    return this.transport.json({ method: 'POST', path: `/api/v1/inbound-rules/test`, body, options });
+  }
+
+  /**
+   * Get an inbound routing rule
+   * `GET /api/v1/inbound-rules/{id}` (inboundRules_get).
+   */
+  get(id: string, options?: RequestOptions): Promise<types.GetInboundRulesByIdResponse> {
+    return this.transport.json({ method: 'GET', path: `/api/v1/inbound-rules/${encodeURIComponent(String(id))}`, options });
+  }
+
+  /**
+   * Update an inbound routing rule
+   * `PATCH /api/v1/inbound-rules/{id}` (inboundRules_update).
+   */
+  update(id: string, body: types.PatchInboundRulesByIdBody, options?: RequestOptions): Promise<types.PatchInboundRulesByIdResponse> {
+    return this.transport.json({ method: 'PATCH', path: `/api/v1/inbound-rules/${encodeURIComponent(String(id))}`, body, options });
+  }
+
+  /**
+   * Delete an inbound routing rule
+   * `DELETE /api/v1/inbound-rules/{id}` (inboundRules_delete).
+   */
+  delete(id: string, options?: RequestOptions): Promise<void> {
+    return this.transport.empty({ method: 'DELETE', path: `/api/v1/inbound-rules/${encodeURIComponent(String(id))}`, options });
+  }
+}
+
 /** Invitations: `Edgemail.invitations`. */
 export class Invitations {
   constructor(private readonly transport: Transport) {}
@@ -833,6 +886,22 @@ export class Webhooks {
   redeliver(id: string, deliveryId: string, options?: RequestOptions): Promise<types.PostWebhooksByIdDeliveriesByDeliveryIdRedeliverResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/webhooks/${encodeURIComponent(String(id))}/deliveries/${encodeURIComponent(String(deliveryId))}/redeliver`, options });
   }
+
+  /**
+   * Enable a webhook again
+   * `POST /api/v1/webhooks/{id}/enable` (webhooks_enable).
+   */
+  enable(id: string, options?: RequestOptions): Promise<types.PostWebhooksByIdEnableResponse> {
+    return this.transport.json({ method: 'POST', path: `/api/v1/webhooks/${encodeURIComponent(String(id))}/enable`, options });
+  }
+
+  /**
+   * Replay a time range of events to a webhook
+   * `POST /api/v1/webhooks/{id}/replay` (webhooks_replay).
+   */
+  replay(id: string, body: types.PostWebhooksByIdReplayBody, options?: RequestOptions): Promise<types.PostWebhooksByIdReplayResponse> {
+    return this.transport.json({ method: 'POST', path: `/api/v1/webhooks/${encodeURIComponent(String(id))}/replay`, body, options });
+  }
 }
 
 /** Every resource of the project (API key, `myk_`) API. */
@@ -845,6 +914,7 @@ export abstract class EdgemailResources {
   readonly domains: Domains;
   readonly emails: Emails;
   readonly inboundEmails: InboundEmails;
+  readonly inboundRules: InboundRules;
   readonly invitations: Invitations;
   readonly memberGroups: MemberGroups;
   readonly members: Members;
@@ -869,6 +939,7 @@ export abstract class EdgemailResources {
     this.domains = new Domains(transport);
     this.emails = new Emails(transport);
     this.inboundEmails = new InboundEmails(transport);
+    this.inboundRules = new InboundRules(transport);
     this.invitations = new Invitations(transport);
     this.memberGroups = new MemberGroups(transport);
     this.members = new Members(transport);

@@ -193,6 +193,16 @@ export type Webhook = {
   created_at: string;
   /** When the signing secret was last rotated; null if never */
   secret_rotated_at: string | null;
+  /** Events of one email or inbound message are delivered in order (docs/webhooks.md, "Ordered delivery") */
+  ordered: boolean;
+  /** `disabled` after every attempt failed for `webhook.disable_after`: nothing is delivered or enqueued until `POST /api/v1/webhooks/{id}/enable` */
+  status: "enabled" | "disabled";
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  /** Start of the first failed attempt since the last success; null while the last attempt succeeded */
+  failing_since: string | null;
+  /** Failed attempts since the last success */
+  consecutive_failures: number;
 };
 
 export type RelayNode = {
@@ -455,6 +465,8 @@ export type WebhookDelivery = {
   last_error: string | null;
   /** The delivery this one redelivers; null for an original */
   redelivery_of: string | null;
+  /** The replay that made this delivery (`POST /api/v1/webhooks/{id}/replay`); null otherwise */
+  replay_id: string | null;
   /** Milliseconds, or microseconds when the stored value has them; send it back unchanged as `before` */
   created_at: string;
   completed_at: string | null;
@@ -666,6 +678,93 @@ export type InboundCursor = {
   before_id: string;
 } | null;
 
+export type InboundRule = {
+  id: string;
+  position: number;
+  name: string;
+  match: InboundRuleMatch;
+  action: "store" | "webhooks" | "refuse" | "drop";
+  refuse_text: string | null;
+  webhook_ids: string[] | null;
+  /** Messages this rule decided at ingest (a drop is counted here). Refusals the relay node made at SMTP time are not: the message never reached the edge. */
+  matched_count: number;
+  last_matched_at: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+/** Every condition given must hold; none given matches every message. `recipient`: any recipient of the message in this project; `sender`: the envelope sender; `header`: a header by name (any case), any of its values; `spf`/`dkim`/`dmarc`: the accepted results; `aligned`; `spam_action`: the spam verdict's action (a message without one does not match). */
+export type InboundRuleMatch = {
+  recipient?: InboundRulePattern;
+  sender?: InboundRulePattern;
+  subject?: InboundRulePattern;
+  header?: {
+    name: string;
+    pattern: InboundRulePattern;
+  };
+  spf?: Array<"pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror" | "policy">;
+  dkim?: Array<"pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror" | "policy">;
+  dmarc?: Array<"pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror" | "policy">;
+  aligned?: boolean;
+  spam_action?: string[];
+};
+
+/** A glob (`*` is any run of characters, everything else literal, case-insensitive, the whole value: `ann@acme.test`, `*@acme.test`, `support+*@acme.test`, `*invoice*`) or `{"regex": "..."}` in the bounded dialect of docs/inbound-rules.md (no back references or lookaround, no quantified group holding a quantifier or |, at most 3 variable quantifiers, at most 200 characters, matched case-insensitively on the value's first 256 characters). */
+export type InboundRulePattern = string | {
+  regex: string;
+};
+
+export type CreateInboundRule = {
+  name?: string;
+  /** Where the rule stands, 1 first; past the end: last. Others move to make room. */
+  position?: number;
+  match?: InboundRuleMatch;
+  /** `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`) */
+  action: "store" | "webhooks" | "refuse" | "drop";
+  /** refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules") */
+  refuse_text?: string;
+  webhook_ids?: string[];
+};
+
+export type InboundRulesTestAnswer = {
+  rule: InboundRule & Record<string, unknown> | null;
+  action: "store" | "webhooks" | "refuse" | "drop";
+  would: string;
+};
+
+export type TestInboundRules = {
+  /** A stored message of this project */
+  inbound_email_id?: string;
+  /** A message described by its facts instead (what is not given counts as empty: no headers, no verdicts) */
+  message?: {
+    recipients: string[];
+    sender?: string;
+    subject?: string;
+    headers?: Record<string, string | string[]>;
+    auth?: {
+      spf: string;
+      dkim: string;
+      dmarc: string;
+      aligned: boolean;
+    };
+    spam?: {
+      action: string;
+    } | null;
+  };
+};
+
+export type UpdateInboundRule = {
+  name?: string;
+  /** Where the rule stands, 1 first; past the end: last. Others move to make room. */
+  position?: number;
+  match?: InboundRuleMatch;
+  /** `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`) */
+  action?: "store" | "webhooks" | "refuse" | "drop";
+  /** refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules") */
+  refuse_text?: string | null;
+  webhook_ids?: string[] | null;
+};
+
 export type WebhookWithSecret = Webhook & {
   /** The signing secret (`whsec_` + 32 random bytes, base64url). Shown in this response only; stored sealed, never in a list. Key for the `X-Service-Signature` HMAC (docs/webhooks.md). */
   secret: string;
@@ -674,10 +773,12 @@ export type WebhookWithSecret = Webhook & {
 export type CreateWebhook = {
   /** http or https, at most 2048 characters. Its host must not resolve to loopback, RFC 1918 or other reserved space unless `webhook.allow_private_targets` is set; it is resolved (through `dns.doh_url`) at create and again before every delivery. */
   url: string;
-  /** 1 to 10 of `email.sent`, `email.failed`, `inbound.received`, `email.bounced`, `email.complained`, `email.opened`, `email.clicked`, `email.unsubscribed`, `project.complaint_threshold_crossed`, or exactly `["*"]` for every type (also those added later). Duplicates collapse. */
-  events: Array<"email.sent" | "email.failed" | "inbound.received" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.unsubscribed" | "project.complaint_threshold_crossed" | "*">;
+  /** 1 to 10 of `email.sent`, `email.failed`, `inbound.received`, `email.bounced`, `email.complained`, `email.opened`, `email.clicked`, `email.unsubscribed`, `project.complaint_threshold_crossed`, `webhook.disabled`, or exactly `["*"]` for every type (also those added later). Duplicates collapse. */
+  events: Array<"email.sent" | "email.failed" | "inbound.received" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.unsubscribed" | "project.complaint_threshold_crossed" | "webhook.disabled" | "*">;
   /** Sender filters, at most 20: an exact address or `*@<domain>`, stored bare and lower case. Matched case-insensitively against the bare sender address; empty or omitted means every sender. */
   filters?: string[];
+  /** Deliver the events of one email (`email.*`, keyed by `data.id`) or one inbound message (`inbound.received`, keyed by `data.id`) in the order they happened: while one is pending (retrying), the later ones of the same key wait; other keys flow. A head that fails for good (attempts ran out) releases the next. `project.*` and `webhook.*` events and redeliveries are not ordered. Default false. */
+  ordered?: boolean;
 };
 
 export type WebhookDeliveryCursor = {
@@ -685,6 +786,23 @@ export type WebhookDeliveryCursor = {
   before: string;
   before_id: string;
 } | null;
+
+export type WebhookReplay = {
+  /** The replay: each of its deliveries carries it as `replay_id` */
+  id: string;
+  webhook_id: string;
+  since: string;
+  until: string;
+  /** Deliveries queued: one per event of the range the webhook takes */
+  events: number;
+};
+
+export type ReplayWebhook = {
+  /** Start of the range, included: events that happened at or after it. At most 7 days ago (the outbox keeps events that long). */
+  since: string;
+  /** End of the range, excluded; after `since` and at most 7 days after it. */
+  until: string;
+};
 
 export type SendResult = {
   message_id: string;
@@ -1484,6 +1602,32 @@ export type GetInboundEmailsByIdPreviewQuery = {
   images?: "blocked" | "remote";
 };
 
+// inboundRules
+
+export type GetInboundRulesResponse = {
+  inbound_rules: InboundRule[];
+};
+
+export type PostInboundRulesBody = CreateInboundRule;
+
+export type PostInboundRulesResponse = {
+  inbound_rule: InboundRule;
+};
+
+export type PostInboundRulesTestBody = TestInboundRules;
+
+export type PostInboundRulesTestResponse = InboundRulesTestAnswer;
+
+export type GetInboundRulesByIdResponse = {
+  inbound_rule: InboundRule;
+};
+
+export type PatchInboundRulesByIdBody = UpdateInboundRule;
+
+export type PatchInboundRulesByIdResponse = {
+  inbound_rule: InboundRule;
+};
+
 // invitations
 
 export type GetInvitationsResponse = {
@@ -1775,6 +1919,16 @@ export type GetWebhooksByIdDeliveriesResponse = {
 
 export type PostWebhooksByIdDeliveriesByDeliveryIdRedeliverResponse = {
   delivery: WebhookDelivery;
+};
+
+export type PostWebhooksByIdEnableResponse = {
+  webhook: Webhook;
+};
+
+export type PostWebhooksByIdReplayBody = ReplayWebhook;
+
+export type PostWebhooksByIdReplayResponse = {
+  replay: WebhookReplay;
 };
 
 // admin.certificates

@@ -655,6 +655,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/inbound-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List inbound routing rules
+         * @description Every rule of the project in the order they are tried (`position` 1 first); the first whose conditions all hold decides what happens to a message, and mail no rule matches is stored (docs/inbound-rules.md).
+         */
+        get: operations["inboundRules_list"];
+        put?: never;
+        /**
+         * Create an inbound routing rule
+         * @description Adds a rule at `position` (default last; the rules from there move down one). At most 100 rules per project. Conditions (`match`) and their pattern dialects: docs/inbound-rules.md; a regex outside the bounded dialect is 400 naming the construct (`nested quantifier`, `lookahead`, `back reference`, …).
+         *
+         *     Actions: `store`; `webhooks` (`webhook_ids`: webhooks of this project, an unknown id is 400 naming it); `refuse` (`refuse_text`, answered `550 5.7.1 <text>` by the relay node at RCPT when the rule and every rule before it need only the recipient, else at the end of DATA); `drop` (accepted, not stored, counted in `matched_count`). A parameter of another action is 400. Relay nodes learn refusals with their domain list (a heartbeat later, seconds).
+         */
+        post: operations["inboundRules_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/inbound-rules/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test the inbound routing rules
+         * @description Evaluates the project's rules against a stored message (`inbound_email_id`, another project's is 404) or a message described by its facts (`message`: recipients, sender, subject, headers, auth, spam), and answers the rule that matched (null: none), its action and what would happen. Nothing is stored, counted, sent or delivered.
+         */
+        post: operations["inboundRules_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/inbound-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an inbound routing rule
+         * @description Another project's rule is 404, as an unknown id.
+         */
+        get: operations["inboundRules_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an inbound routing rule
+         * @description The rules after it move up one. Another project's rule is 404.
+         */
+        delete: operations["inboundRules_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an inbound routing rule
+         * @description Changes the fields given. `position` moves the rule (past the end: last) and shifts the rules between by one: this is how rules are reordered. A new `action` clears the parameters of the old one; its own are required as at create. Another project's rule is 404.
+         */
+        patch: operations["inboundRules_update"];
+        trace?: never;
+    };
     "/api/v1/relay/nodes": {
         parameters: {
             query?: never;
@@ -799,6 +873,50 @@ export interface paths {
          * @description Sends the event of a delivery again, whatever its status: a new delivery with the same `event`, `event_at` and `data`, `redelivery_of` naming the original, due now and with `webhook.max_attempts` attempts of its own, signed with the webhook's current secret. 202: queued, not yet answered; follow it in the delivery list.
          */
         post: operations["webhooks_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a webhook again
+         * @description A webhook is disabled (`status: "disabled"`) when every attempt to it has failed for `webhook.disable_after` (5 days) and at least `webhook.disable_after_failures` (10) times; while disabled no event is enqueued for it. This enables it and resets its failure span (`failing_since` null, `consecutive_failures` 0): events from now on are delivered. Events of the time it was disabled can be sent with `POST /api/v1/webhooks/{id}/replay`. Enabling an enabled webhook only resets its span.
+         */
+        post: operations["webhooks_enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a time range of events to a webhook
+         * @description Sends every event that happened in `[since, until)` again to this webhook, as new deliveries (each with `replay_id`, due at once in the order the events happened, with `webhook.max_attempts` attempts of their own), signed with the current secret. Only events the webhook takes now: its current `events` and `filters` (and a routing rule's choice of webhooks), whether or not it got them the first time.
+         *
+         *     Bounds: `since` at most 7 days ago (the outbox keeps events that long), `until` after `since` and at most 7 days after it, at most 10000 events; beyond any of them 400 naming it, nothing queued.
+         *
+         *     One replay per webhook at a time: 409 while a delivery of an earlier replay is pending, and for a disabled webhook (enable it first). 202: queued; follow the deliveries in `GET /api/v1/webhooks/{id}/deliveries`.
+         */
+        post: operations["webhooks_replay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2204,6 +2322,28 @@ export interface components {
              * @example 2026-11-25T12:00:00.000Z
              */
             secret_rotated_at: string | null;
+            /** @description Events of one email or inbound message are delivered in order (docs/webhooks.md, "Ordered delivery") */
+            ordered: boolean;
+            /**
+             * @description `disabled` after every attempt failed for `webhook.disable_after`: nothing is delivered or enqueued until `POST /api/v1/webhooks/{id}/enable`
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /**
+             * Format: date-time
+             * @example 2026-11-25T12:00:00.000Z
+             */
+            disabled_at: string | null;
+            /** @example every delivery attempt failed since 2026-11-20T04:20:00.000Z (312 attempts) */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description Start of the first failed attempt since the last success; null while the last attempt succeeded
+             * @example 2026-11-25T12:00:00.000Z
+             */
+            failing_since: string | null;
+            /** @description Failed attempts since the last success */
+            consecutive_failures: number;
         };
         RelayNode: {
             /** Format: uuid */
@@ -2699,6 +2839,11 @@ export interface components {
              */
             redelivery_of: string | null;
             /**
+             * Format: uuid
+             * @description The replay that made this delivery (`POST /api/v1/webhooks/{id}/replay`); null otherwise
+             */
+            replay_id: string | null;
+            /**
              * Format: date-time
              * @description Milliseconds, or microseconds when the stored value has them; send it back unchanged as `before`
              * @example 2026-11-26T02:00:00.000Z
@@ -3024,6 +3169,137 @@ export interface components {
             /** Format: uuid */
             before_id: string;
         } | null;
+        InboundRule: {
+            /** Format: uuid */
+            id: string;
+            position: number;
+            name: string;
+            match: components["schemas"]["InboundRuleMatch"];
+            /** @enum {string} */
+            action: "store" | "webhooks" | "refuse" | "drop";
+            refuse_text: string | null;
+            webhook_ids: string[] | null;
+            /** @description Messages this rule decided at ingest (a drop is counted here). Refusals the relay node made at SMTP time are not: the message never reached the edge. */
+            matched_count: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-25T12:00:00.000Z
+             */
+            last_matched_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-25T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-25T12:00:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @description Every condition given must hold; none given matches every message. `recipient`: any recipient of the message in this project; `sender`: the envelope sender; `header`: a header by name (any case), any of its values; `spf`/`dkim`/`dmarc`: the accepted results; `aligned`; `spam_action`: the spam verdict's action (a message without one does not match).
+         * @example {
+         *       "recipient": "support+*@acme.test"
+         *     }
+         */
+        InboundRuleMatch: {
+            recipient?: components["schemas"]["InboundRulePattern"];
+            sender?: components["schemas"]["InboundRulePattern"];
+            subject?: components["schemas"]["InboundRulePattern"];
+            header?: {
+                name: string;
+                pattern: components["schemas"]["InboundRulePattern"];
+            };
+            spf?: ("pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror" | "policy")[];
+            dkim?: ("pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror" | "policy")[];
+            dmarc?: ("pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror" | "policy")[];
+            aligned?: boolean;
+            spam_action?: string[];
+        };
+        /**
+         * @description A glob (`*` is any run of characters, everything else literal, case-insensitive, the whole value: `ann@acme.test`, `*@acme.test`, `support+*@acme.test`, `*invoice*`) or `{"regex": "..."}` in the bounded dialect of docs/inbound-rules.md (no back references or lookaround, no quantified group holding a quantifier or |, at most 3 variable quantifiers, at most 200 characters, matched case-insensitively on the value's first 256 characters).
+         * @example *@acme.test
+         */
+        InboundRulePattern: string | {
+            regex: string;
+        };
+        CreateInboundRule: {
+            /** @example support desk */
+            name?: string;
+            /**
+             * @description Where the rule stands, 1 first; past the end: last. Others move to make room.
+             * @example 1
+             */
+            position?: number;
+            match?: components["schemas"]["InboundRuleMatch"];
+            /**
+             * @description `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
+             * @example webhooks
+             * @enum {string}
+             */
+            action: "store" | "webhooks" | "refuse" | "drop";
+            /**
+             * @description refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules")
+             * @example This address no longer takes mail
+             */
+            refuse_text?: string;
+            webhook_ids?: string[];
+        };
+        InboundRulesTestAnswer: {
+            rule: components["schemas"]["InboundRule"] & (Record<string, never> | null);
+            /** @enum {string} */
+            action: "store" | "webhooks" | "refuse" | "drop";
+            /** @example store the message and deliver inbound.received to webhooks 4b5c… */
+            would: string;
+        };
+        TestInboundRules: {
+            /**
+             * Format: uuid
+             * @description A stored message of this project
+             */
+            inbound_email_id?: string;
+            /** @description A message described by its facts instead (what is not given counts as empty: no headers, no verdicts) */
+            message?: {
+                recipients: string[];
+                sender?: string;
+                subject?: string;
+                headers?: {
+                    [key: string]: string | string[];
+                };
+                auth?: {
+                    spf: string;
+                    dkim: string;
+                    dmarc: string;
+                    aligned: boolean;
+                };
+                spam?: {
+                    action: string;
+                } | null;
+            };
+        };
+        UpdateInboundRule: {
+            /** @example support desk */
+            name?: string;
+            /**
+             * @description Where the rule stands, 1 first; past the end: last. Others move to make room.
+             * @example 1
+             */
+            position?: number;
+            match?: components["schemas"]["InboundRuleMatch"];
+            /**
+             * @description `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
+             * @example webhooks
+             * @enum {string}
+             */
+            action?: "store" | "webhooks" | "refuse" | "drop";
+            /**
+             * @description refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules")
+             * @example This address no longer takes mail
+             */
+            refuse_text?: string | null;
+            webhook_ids?: string[] | null;
+        };
         WebhookWithSecret: components["schemas"]["Webhook"] & {
             /**
              * @description The signing secret (`whsec_` + 32 random bytes, base64url). Shown in this response only; stored sealed, never in a list. Key for the `X-Service-Signature` HMAC (docs/webhooks.md).
@@ -3038,13 +3314,13 @@ export interface components {
              */
             url: string;
             /**
-             * @description 1 to 10 of `email.sent`, `email.failed`, `inbound.received`, `email.bounced`, `email.complained`, `email.opened`, `email.clicked`, `email.unsubscribed`, `project.complaint_threshold_crossed`, or exactly `["*"]` for every type (also those added later). Duplicates collapse.
+             * @description 1 to 10 of `email.sent`, `email.failed`, `inbound.received`, `email.bounced`, `email.complained`, `email.opened`, `email.clicked`, `email.unsubscribed`, `project.complaint_threshold_crossed`, `webhook.disabled`, or exactly `["*"]` for every type (also those added later). Duplicates collapse.
              * @example [
              *       "email.sent",
              *       "email.failed"
              *     ]
              */
-            events: ("email.sent" | "email.failed" | "inbound.received" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.unsubscribed" | "project.complaint_threshold_crossed" | "*")[];
+            events: ("email.sent" | "email.failed" | "inbound.received" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.unsubscribed" | "project.complaint_threshold_crossed" | "webhook.disabled" | "*")[];
             /**
              * @description Sender filters, at most 20: an exact address or `*@<domain>`, stored bare and lower case. Matched case-insensitively against the bare sender address; empty or omitted means every sender.
              * @example [
@@ -3053,6 +3329,8 @@ export interface components {
              *     ]
              */
             filters?: string[];
+            /** @description Deliver the events of one email (`email.*`, keyed by `data.id`) or one inbound message (`inbound.received`, keyed by `data.id`) in the order they happened: while one is pending (retrying), the later ones of the same key wait; other keys flow. A head that fails for good (attempts ran out) releases the next. `project.*` and `webhook.*` events and redeliveries are not ordered. Default false. */
+            ordered?: boolean;
         };
         WebhookDeliveryCursor: {
             /**
@@ -3064,6 +3342,41 @@ export interface components {
             /** Format: uuid */
             before_id: string;
         } | null;
+        WebhookReplay: {
+            /**
+             * Format: uuid
+             * @description The replay: each of its deliveries carries it as `replay_id`
+             */
+            id: string;
+            /** Format: uuid */
+            webhook_id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-25T12:00:00.000Z
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-25T12:00:00.000Z
+             */
+            until: string;
+            /** @description Deliveries queued: one per event of the range the webhook takes */
+            events: number;
+        };
+        ReplayWebhook: {
+            /**
+             * Format: date-time
+             * @description Start of the range, included: events that happened at or after it. At most 7 days ago (the outbox keeps events that long).
+             * @example 2026-11-26T04:00:00Z
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description End of the range, excluded; after `since` and at most 7 days after it.
+             * @example 2026-11-26T04:00:00Z
+             */
+            until: string;
+        };
         SendResult: {
             /** Format: uuid */
             message_id: string;
@@ -7236,6 +7549,483 @@ export interface operations {
             };
         };
     };
+    inboundRules_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        inbound_rules: components["schemas"]["InboundRule"][];
+                    };
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    inboundRules_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInboundRule"];
+            };
+        };
+        responses: {
+            /** @description The rule */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        inbound_rule: components["schemas"]["InboundRule"];
+                    };
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than `server.max_body_bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    inboundRules_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestInboundRules"];
+            };
+        };
+        responses: {
+            /** @description The decision */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundRulesTestAnswer"];
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than `server.max_body_bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    inboundRules_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        inbound_rule: components["schemas"]["InboundRule"];
+                    };
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    inboundRules_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    inboundRules_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateInboundRule"];
+            };
+        };
+        responses: {
+            /** @description The rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        inbound_rule: components["schemas"]["InboundRule"];
+                    };
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than `server.max_body_bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     relayNodes_list: {
         parameters: {
             query?: never;
@@ -7818,6 +8608,184 @@ export interface operations {
             };
             /** @description Not found in this project */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhooks_enable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook, enabled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhooks_replay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayWebhook"];
+            };
+        };
+        responses: {
+            /** @description The replay, queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        replay: components["schemas"]["WebhookReplay"];
+                    };
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than `server.max_body_bytes` */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

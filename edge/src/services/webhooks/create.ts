@@ -32,7 +32,7 @@ export async function createWebhook(db: Db, settings: WebhookSettings, projectId
   await checkUrl(input.url, settings);
   const { secret, sealed } = await newWebhookSecret(settings['database.crypto.encryption_key']);
   const [row] = await db.insert(webhooks)
-    .values({ projectId, url: input.url, events: input.events, filters: input.filters, ordered: input.ordered, secretSealed: sealed })
+    .values({ projectId, url: input.url, events: input.events, filters: input.filters, ordered: input.ordered ?? false, secretSealed: sealed })
     .returning(webhookColumns);
   return { webhook: { ...presentWebhook(row!), secret } };
 }
