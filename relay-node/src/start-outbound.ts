@@ -89,13 +89,17 @@ export function createNodeOutbound(options: false | RelayNodeOutboundOptions | u
     stopTimeoutMs: outboundOptions.stopTimeoutMs,
   });
   // The threads go once the last delivery has its bytes: stop() lets those in flight finish first.
+  let stopped = false;
   const worker: OutboundWorker | null = loop && {
+    // Claims start once the compose threads have loaded: a job claimed before would spend its lease waiting.
     start: () => {
-      composer?.warm();
-      loop.start();
+      void (composer?.warm() ?? Promise.resolve()).then(() => {
+        if (!stopped) loop.start();
+      });
     },
     resume: () => loop.resume(),
     stop: async () => {
+      stopped = true;
       await loop.stop();
       await composer?.close();
     },

@@ -41,10 +41,12 @@ export interface ComposePool {
    */
   compose(job: ComposeInput, signTime: Date): Promise<Buffer>;
   /**
-   * Starts the workers now rather than with the first jobs: loading one (the
-   * composer, the signer) takes a while, which the first delivery would wait.
+   * Starts the workers now rather than with the first jobs, and resolves once
+   * they have loaded (the composer, the signer: seconds on a busy machine),
+   * or after `timeoutMs`: jobs claimed before then would spend their lease
+   * waiting. Never rejects.
    */
-  warm(): void;
+  warm(timeoutMs?: number): Promise<void>;
   /** Workers started and lost so far (a replaced worker counts in both), jobs retried after a loss. */
   stats(): { started: number; lost: number; retried: number };
   /** Linux thread ids of the live workers (for the bench's CPU split); empty where unknown. */
@@ -84,6 +86,9 @@ interface PoolWorker {
   thread: Worker;
   jobs: Map<number, { job: PendingJob; timer: NodeJS.Timeout }>;
   gone: boolean;
+  /** Resolves once it said it is ready, or is gone. */
+  ready: Promise<void>;
+  onReady: () => void;
   /** Its Linux thread id, once it said it is ready. */
   tid: number | null;
 }
@@ -104,7 +109,9 @@ export function createComposePool(options: ComposePoolOptions = {}): ComposePool
   let closed = false;
 
   function startWorker(): PoolWorker {
-    const worker: PoolWorker = { thread: startThread(workerUrl), jobs: new Map(), gone: false, tid: null };
+    let onReady!: () => void;
+    const ready = new Promise<void>((resolve) => (onReady = resolve));
+    const worker: PoolWorker = { thread: startThread(workerUrl), jobs: new Map(), gone: false, tid: null, ready, onReady };
     counts.started++;
     worker.thread.on('message', (message: FromComposeWorker) => onMessage(worker, message));
     worker.thread.on('error', (err) => lose(worker, `the compose worker failed: ${err.message}`));
@@ -130,6 +137,7 @@ export function createComposePool(options: ComposePoolOptions = {}): ComposePool
   function onMessage(worker: PoolWorker, message: FromComposeWorker): void {
     if (message.type === 'ready') {
       worker.tid = message.tid;
+      worker.onReady();
       return;
     }
     const held = worker.jobs.get(message.id);
@@ -167,6 +175,7 @@ export function createComposePool(options: ComposePoolOptions = {}): ComposePool
   function lose(worker: PoolWorker, reason: string): void {
     if (worker.gone) return;
     worker.gone = true;
+    worker.onReady();
     workers.splice(workers.indexOf(worker), 1);
     counts.lost++;
     void worker.thread.terminate();
@@ -192,8 +201,15 @@ export function createComposePool(options: ComposePoolOptions = {}): ComposePool
         dispatch({ id, message: { type: 'compose', id, job: { message: job.message, dkim: job.dkim }, signTime: signTime.getTime() }, attempts: 0, resolve, reject });
       });
     },
-    warm() {
+    async warm(timeoutMs = 30_000) {
       while (!closed && workers.length < size) holdOpen(startWorker());
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+        timer.unref();
+      });
+      await Promise.race([Promise.all(workers.map((w) => w.ready)), bound]);
+      clearTimeout(timer);
     },
     stats: () => ({ ...counts }),
     threadIds: () => workers.map((w) => w.tid).filter((t): t is number => t !== null),
