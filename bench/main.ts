@@ -5,6 +5,7 @@ import { runConsoleUiBench } from './console-ui.js';
 import { runApiBench } from './api.js';
 import { UsageError } from './args.js';
 import { runInboundBench } from './inbound.js';
+import { runOutboundBench } from './outbound.js';
 import { runWebhooksBench } from './webhooks.js';
 import { runSendBench } from './send.js';
 import { runSubmissionBench } from './submission.js';
@@ -52,6 +53,10 @@ const benchmarks: Record<string, { summary: string; run: (argv: string[]) => Pro
   'relay-node': {
     summary: 'the packaged relay node (pnpm relay:pack, run as edgemail-relay): resident memory and CPU idle, at 100 msg/s and under the inbound bench load; the cost of scraping /metrics every second as a share of its CPU  [--seconds 20] [--rate 100] [--scrapes 300] [--messages 2000]',
     run: runRelayNodeBench,
+  },
+  outbound: {
+    summary: 'delivery alone: msg/s of one relay node (and --nodes 2) vs Postfix\'s queue → smtp-sink in alternating rounds, the node\'s CPU per message split main thread / compose workers  [--messages 2000] [--rounds 2] [--concurrency 20] [--sessions 20] [--compose-threads <n>] [--nodes 1]',
+    run: runOutboundBench,
   },
   send: {
     summary: 'send API vs health throughput; delivery msg/s with 1 and 2 relay nodes vs Postfix, to smtp-sink  [--duration 10] [--connections 32] [--rounds 2] [--messages 2000] [--concurrency 20]',

@@ -26,15 +26,21 @@ const API_GOAL = 0.35;
 const COUNTED_REQUESTS = 200;
 const DELIVERY_GOAL = 0.7;
 const FROM_DOMAIN = 'bench-send.test';
-const SINK_DOMAIN = 'sink.test';
+export const SINK_DOMAIN = 'sink.test';
 
-const SETTINGS = { SERVICE_RATELIMIT_API_PER_MINUTE: '1000000000', SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: '1000000000', ...TRACKING_SETTINGS };
+export const SETTINGS = { SERVICE_RATELIMIT_API_PER_MINUTE: '1000000000', SERVICE_RATELIMIT_RELAY_NODE_CHATTER_PER_MINUTE: '1000000000', ...TRACKING_SETTINGS };
 
 interface ApiFigures { name: string; requestsPerSecond: number; p50Ms: number; p99Ms: number; runs: RunResult[]; transactions: TransactionCount }
-interface DeliveryFigures {
+export interface DeliveryFigures {
   name: string; messages: number; seconds: number; perSecond: number;
   /** The relay nodes' CPU time (user + system, every thread) over the timed part, ms per message delivered. */
   cpuMsPerMessage?: number;
+  /**
+   * The same split by thread (Linux), ms per message: the main thread (SMTP sessions, the edge's claims and
+   * reports), the compose workers (composing and DKIM-signing), the rest (libuv's pool, GC helpers, the
+   * module loader, the verification workers).
+   */
+  cpuSplit?: { main: number; compose: number; other: number };
   /** Recipients `sent` in all, start-up included (the timed ones are `messages`), of `queued`. */
   sent?: number; queued?: number;
   note?: string;
@@ -103,12 +109,12 @@ export async function runSendBench(argv: string[]): Promise<void> {
   {
     const rows = delivery.rows;
     console.log('');
-    console.log('| delivery to smtp-sink | messages timed | seconds | msg/s | node CPU ms/msg | sent of queued |');
-    console.log('|---|---|---|---|---|---|');
+    console.log('| delivery to smtp-sink | messages timed | seconds | msg/s | node CPU ms/msg | main / compose / other | sent of queued |');
+    console.log('|---|---|---|---|---|---|---|');
     for (const d of rows) {
       const cpu = d.cpuMsPerMessage === undefined ? '' : d.cpuMsPerMessage.toFixed(2);
       const sent = d.sent === undefined ? '' : `${d.sent} of ${d.queued}`;
-      console.log(`| ${d.name} | ${d.messages} | ${d.seconds.toFixed(2)} | ${d.perSecond.toFixed(0)} | ${cpu} | ${sent}${d.note ? ` (${d.note})` : ''} |`);
+      console.log(`| ${d.name} | ${d.messages} | ${d.seconds.toFixed(2)} | ${d.perSecond.toFixed(0)} | ${cpu} | ${cpuSplitText(d)} | ${sent}${d.note ? ` (${d.note})` : ''} |`);
     }
     const reference = rows.find((d) => d.name.startsWith('Postfix'));
     deliveryRatios = reference ? Object.fromEntries(rows.filter((d) => d !== reference).map((d) => [d.name, d.perSecond / reference.perSecond])) : {};
@@ -123,6 +129,11 @@ export async function runSendBench(argv: string[]): Promise<void> {
     }
   }
   finishRun('send', clock, { options: flags, api, apiRatio, redirect, redirectRatio, clicksRecorded, delivery, deliveryRatios });
+}
+
+/** `main / compose / other` ms per message, or '' without the split. */
+export function cpuSplitText(d: DeliveryFigures): string {
+  return d.cpuSplit ? `${d.cpuSplit.main.toFixed(2)} / ${d.cpuSplit.compose.toFixed(2)} / ${d.cpuSplit.other.toFixed(2)}` : '';
 }
 
 // ---------------------------------------------------------------- the send API
@@ -226,7 +237,7 @@ async function trackedAgainstPlain(stack: Stack, key: string, settings: Record<s
 }
 
 /** Queues `count` single-recipient messages through the batch route (100 a request). */
-async function queueMessages(stack: Stack, key: string, count: number, tag: string, extra: Record<string, unknown> = {}): Promise<void> {
+export async function queueMessages(stack: Stack, key: string, count: number, tag: string, extra: Record<string, unknown> = {}): Promise<void> {
   for (let sent = 0; sent < count; sent += 100) {
     const n = Math.min(100, count - sent);
     const messages = Array.from({ length: n }, (_, i) => ({
@@ -237,7 +248,7 @@ async function queueMessages(stack: Stack, key: string, count: number, tag: stri
   }
 }
 
-async function deliverWithNodes(stack: Stack, key: string, count: number, settings: Record<string, string>, messages: number, tag: string): Promise<DeliveryFigures> {
+export async function deliverWithNodes(stack: Stack, key: string, count: number, settings: Record<string, string>, messages: number, tag: string): Promise<DeliveryFigures> {
   const stateDirs = Array.from({ length: count }, () => mkdtempSync(`${os.tmpdir()}/bench-send-node-`));
   const nodes: RelayNodeProcess[] = [];
   try {
@@ -248,7 +259,7 @@ async function deliverWithNodes(stack: Stack, key: string, count: number, settin
     // Timed from the moment every node is up (as Postfix is timed from the release of its
     // queue, running already): what was delivered during start-up is left out of the rate.
     const started = performance.now();
-    const cpuAtStart = await Promise.all(nodes.map((n) => n.cpuUsage()));
+    const cpuAtStart = await Promise.all(nodes.map((n) => n.threadCpu()));
     const sentAtStart = await countSent(stack, tag);
     const deadline = Date.now() + 300_000;
     let sent = sentAtStart;
@@ -257,12 +268,25 @@ async function deliverWithNodes(stack: Stack, key: string, count: number, settin
       sent = await countSent(stack, tag);
     }
     const seconds = (performance.now() - started) / 1000;
-    const cpuAtEnd = await Promise.all(nodes.map((n) => n.cpuUsage()));
-    const cpuMicros = cpuAtEnd.reduce((sum, u, i) => sum + u.user + u.system - cpuAtStart[i]!.user - cpuAtStart[i]!.system, 0);
+    const cpuAtEnd = await Promise.all(nodes.map((n) => n.threadCpu()));
+    const spent = (field: 'total' | 'main' | 'compose') => cpuAtEnd.reduce<number | null>((sum, u, i) => {
+      const [end, start] = [u[field], cpuAtStart[i]![field]];
+      return sum === null || end === null || start === null ? null : sum + end - start;
+    }, 0);
+    const cpuMicros = spent('total')!;
+    const [main, compose] = [spent('main'), spent('compose')];
     const timed = sent - sentAtStart;
+    const perMessage = (micros: number) => (timed ? micros / 1000 / timed : 0);
+    if (process.env.BENCH_RELAY_NODE_THREADS) {
+      // Every thread's share, ms per message (BENCH_RELAY_NODE_THREADS=1): what the "other" column is made of.
+      cpuAtEnd.forEach((u, i) => console.error(`  node ${i + 1} threads (ms/msg): ${Object.entries(u.byThread)
+        .map(([tid, micros]) => [tid, micros - (cpuAtStart[i]!.byThread[tid] ?? 0)] as const).filter(([, d]) => d > 0).sort((a, b) => b[1] - a[1])
+        .map(([tid, d]) => `${tid}${Number(tid) === u.mainTid ? ' (main)' : u.composeTids.includes(Number(tid)) ? ' (compose)' : ''} ${perMessage(d).toFixed(2)}`).join(', ')}`));
+    }
     return {
       name: `edgemail, ${count} relay node${count > 1 ? 's' : ''}`, messages: timed, seconds, perSecond: timed / seconds,
-      cpuMsPerMessage: timed ? cpuMicros / 1000 / timed : 0, sent, queued: messages,
+      cpuMsPerMessage: perMessage(cpuMicros), sent, queued: messages,
+      ...(main !== null && compose !== null ? { cpuSplit: { main: perMessage(main), compose: perMessage(compose), other: perMessage(cpuMicros - main - compose) } } : {}),
       ...(sent < messages ? { note: 'time bound reached' } : {}),
     };
   } finally {
@@ -271,7 +295,7 @@ async function deliverWithNodes(stack: Stack, key: string, count: number, settin
   }
 }
 
-async function postfixRelay(tools: PostfixTools, sinkPort: number, messages: number): Promise<DeliveryFigures> {
+export async function postfixRelay(tools: PostfixTools, sinkPort: number, messages: number): Promise<DeliveryFigures> {
   const postfix = await startPostfix(tools, await freePort(), { domain: SINK_DOMAIN, port: sinkPort });
   try {
     const source = await runSmtpSource(tools, { port: postfix.port, sessions: 10, messages, reuse: true, size: 4096, from: `news@${FROM_DOMAIN}`, to: `user@${SINK_DOMAIN}`, timeLimitMs: 300_000 });
@@ -290,7 +314,7 @@ async function postfixRelay(tools: PostfixTools, sinkPort: number, messages: num
 
 // ---------------------------------------------------------------- set-up
 
-async function verifiedDomain(stack: Stack, key: string): Promise<void> {
+export async function verifiedDomain(stack: Stack, key: string): Promise<void> {
   await call(stack, 'POST', '/api/v1/domains', key, { name: FROM_DOMAIN });
   // The bench is about sending: the domain's DNS records are taken as published.
   await sql(stack, (c) => c.query('UPDATE domains SET verified_at = now(), ownership_proven_at = now(), last_checked_at = now() WHERE name = $1', [FROM_DOMAIN]));
@@ -301,5 +325,5 @@ const countSent = (stack: Stack, tag: string) => sql(stack, async (c) => Number(
   `SELECT count(*) FROM emails e JOIN outbound_messages m ON m.id = e.message_id WHERE e.status = 'sent' AND $1 = ANY(m.tags)`, [tag],
 )).rows[0].count));
 
-const clearEmails = (stack: Stack) => sql(stack, (c) => c.query('DELETE FROM outbound_messages'));
+export const clearEmails = (stack: Stack) => sql(stack, (c) => c.query('DELETE FROM outbound_messages'));
 

@@ -2,7 +2,8 @@
 // in production: it never shares an event loop with the Neon bridge (in the
 // bench process) or the load client.
 import { fork } from 'node:child_process';
-import type { RelayNodeChildMessage, RelayNodeChildStart } from './smtp-relay-node-child.js';
+import type { RelayNodeChildMessage, RelayNodeChildStart, ThreadCpu } from './smtp-relay-node-child.js';
+export type { ThreadCpu } from './smtp-relay-node-child.js';
 import { cleanups } from './stack.js';
 
 export interface RelayNodeProcess {
@@ -10,6 +11,8 @@ export interface RelayNodeProcess {
   port: number;
   /** CPU time the node's process has used so far (user and system, µs; all its threads). */
   cpuUsage(): Promise<NodeJS.CpuUsage>;
+  /** The same CPU time split by thread: main, compose workers (Linux; null elsewhere). */
+  threadCpu(): Promise<ThreadCpu>;
   stop(): Promise<void>;
 }
 
@@ -59,7 +62,17 @@ export async function startRelayNodeProcess(
     child.on('message', answer);
     child.send('cpu');
   });
-  if ('port' in first) return { port: first.port, cpuUsage, stop: release };
+  const threadCpu = () => new Promise<ThreadCpu>((resolve, reject) => {
+    if (!child.connected) { reject(new Error('the relay node process has exited')); return; }
+    const answer = (m: RelayNodeChildMessage) => {
+      if (!('threads' in m)) return;
+      child.off('message', answer);
+      resolve(m.threads);
+    };
+    child.on('message', answer);
+    child.send('threads');
+  });
+  if ('port' in first) return { port: first.port, cpuUsage, threadCpu, stop: release };
   await release();
   return { error: 'error' in first ? first.error : 'its process exited before listening' };
 }

@@ -5,7 +5,9 @@
 // bridge (in the bench process) or the load client. `stop` over IPC (or the
 // parent going away) stops the node gracefully; `cpu` over IPC answers with
 // the process's CPU time so far (process.cpuUsage: every thread of the node,
-// its verification workers included).
+// its verification workers included); `threads` with that time split by
+// thread (Linux: /proc/self/task): the main thread, the compose workers, the rest.
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadConfig, type Config } from '@edgemail/shared';
 import type { Log } from '../../relay-node/src/log.js';
 
@@ -18,6 +20,8 @@ interface RelayNodeModule {
 // Loaded at run time, not named to the compiler: the node is typechecked by its
 // own package (its tsconfig differs from the bench's), and is still being built.
 const NODE_MODULE = new URL('../../relay-node/src/index.ts', import.meta.url).href;
+// The same module instance the node loads (one URL, one instance): its compose workers' thread ids.
+const COMPOSE_POOL_MODULE = new URL('../../relay-node/src/outbound/compose-pool.ts', import.meta.url).href;
 
 export interface RelayNodeChildStart {
   edgeUrl: string;
@@ -27,7 +31,45 @@ export interface RelayNodeChildStart {
   settings: Record<string, string>;
 }
 
-export type RelayNodeChildMessage = { port: number } | { error: string } | { stopped: string | null } | { cpu: NodeJS.CpuUsage };
+/**
+ * CPU time (user + system, µs) so far: the whole process, its main thread, its compose worker threads (null
+ * where /proc is missing), and every thread by id (what "other" is made of: libuv's pool, V8's helpers, the
+ * module loader's thread).
+ */
+export interface ThreadCpu { total: number; main: number | null; compose: number | null; byThread: Record<string, number>; mainTid: number; composeTids: number[] }
+
+export type RelayNodeChildMessage = { port: number } | { error: string } | { stopped: string | null } | { cpu: NodeJS.CpuUsage } | { threads: ThreadCpu };
+
+/** A thread's utime + stime from /proc/self/task/<tid>/stat, µs (clock ticks of 10 ms); null when unreadable. */
+function threadMicros(tid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    // The fields after the command name (which may hold spaces) in parentheses; utime and stime are the 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return null;
+  }
+}
+
+async function threadCpu(): Promise<ThreadCpu> {
+  const usage = process.cpuUsage();
+  const { composeThreadIds } = (await import(COMPOSE_POOL_MODULE)) as { composeThreadIds(): number[] };
+  const composeTids = composeThreadIds();
+  const compose = composeTids.map(threadMicros);
+  let tids: string[] = [];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch { /* not Linux */ }
+  return {
+    total: usage.user + usage.system,
+    byThread: Object.fromEntries(tids.map((t) => [t, threadMicros(Number(t)) ?? 0])),
+    mainTid: process.pid,
+    composeTids,
+    main: threadMicros(process.pid),
+    compose: compose.some((t) => t === null) ? null : compose.reduce<number>((a, b) => a + b!, 0),
+  };
+}
 
 const send = (m: RelayNodeChildMessage) => { if (process.connected) process.send!(m); };
 
@@ -58,6 +100,7 @@ process.once('message', (start: RelayNodeChildStart) => {
     process.on('message', (m) => {
       if (m === 'stop') stop();
       if (m === 'cpu') send({ cpu: process.cpuUsage() });
+      if (m === 'threads') void threadCpu().then((threads) => send({ threads }));
     });
     process.once('disconnect', stop);
     const reason = await node.closed;
