@@ -1,5 +1,6 @@
 // One webhook: its deliveries and their attempts (live as they run),
-// redeliver one, rotate the signing secret (the new one shown once), delete.
+// redeliver one, rotate the signing secret (the new one shown once), delete;
+// a webhook disabled for failing shows why and can be enabled again.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
 import { api, type ApiSchemas } from '../../api/client';
@@ -48,6 +49,11 @@ export default function WebhookPage({ params }: PageProps<{ id: string }>) {
     toast('Webhook deleted');
     navigate('/webhooks');
   });
+  const enable = useSubmit(async () => {
+    const { webhook } = await ok(api.POST('/api/v1/webhooks/{id}/enable', { params: { path: { id: params.id } } }));
+    setHook(webhook);
+    toast('Webhook enabled');
+  });
   const redeliver = useSubmit(async (delivery: Delivery) => {
     await ok(api.POST('/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver', { params: { path: { id: params.id, deliveryId: delivery.id } } }));
     toast(`${delivery.event} queued for redelivery`);
@@ -59,6 +65,7 @@ export default function WebhookPage({ params }: PageProps<{ id: string }>) {
   return (
     <Page title="Webhook" description={<span class="mono">{hook.url}</span>}
       actions={<>
+        {hook.status === 'disabled' && <Button variant="primary" busy={enable.busy} onClick={() => void enable.run()}>Enable</Button>}
         <Button onClick={() => setConfirm('rotate')}>Rotate secret</Button>
         <Button variant="danger" onClick={() => setConfirm('delete')}>Delete</Button>
       </>}>
@@ -68,7 +75,15 @@ export default function WebhookPage({ params }: PageProps<{ id: string }>) {
           <ShownOnce label="Webhook signing secret" value={secret} onDone={() => setSecret(null)} />
         </div>
       )}
+      {hook.status === 'disabled' && (
+        <div class="notice" role="status">
+          <p>Disabled {hook.disabled_at ? when(hook.disabled_at) : ''}: {hook.disabled_reason ?? 'every delivery attempt failed'}. No event is posted to it until it is enabled again; events of the meantime can be replayed (docs/webhooks.md).</p>
+        </div>
+      )}
+      <FormError message={enable.error} />
       <dl class="facts">
+        <dt>Status</dt><dd>{hook.status === 'disabled' ? 'disabled' : hook.consecutive_failures ? `enabled, ${hook.consecutive_failures} failed attempts since ${hook.failing_since ? when(hook.failing_since) : '?'}` : 'enabled'}</dd>
+        <dt>Order</dt><dd>{hook.ordered ? 'events of one message in order' : 'as they come'}</dd>
         <dt>Events</dt><dd>{hook.events.join(', ')}</dd>
         <dt>Senders</dt><dd>{hook.filters.length ? hook.filters.join(', ') : 'every sender'}</dd>
         <dt>Created</dt><dd>{when(hook.created_at)}</dd>

@@ -11,7 +11,7 @@ import '../emails/mail.css';
 
 type Webhook = ApiSchemas['Webhook'];
 type EventType = ApiSchemas['CreateWebhook']['events'][number];
-const EVENTS: EventType[] = ['email.sent', 'email.failed', 'email.bounced', 'email.complained', 'email.opened', 'email.clicked', 'inbound.received'];
+const EVENTS: EventType[] = ['email.sent', 'email.failed', 'email.bounced', 'email.complained', 'email.opened', 'email.clicked', 'inbound.received', 'webhook.disabled'];
 
 export default function WebhooksPage() {
   const [, navigate] = useLocation();
@@ -39,6 +39,7 @@ export default function WebhooksPage() {
           { label: 'URL', cell: (h) => <Link href={`/webhook/${h.id}`} class="mono">{h.url}</Link> },
           { label: 'Events', cell: (h) => h.events.join(', ') },
           { label: 'Senders', cell: (h) => h.filters.length ? h.filters.join(', ') : 'every sender' },
+          { label: 'Status', cell: (h) => h.status },
           { label: 'Created', cell: (h) => when(h.created_at) },
         ]} />
       <CreateWebhook open={creating} onClose={() => setCreating(false)}
