@@ -121,6 +121,8 @@ interface Pipeline {
 }
 
 interface EdgemailSummary {
+  /** The same node after giving the project `n` routing rules (docs/inbound-rules.md). */
+  withRules?: (n: number) => Promise<Target>;
   accepted: number;
   stored: number;
   /** The forwarder after the last run of the main stack: messages it brought to Postgres while we waited, and those left. */
@@ -287,7 +289,12 @@ export async function runInboundBench(argv: string[]): Promise<void> {
           const node = await e.startNode!(withGreetingDelay(settings, d));
           return target(node.port, d, () => node.cpuUsage());
         });
-        await fn({ target: target(e.port, delay, e.cpuUsage), other });
+        // Routing rules go in after the other runs (they stay): 31 s for the node's periodic list refresh to bring the refusals.
+        const withRules = e.addRoutingRules && (async (n: number) => {
+          await e.addRoutingRules!(n, 31_000);
+          return { ...target(e.port, delay, e.cpuUsage), name: RULES_ROW };
+        });
+        await fn({ target: target(e.port, delay, e.cpuUsage), other, withRules });
         const before = await e.stored();
         progress(`waiting up to ${opts.drain}s for the forwarder: ${accepted - before} of ${accepted} accepted messages not in Postgres yet…`);
         const drained = await e.drain(accepted, opts.drain * 1000);
@@ -311,6 +318,8 @@ export async function runInboundBench(argv: string[]): Promise<void> {
     });
     if (nodeAvailable && secondStack) await onPipeline(slow, async (pipeline) => runCells([pipeline!.target], slowCells, slowMessages));
   } finally {
+      // Last on this stack: the pipeline with 20 routing rules per project, 10 clients, one message per connection.
+      if (pipeline?.withRules) await measure(await pipeline.withRules(RULES_PER_PROJECT), 10, PATTERNS[0]!, opts.messages);
     for (const stop of stops) await stop().catch((e: unknown) => console.error(`  stopping: ${String(e)}`));
     loader.close();
     await dns.close();
@@ -329,6 +338,7 @@ export async function runInboundBench(argv: string[]): Promise<void> {
     const d = edgemail.finalDrain;
     console.log(
       `edgemail end to end: ${edgemail.accepted} messages accepted (250), ${edgemail.stored} in Postgres (inbound_emails) by the end` +
+  printRoutingRules(rows);
       (d?.messages ? `; after the last run the forwarder brought ${d.messages} more in ${d.seconds.toFixed(1)}s (${f0(d.messages / Math.max(d.seconds, 0.001))} msg/s)${d.left ? `, ${d.left} still spooled at the ${opts.drain}s bound` : ''}` : '') +
       `. Relay node started by ${edgemail.nodeFrom}, domain registered with ${edgemail.domainVia}.`,
     );
@@ -349,3 +359,20 @@ type Load = (port: number, to: string, clients: number, perConnection: number, m
 
 // ---------------------------------------------------------------- output
 
+
+// ---------------------------------------------------------------- routing rules (issue 32)
+
+const RULES_PER_PROJECT = 20;
+const RULES_ROW = `${EDGEMAIL}, ${RULES_PER_PROJECT} rules`;
+
+/** The pipeline with routing rules against the same cell without them: goal ≥ 0.9 of the plain rate. */
+function printRoutingRules(rows: Row[]): void {
+  const cell = (name: string) => rows.find((r) => r.target === name && r.clients === 10 && r.pattern === '1/conn' && !r.greetingDelayMs && r.load);
+  const [plain, ruled] = [cell(EDGEMAIL), cell(RULES_ROW)];
+  if (!plain?.load || !ruled?.load) return;
+  const ratio = (a?: number, b?: number) => (a && b ? (a / b).toFixed(2) : 'n/a');
+  console.log(
+    `routing rules (${RULES_PER_PROJECT} per project, none matching; goal ≥ 0.9): accepted ${f0(ruled.load.perSecond)} msg/s vs ${f0(plain.load.perSecond)} plain = ${ratio(ruled.load.perSecond, plain.load.perSecond)}` +
+    `; stored end to end ${f0(ruled.endToEnd?.perSecond ?? 0)} vs ${f0(plain.endToEnd?.perSecond ?? 0)} msg/s = ${ratio(ruled.endToEnd?.perSecond, plain.endToEnd?.perSecond)}`,
+  );
+}

@@ -45,6 +45,13 @@ export interface EdgemailInbound {
    * started the first node: a node the stack starts has the stack's settings.
    */
   startNode?: (settings: Record<string, string>) => Promise<{ port: number; cpuUsage(): Promise<NodeJS.CpuUsage> }>;
+  /**
+   * Gives the bench project `n` inbound routing rules (docs/inbound-rules.md)
+   * that none of its messages match, so every message is tried against all of
+   * them (refusals on the node, the rest at ingest), then waits `settleMs` for
+   * the node's next domain list. Absent when the checkout has no rules table.
+   */
+  addRoutingRules?: (n: number, settleMs: number) => Promise<void>;
 }
 
 export type EdgemailOutcome = { target: EdgemailInbound } | { unavailable: string };
@@ -151,6 +158,7 @@ export async function withEdgemailInbound<T>(
         nodeFrom,
         stored,
         cpuUsage,
+        addRoutingRules: (n, settleMs) => addRoutingRules(client, tenant.projectId, domain, n, settleMs),
         startNode: nodeFrom === 'the bench'
           ? async (nodeSettings) => {
             const started = await startNode(nodeSettings);
@@ -247,4 +255,21 @@ async function api<T = unknown>(stack: Stack, method: string, path: string, toke
   const text = await res.text();
   if (!res.ok) throw new ApiError(res.status, `${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as T;
+}
+
+/** `n` rules of four shapes (recipient glob, subject glob, sender regex, header and verdict) that the bench's messages never match. */
+async function addRoutingRules(client: pg.Client, projectId: string, domain: string, n: number, settleMs: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const [match, action] = [
+      [{ recipient: `nobody-${i}@${domain}` }, 'refuse'],
+      [{ subject: `*never-${i}*` }, 'drop'],
+      [{ sender: { regex: `^nobody-${i}-\\d+@` } }, 'store'],
+      [{ header: { name: 'x-never', pattern: `v${i}` }, dmarc: ['fail'] }, 'drop'],
+    ][i % 4]!;
+    await client.query(
+      `INSERT INTO inbound_rules (project_id, position, name, match, action, refuse_text) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [projectId, i + 1, `bench-${i}`, JSON.stringify(match), action, action === 'refuse' ? 'bench refusal' : null],
+    );
+  }
+  await new Promise((r) => setTimeout(r, settleMs));
 }
