@@ -14,6 +14,7 @@ import { collectingLog, type LogLine } from '../relay-node/test-support/inbound-
 import { sendMessage } from '../relay-node/test-support/smtp-client.js';
 import { registerProvenDomain } from './support/domain-ownership.js';
 import { inboundRecords, startTestNode } from './support/relay-node.js';
+import { enroll, inboundBody, inboundMeta } from './support/relay.js';
 import { rspamdBinary, startRspamd, type RunningRspamd } from './support/rspamd.js';
 import { platformToken, seedProject, startTestStack, type TestStack } from './support/stack.js';
 import { eventually } from './support/wait.js';
@@ -111,6 +112,36 @@ describe.skipIf(!rspamdBinary)('spam scoring with rspamd at a relay node', () =>
     const record = await recordBySubject('marked');
     expect(record.spam.marked).toBe(true);
     expect((await eventData(record.id)).spam.marked).toBe(true);
+  });
+
+  test('a backlog forwarded in one batch (POST /relay/v1/inbound/batch) stores each message\'s verdict, refusal and mark', async () => {
+    expect((await stack.call('PUT', '/api/v1/project/inbound-spam', { token: key, body: { reject_score: 10, mark_score: 5 } })).status).toBe(200);
+    const forwarder = await enroll(stack, key);
+    const message = (subject: string, spam: Record<string, unknown>, spamRejected: boolean) => ({
+      meta: inboundMeta([TO], { spam, spam_rejected: spamRejected, parsed: { ...inboundMeta([]).parsed, subject } }),
+      raw: `From: <ann@example.org>\r\nTo: <${TO}>\r\nSubject: ${subject}\r\n\r\nHello.\r\n`,
+    });
+    const singles = [
+      message('batch-refused', { score: 12.5, required_score: 15, action: 'add header', symbols: ['A', 'B'] }, true),
+      message('batch-clean', { score: 1, required_score: 15, action: 'no action', symbols: [] }, false),
+    ].map((m) => inboundBody(m));
+    const metaLengths = singles.map((s) => Number(s.headers['edgemail-meta-length']));
+    const res = await fetch(`${stack.url}/relay/v1/inbound/batch`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${forwarder.token}`, 'content-type': 'application/vnd.edgemail.inbound-batch',
+        'edgemail-meta-lengths': metaLengths.join(','), 'edgemail-message-lengths': singles.map((s, i) => s.body.byteLength - metaLengths[i]!).join(','),
+      },
+      body: new Uint8Array(Buffer.concat([...singles.map((s, i) => s.body.subarray(0, metaLengths[i])), ...singles.map((s, i) => s.body.subarray(metaLengths[i]))])),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { results: { status: number }[] }).results.map((r) => r.status)).toEqual([200, 200]);
+    const refused = await recordBySubject('batch-refused');
+    expect(refused).toMatchObject({ status: 'rejected', status_reason: expect.stringMatching(/^spam score 12.5 reached/) });
+    expect(refused.spam).toEqual({ score: 12.5, required_score: 15, action: 'add header', symbols: ['A', 'B'], marked: true });
+    const clean = await recordBySubject('batch-clean');
+    expect(clean).toMatchObject({ status: 'received', spam: { score: 1, required_score: 15, action: 'no action', symbols: [], marked: false } });
+    expect((await eventData(clean.id)).spam).toEqual(clean.spam);
   });
 
   test('rspamd stopped: mail is still accepted and stored unscored, each failure counted, the outage logged once', async () => {

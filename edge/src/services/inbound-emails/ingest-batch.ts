@@ -14,7 +14,7 @@ import type { Db } from '../../db/client.js';
 import { ServiceError } from '../errors.js';
 import type { InboundMeta } from '../../contracts/inbound-meta.js';
 import { servedBy, type NodeScope } from '../relay-nodes/domains.js';
-import { senderSuppressedSql, sharesFromRows, spamThresholdColumns, type ProjectShare, type ShareRow } from './recipients.js';
+import { senderSuppressedSql, sharesFromRows, spamThresholdSelect, type ProjectShare, type ShareRow } from './recipients.js';
 import {
   assertStorable, decideStatus, ingestMessage, putObjects, recordAndEventData, whyAttachmentsUnstored,
   type CommittedEvent, type ForwardedMessage, type IngestResult, type Planned,
@@ -58,7 +58,7 @@ async function sharesOfMany(db: Db, metas: InboundMeta[], node: NodeScope): Prom
     select m.i, ${domains.id} as "domainId", ${domains.projectId} as "projectId", ${domains.name} as name,
       ${senderSuppressedSql(domains.projectId, sql`m.sender`)} as suppressed,
       ${inboundEmails.id} as "storedId", ${inboundEmails.status} as "storedStatus",
-      ${spamThresholdColumns.spamRejectScore}, ${spamThresholdColumns.spamMarkScore}
+      ${spamThresholdSelect}
     from (values ${sql.join(wanted, sql`, `)}) as m(i, spool_id, sender, name)
     join ${domains} on ${domains.name} = m.name and ${servedBy(node)}
     left join ${inboundEmails} on ${inboundEmails.projectId} = ${domains.projectId} and ${inboundEmails.spoolId} = m.spool_id`);

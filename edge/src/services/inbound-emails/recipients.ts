@@ -32,11 +32,12 @@ export const senderSuppressedSql = (projectId: SQLWrapper, sender: SQLWrapper | 
   and ${suppressions.stream} = ''
   and (${suppressions.expiresAt} is null or ${suppressions.expiresAt} > now()))`;
 
+const spamRejectScoreOf = sql<number | null>`(select ${projects.inboundSpamRejectScore} from ${projects} where ${projects.id} = ${domains.projectId})`;
+const spamMarkScoreOf = sql<number | null>`(select ${projects.inboundSpamMarkScore} from ${projects} where ${projects.id} = ${domains.projectId})`;
 /** The project's spam thresholds, as ShareRow's columns (a scalar subquery: one row per project). */
-export const spamThresholdColumns = {
-  spamRejectScore: sql<number | null>`(select ${projects.inboundSpamRejectScore} from ${projects} where ${projects.id} = ${domains.projectId})`.as('spamRejectScore'),
-  spamMarkScore: sql<number | null>`(select ${projects.inboundSpamMarkScore} from ${projects} where ${projects.id} = ${domains.projectId})`.as('spamMarkScore'),
-};
+export const spamThresholdColumns = { spamRejectScore: spamRejectScoreOf.as('spamRejectScore'), spamMarkScore: spamMarkScoreOf.as('spamMarkScore') };
+/** The same two columns in a select written as SQL (an aliased column there would print only its alias). */
+export const spamThresholdSelect = sql`${spamRejectScoreOf} as "spamRejectScore", ${spamMarkScoreOf} as "spamMarkScore"`;
 
 /** A row of the domains a message's recipients are in, with what ingest needs per project. */
 export type ShareRow = {
