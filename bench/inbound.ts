@@ -24,6 +24,7 @@ import { benchDkimKey, type BenchDkimKey } from './support/dkim-signature.js';
 import { startHaraka } from './support/haraka.js';
 import { HARAKA, NODE_PROCESS, printPeers, type PeerRow } from './support/haraka-report.js';
 import { startNodeIngestProcess } from './support/haraka-node-ingest.js';
+import { printRspamd, RSPAMD_PEER, startNodeIngestWithRspamd } from './support/rspamd-peer.js';
 import { brief, DISCARD, EDGEMAIL, f0, GOAL_ACCEPTED, GOAL_P99_MS, GOAL_RATIO, GOAL_STORED, INGEST, MAILDIR, printEndToEnd, printGoal, printGreeting, printTable, SINK, type EndToEnd, type Row } from './support/smtp-report.js';
 
 // ---------------------------------------------------------------- options
@@ -90,6 +91,8 @@ const PEERS: Peer[] = [
   { name: HARAKA, start: (o) => startHaraka(o) },
   // The node's own accept-and-spool path in a process of its own: its CPU beside Haraka's, nothing forwarding.
   { name: NODE_PROCESS, start: (o) => startNodeIngestProcess(o) },
+  // The same process with spam scoring on: each message also streamed to a real rspamd, whose own CPU is reported apart (issue 32).
+  { name: RSPAMD_PEER, start: (o) => startNodeIngestWithRspamd(o) },
 ];
 
 // ---------------------------------------------------------------- targets
@@ -333,6 +336,7 @@ export async function runInboundBench(argv: string[]): Promise<void> {
   const verdicts = printGoal(rows, CLIENTS, PATTERNS.map((p) => p.name));
   const endToEnd = printEndToEnd(rows, CLIENTS, PATTERNS.map((p) => p.name));
   const peers = printPeers(rows, CLIENTS, PATTERNS.map((p) => p.name), [HARAKA]);
+  printRspamd(rows);
   printGreeting(rows, GREETING_DELAYS_MS);
   if (edgemail && !edgemail.unavailable) {
     const d = edgemail.finalDrain;
