@@ -40,7 +40,7 @@ type RawOutgoing = { envelope: { from: string; to: string[] }; raw: Buffer; sign
 /** A message of signed bytes whose every line already ends in CRLF: nothing of nodemailer's own composing applies to it. */
 function isSignedRaw(mail: Parameters<Transporter['sendMail']>[0]): mail is RawOutgoing {
   const { raw, envelope } = mail as Partial<RawOutgoing>;
-  if (!Buffer.isBuffer(raw) || !envelope || typeof envelope.from !== 'string' || !Array.isArray(envelope.to)) return false;
+  if (!raw || !Buffer.isBuffer(raw) || !envelope || typeof envelope.from !== 'string' || !Array.isArray(envelope.to)) return false;
   for (let at = raw.indexOf(10); at !== -1; at = raw.indexOf(10, at + 1)) if (at === 0 || raw[at - 1] !== 13) return false;
   return true;
 }
