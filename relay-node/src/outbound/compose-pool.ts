@@ -9,10 +9,11 @@
 // A job that takes workers down `maxAttempts` times is given up (the delivery
 // is deferred, naming it) rather than taking down worker after worker.
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { OutboundJob } from '@edgemail/shared';
 import { AddressRefusedError } from './compose.js';
 import type { FromComposeWorker, ToComposeWorker } from './compose-protocol.js';
+import { entryExtension, pickWorker, startThread } from '../threads/worker-threads.js';
 
 export interface ComposePoolOptions {
   /** Worker threads at most (started as jobs come). Default `composeThreadsFor(0)`: the cores less one, at least 1. */
@@ -102,7 +103,7 @@ export function createComposePool(options: ComposePoolOptions = {}): ComposePool
   const size = Math.max(1, options.size ?? composeThreadsFor(0));
   const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
   const jobTimeoutMs = options.jobTimeoutMs ?? 120_000;
-  const workerUrl = options.workerUrl ?? new URL(`./compose-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+  const workerUrl = options.workerUrl ?? new URL(`./compose-worker${entryExtension(import.meta.url)}`, import.meta.url);
   const workers: PoolWorker[] = [];
   const counts = { started: 0, lost: 0, retried: 0 };
   let nextId = 0;
@@ -118,14 +119,6 @@ export function createComposePool(options: ComposePoolOptions = {}): ComposePool
     worker.thread.on('exit', (code) => lose(worker, `the compose worker stopped (exit code ${code})`));
     workers.push(worker);
     return worker;
-  }
-
-  /** An idle worker, else a new one while there are fewer than `size`, else the least busy. */
-  function pick(): PoolWorker {
-    const idle = workers.find((w) => w.jobs.size === 0);
-    if (idle) return idle;
-    if (workers.length < size) return startWorker();
-    return workers.reduce((a, b) => (b.jobs.size < a.jobs.size ? b : a));
   }
 
   /** A worker with nothing to do never keeps the process alive. */
@@ -155,7 +148,7 @@ export function createComposePool(options: ComposePoolOptions = {}): ComposePool
   }
 
   function dispatch(job: PendingJob): void {
-    const worker = pick();
+    const worker = pickWorker(workers, size, startWorker);
     job.attempts++;
     // Measured from the hand-over, queueing in the worker included: only a worker that holds jobs far past it is stuck.
     const timer = setTimeout(() => {
@@ -221,17 +214,4 @@ export function createComposePool(options: ComposePoolOptions = {}): ComposePool
   };
   livePools.add(pool);
   return pool;
-}
-
-/**
- * A worker thread for `url`. From TypeScript sources (`node --import tsx`,
- * vitest) a worker does not inherit the loader in a form that runs a `.ts`
- * entry, so it imports the entry through tsx's API instead (as the
- * verification pool does).
- */
-function startThread(url: URL): Worker {
-  if (!url.pathname.endsWith('.ts')) return new Worker(url);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const code = `import(${JSON.stringify(tsx)}).then(({ tsImport }) => tsImport(${JSON.stringify(url.href)}, ${JSON.stringify(import.meta.url)}))`;
-  return new Worker(code, { eval: true });
 }

@@ -5,11 +5,12 @@
 // authenticator's resolver (one cache for the node).
 import { availableParallelism } from 'node:os';
 import type { Readable } from 'node:stream';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { DNSResolver } from 'mailauth';
 import type { FromWorker, ToWorker } from './verify-protocol.js';
 import { readVerdicts } from './verify-protocol.js';
 import { temporaryFailure, type AuthContext, type IngestAuthentication } from './verdicts.js';
+import { entryExtension, pickWorker, startThread } from '../../threads/worker-threads.js';
 
 export interface VerifyPoolOptions {
   /** Worker threads at most (started on first use). Default: 2, or 1 on a single core. */
@@ -83,7 +84,7 @@ interface PoolWorker {
 export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
   const size = options.size ?? Math.min(2, availableParallelism());
   const abortGraceMs = options.abortGraceMs ?? 1000;
-  const workerUrl = options.workerUrl ?? new URL(`./verify-worker${extensionOf(import.meta.url)}`, import.meta.url);
+  const workerUrl = options.workerUrl ?? new URL(`./verify-worker${entryExtension(import.meta.url)}`, import.meta.url);
   const workers: PoolWorker[] = [];
   const counts = { started: 0, terminated: 0 };
   /** Who to tell if the worker of a job being aborted has to be terminated. */
@@ -98,14 +99,6 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     worker.thread.on('exit', () => retire(worker, 'the verification worker stopped'));
     workers.push(worker);
     return worker;
-  }
-
-  /** The least busy worker, or a new one while there are fewer than `size` and all are busy. */
-  function pick(): PoolWorker {
-    const idle = workers.find((w) => w.jobs.size === 0);
-    if (idle) return idle;
-    if (workers.length < size) return startWorker();
-    return workers.reduce((a, b) => (b.jobs.size < a.jobs.size ? b : a));
   }
 
   /** An idle worker never keeps the process alive. */
@@ -199,7 +192,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
   function verify(job: VerifyJob): Promise<IngestAuthentication> {
     return new Promise((resolve) => {
       const { message, context, mta } = job;
-      const worker = pick();
+      const worker = pickWorker(workers, size, startWorker);
       const id = ++nextJob;
       const post = (m: ToWorker, transfer?: ArrayBuffer[]) => {
         if (!worker.gone) worker.thread.postMessage(m, transfer);
@@ -318,21 +311,6 @@ function deadline(ms: number, onExpire: () => void) {
   };
 }
 
-function extensionOf(url: string): string {
-  return url.endsWith('.ts') ? '.ts' : '.js';
-}
-
-/**
- * A worker thread for `url`. From TypeScript sources (`node --import tsx`,
- * vitest) a worker does not inherit the loader in a form that runs a `.ts`
- * entry, so it imports the entry through tsx's API instead.
- */
-function startThread(url: URL): Worker {
-  if (!url.pathname.endsWith('.ts')) return new Worker(url);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const code = `import(${JSON.stringify(tsx)}).then(({ tsImport }) => tsImport(${JSON.stringify(url.href)}, ${JSON.stringify(import.meta.url)}))`;
-  return new Worker(code, { eval: true });
-}
 
 let shared: VerifyPool | undefined;
 
