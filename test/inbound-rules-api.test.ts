@@ -76,8 +76,9 @@ describe('bad input: 400 naming the problem, nothing changed', () => {
     [{ action: 'store', refuse_text: 'x' }, 'refuse_text', 'only with action refuse'],
     [{ action: 'refuse', refuse_text: 'two\r\nlines' }, 'refuse_text', 'printable ASCII'],
     [{ action: 'explode' }, 'action', ''],
-    // Not offered yet (docs/inbound-rules.md, "Not yet").
-    [{ action: 'forward' }, 'action', ''],
+    // forward takes one address (docs/inbound-rules.md, "Forward"; more in inbound-rules-forward.test.ts).
+    [{ action: 'forward' }, 'forward_to', 'required with action forward'],
+    [{ action: 'forward', forward_to: 'Ann <ann@partner.example>' }, 'forward_to', 'one address'],
   ])('%j', async (body, field, problem) => {
     const before = await snapshot();
     const r = await call('POST', '/api/v1/inbound-rules', body);

@@ -463,7 +463,7 @@ type Email struct {
 	// Sent with a sandbox key: captured, never delivered
 	Sandbox bool `json:"sandbox"`
 
-	// How the message came in: `api` (the send routes), `smtp` (SMTP submission on a relay node, docs/submission.md), `test` (a template's send-test, docs/template-rendering.md) or `system` (the service's own mail: invitations and password resets, in the system-mail project only, docs/console.md)
+	// How the message came in: `api` (the send routes), `smtp` (SMTP submission on a relay node, docs/submission.md), `test` (a template's send-test, docs/template-rendering.md), `forward` (an inbound rule's forward of a received message, docs/inbound-rules.md) or `system` (the service's own mail: invitations and password resets, in the system-mail project only, docs/console.md)
 	Origin string `json:"origin"`
 
 	// The message stream the send named (docs/sending.md, "Streams"): `transactional` (the default), `broadcast` or a project-defined one
@@ -658,7 +658,7 @@ type InboundEmail struct {
 
 	Status string `json:"status"`
 
-	// Why a message is `rejected` or `failed`; null when `received`
+	// Why a message is `rejected` or `failed`; for a `received` one that a `forward` routing rule decided, what became of the forward (docs/inbound-rules.md, "Forward"); otherwise null when `received`
 	StatusReason *string `json:"status_reason"`
 
 	// Milliseconds, or microseconds when the stored value has them; send it back unchanged as `before`
@@ -1070,6 +1070,9 @@ type InboundRule struct {
 
 	WebhookIDs []string `json:"webhook_ids"`
 
+	// forward: the address copies go to; null for other actions
+	ForwardTo *string `json:"forward_to"`
+
 	// Messages this rule decided at ingest (a drop is counted here). Refusals the relay node made at SMTP time are not: the message never reached the edge.
 	MatchedCount int64 `json:"matched_count"`
 
@@ -1090,13 +1093,16 @@ type CreateInboundRule struct {
 	// Every condition given must hold; none given matches every message. `recipient`: any recipient of the message in this project; `sender`: the envelope sender; `header`: a header by name (any case), any of its values; `spf`/`dkim`/`dmarc`: the accepted results; `aligned`; `spam_action`: the spam verdict's action (a message without one does not match).
 	Match *InboundRuleMatch `json:"match,omitempty"`
 
-	// `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
+	// `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `forward` (store, and send a copy to `forward_to` through the project's sending path: From the address it was received at, Reply-To the original sender, SRS envelope sender, at most 3 hops; docs/inbound-rules.md), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
 	Action string `json:"action"`
 
 	// refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules")
 	RefuseText *string `json:"refuse_text,omitempty"`
 
 	WebhookIDs []string `json:"webhook_ids,omitempty"`
+
+	// forward: the one address a copy is sent to (bare `local@domain`); not at a domain of this project
+	ForwardTo *string `json:"forward_to,omitempty"`
 }
 
 // InboundRulesTestAnswerRule is one of the API's objects.
@@ -1163,13 +1169,16 @@ type UpdateInboundRule struct {
 	// Every condition given must hold; none given matches every message. `recipient`: any recipient of the message in this project; `sender`: the envelope sender; `header`: a header by name (any case), any of its values; `spf`/`dkim`/`dmarc`: the accepted results; `aligned`; `spam_action`: the spam verdict's action (a message without one does not match).
 	Match *InboundRuleMatch `json:"match,omitempty"`
 
-	// `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
+	// `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `forward` (store, and send a copy to `forward_to` through the project's sending path: From the address it was received at, Reply-To the original sender, SRS envelope sender, at most 3 hops; docs/inbound-rules.md), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
 	Action *string `json:"action,omitempty"`
 
 	// refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules")
 	RefuseText *string `json:"refuse_text,omitempty"`
 
 	WebhookIDs []string `json:"webhook_ids,omitempty"`
+
+	// forward: the one address a copy is sent to (bare `local@domain`); not at a domain of this project
+	ForwardTo *string `json:"forward_to,omitempty"`
 }
 
 // WebhookWithSecret is one of the API's objects.

@@ -27,7 +27,7 @@ export const EmailSchema = z.object({
   tags: z.array(z.string()),
   headers: z.record(z.string(), z.string()).openapi({ description: 'The custom headers of the send, as given' }),
   sandbox: z.boolean().openapi({ description: 'Sent with a sandbox key: captured, never delivered' }),
-  origin: z.enum(['api', 'smtp', 'test', 'system']).openapi({ description: 'How the message came in: `api` (the send routes), `smtp` (SMTP submission on a relay node, docs/submission.md), `test` (a template\'s send-test, docs/template-rendering.md) or `system` (the service\'s own mail: invitations and password resets, in the system-mail project only, docs/console.md)' }),
+  origin: z.enum(['api', 'smtp', 'test', 'system', 'forward']).openapi({ description: 'How the message came in: `api` (the send routes), `smtp` (SMTP submission on a relay node, docs/submission.md), `test` (a template\'s send-test, docs/template-rendering.md), `forward` (an inbound rule\'s forward of a received message, docs/inbound-rules.md) or `system` (the service\'s own mail: invitations and password resets, in the system-mail project only, docs/console.md)' }),
   stream: z.string().openapi({ description: 'The message stream the send named (docs/sending.md, "Streams"): `transactional` (the default), `broadcast` or a project-defined one', example: 'transactional' }),
   send_at: Timestamp.nullable().openapi({ description: '`send_at` of a scheduled send, as given (null when not scheduled): not delivered before it' }),
   created_at: CursorTimestamp,

@@ -56,7 +56,7 @@ export const InboundEmailSchema = z.object({
   has_raw: z.boolean(),
   size: z.number().int(),
   status: z.enum(INBOUND_STATUSES),
-  status_reason: z.string().nullable().openapi({ description: 'Why a message is `rejected` or `failed`; null when `received`', example: 'sender suppressed' }),
+  status_reason: z.string().nullable().openapi({ description: 'Why a message is `rejected` or `failed`; for a `received` one that a `forward` routing rule decided, what became of the forward (docs/inbound-rules.md, "Forward"); otherwise null when `received`', example: 'sender suppressed' }),
   received_at: CursorTimestamp,
   created_at: Timestamp,
 }).openapi('InboundEmail');

@@ -8,8 +8,10 @@ export const INBOUND_RULES_MAX = 100;
 export const RULE_WEBHOOKS_MAX = 20;
 export const REFUSE_TEXT_MAX = 200;
 export const DEFAULT_REFUSE_TEXT = 'Message refused by the recipient\'s rules';
-/** The actions the API takes. `forward` (shared RULE_ACTIONS) is not offered yet: docs/inbound-rules.md, "Not yet". */
-export const API_RULE_ACTIONS = ['store', 'webhooks', 'refuse', 'drop'] as const;
+/** The actions the API takes (shared RULE_ACTIONS). */
+export const API_RULE_ACTIONS = ['store', 'webhooks', 'forward', 'refuse', 'drop'] as const;
+/** A forward target: one bare address (`local@domain`), no display name, no list. */
+export const FORWARD_TO_PATTERN = /^[^\s<>()[\]\\,;:@"]{1,64}@(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 const PatternSchema = z.union([
   z.string().max(PATTERN_MAX_LENGTH, `must be at most ${PATTERN_MAX_LENGTH} characters`).min(1, 'must not be empty'),
@@ -48,9 +50,11 @@ const fields = {
   name: z.string().max(200, 'must be at most 200 characters').openapi({ example: 'support desk' }),
   position: z.number().int('must be an integer').min(1, 'must be at least 1').openapi({ description: 'Where the rule stands, 1 first; past the end: last. Others move to make room.', example: 1 }),
   match: InboundRuleMatchSchema,
-  action: z.enum(API_RULE_ACTIONS).openapi({ description: '`store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)', example: 'webhooks' }),
+  action: z.enum(API_RULE_ACTIONS).openapi({ description: '`store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `forward` (store, and send a copy to `forward_to` through the project\'s sending path: From the address it was received at, Reply-To the original sender, SRS envelope sender, at most 3 hops; docs/inbound-rules.md), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)', example: 'webhooks' }),
   refuse_text: RefuseText,
   webhook_ids: z.array(Uuid).min(1, 'must name at least one webhook').max(RULE_WEBHOOKS_MAX),
+  forward_to: z.string().max(320, 'must be at most 320 characters').regex(FORWARD_TO_PATTERN, 'must be one address (local@domain), without a name or a list')
+    .openapi({ description: 'forward: the one address a copy is sent to (bare `local@domain`); not at a domain of this project', example: 'desk@partner.example' }),
 };
 
 export const CreateInboundRuleSchema = z.object({
@@ -60,6 +64,7 @@ export const CreateInboundRuleSchema = z.object({
   action: fields.action,
   refuse_text: fields.refuse_text.optional(),
   webhook_ids: fields.webhook_ids.optional(),
+  forward_to: fields.forward_to.optional(),
 }).strict().openapi('CreateInboundRule');
 export type CreateInboundRuleInput = z.infer<typeof CreateInboundRuleSchema>;
 
@@ -70,6 +75,7 @@ export const UpdateInboundRuleSchema = z.object({
   action: fields.action.optional(),
   refuse_text: fields.refuse_text.nullable().optional(),
   webhook_ids: fields.webhook_ids.nullable().optional(),
+  forward_to: fields.forward_to.nullable().optional(),
 }).strict().openapi('UpdateInboundRule');
 export type UpdateInboundRuleInput = z.infer<typeof UpdateInboundRuleSchema>;
 
@@ -81,6 +87,7 @@ export const InboundRuleSchema = z.object({
   action: z.enum(API_RULE_ACTIONS),
   refuse_text: z.string().nullable(),
   webhook_ids: z.array(z.string()).nullable(),
+  forward_to: z.string().nullable().openapi({ description: 'forward: the address copies go to; null for other actions' }),
   matched_count: z.number().int().openapi({ description: 'Messages this rule decided at ingest (a drop is counted here). Refusals the relay node made at SMTP time are not: the message never reached the edge.' }),
   last_matched_at: Timestamp.nullable(),
   created_at: Timestamp,

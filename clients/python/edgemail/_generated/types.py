@@ -369,7 +369,7 @@ Email = TypedDict("Email", {
     "tags": "Required[list[str]]",
     "headers": "Required[dict[str, str]]",
     "sandbox": "Required[bool]",
-    "origin": "Required[Literal[\"api\", \"smtp\", \"test\", \"system\"]]",
+    "origin": "Required[Literal[\"api\", \"smtp\", \"test\", \"system\", \"forward\"]]",
     "stream": "Required[str]",
     "send_at": "Required[str | None]",
     "created_at": "Required[str]",
@@ -456,7 +456,7 @@ class InboundEmail(TypedDict, total=False):
     has_raw: Required[bool]
     size: Required[int]
     status: Required[Literal["received", "rejected", "failed"]]
-    # Why a message is `rejected` or `failed`; null when `received`
+    # Why a message is `rejected` or `failed`; for a `received` one that a `forward` routing rule decided, what became of the forward (docs/inbound-rules.md, "Forward"); otherwise null when `received`
     status_reason: Required[str | None]
     # Milliseconds, or microseconds when the stored value has them; send it back unchanged as `before`
     received_at: Required[str]
@@ -734,9 +734,11 @@ class InboundRule(TypedDict, total=False):
     position: Required[int]
     name: Required[str]
     match: Required[InboundRuleMatch]
-    action: Required[Literal["store", "webhooks", "refuse", "drop"]]
+    action: Required[Literal["store", "webhooks", "forward", "refuse", "drop"]]
     refuse_text: Required[str | None]
     webhook_ids: Required[list[str] | None]
+    # forward: the address copies go to; null for other actions
+    forward_to: Required[str | None]
     # Messages this rule decided at ingest (a drop is counted here). Refusals the relay node made at SMTP time are not: the message never reached the edge.
     matched_count: Required[int]
     last_matched_at: Required[str | None]
@@ -776,11 +778,13 @@ class CreateInboundRule(TypedDict, total=False):
     # Where the rule stands, 1 first; past the end: last. Others move to make room.
     position: NotRequired[int]
     match: NotRequired[InboundRuleMatch]
-    # `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
-    action: Required[Literal["store", "webhooks", "refuse", "drop"]]
+    # `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `forward` (store, and send a copy to `forward_to` through the project's sending path: From the address it was received at, Reply-To the original sender, SRS envelope sender, at most 3 hops; docs/inbound-rules.md), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
+    action: Required[Literal["store", "webhooks", "forward", "refuse", "drop"]]
     # refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules")
     refuse_text: NotRequired[str]
     webhook_ids: NotRequired[list[str]]
+    # forward: the one address a copy is sent to (bare `local@domain`); not at a domain of this project
+    forward_to: NotRequired[str]
 
 
 class InboundRulesTestAnswerRule(InboundRule, total=False):
@@ -789,7 +793,7 @@ class InboundRulesTestAnswerRule(InboundRule, total=False):
 
 class InboundRulesTestAnswer(TypedDict, total=False):
     rule: Required[InboundRulesTestAnswerRule]
-    action: Required[Literal["store", "webhooks", "refuse", "drop"]]
+    action: Required[Literal["store", "webhooks", "forward", "refuse", "drop"]]
     would: Required[str]
 
 
@@ -826,11 +830,13 @@ class UpdateInboundRule(TypedDict, total=False):
     # Where the rule stands, 1 first; past the end: last. Others move to make room.
     position: NotRequired[int]
     match: NotRequired[InboundRuleMatch]
-    # `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
-    action: NotRequired[Literal["store", "webhooks", "refuse", "drop"]]
+    # `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `forward` (store, and send a copy to `forward_to` through the project's sending path: From the address it was received at, Reply-To the original sender, SRS envelope sender, at most 3 hops; docs/inbound-rules.md), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
+    action: NotRequired[Literal["store", "webhooks", "forward", "refuse", "drop"]]
     # refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules")
     refuse_text: NotRequired[str | None]
     webhook_ids: NotRequired[list[str] | None]
+    # forward: the one address a copy is sent to (bare `local@domain`); not at a domain of this project
+    forward_to: NotRequired[str | None]
 
 
 class WebhookWithSecret(Webhook, total=False):

@@ -349,8 +349,8 @@ export type Email = {
   headers: Record<string, string>;
   /** Sent with a sandbox key: captured, never delivered */
   sandbox: boolean;
-  /** How the message came in: `api` (the send routes), `smtp` (SMTP submission on a relay node, docs/submission.md), `test` (a template's send-test, docs/template-rendering.md) or `system` (the service's own mail: invitations and password resets, in the system-mail project only, docs/console.md) */
-  origin: "api" | "smtp" | "test" | "system";
+  /** How the message came in: `api` (the send routes), `smtp` (SMTP submission on a relay node, docs/submission.md), `test` (a template's send-test, docs/template-rendering.md), `forward` (an inbound rule's forward of a received message, docs/inbound-rules.md) or `system` (the service's own mail: invitations and password resets, in the system-mail project only, docs/console.md) */
+  origin: "api" | "smtp" | "test" | "system" | "forward";
   /** The message stream the send named (docs/sending.md, "Streams"): `transactional` (the default), `broadcast` or a project-defined one */
   stream: string;
   /** `send_at` of a scheduled send, as given (null when not scheduled): not delivered before it */
@@ -411,7 +411,7 @@ export type InboundEmail = {
   has_raw: boolean;
   size: number;
   status: "received" | "rejected" | "failed";
-  /** Why a message is `rejected` or `failed`; null when `received` */
+  /** Why a message is `rejected` or `failed`; for a `received` one that a `forward` routing rule decided, what became of the forward (docs/inbound-rules.md, "Forward"); otherwise null when `received` */
   status_reason: string | null;
   /** Milliseconds, or microseconds when the stored value has them; send it back unchanged as `before` */
   received_at: string;
@@ -683,9 +683,11 @@ export type InboundRule = {
   position: number;
   name: string;
   match: InboundRuleMatch;
-  action: "store" | "webhooks" | "refuse" | "drop";
+  action: "store" | "webhooks" | "forward" | "refuse" | "drop";
   refuse_text: string | null;
   webhook_ids: string[] | null;
+  /** forward: the address copies go to; null for other actions */
+  forward_to: string | null;
   /** Messages this rule decided at ingest (a drop is counted here). Refusals the relay node made at SMTP time are not: the message never reached the edge. */
   matched_count: number;
   last_matched_at: string | null;
@@ -719,16 +721,18 @@ export type CreateInboundRule = {
   /** Where the rule stands, 1 first; past the end: last. Others move to make room. */
   position?: number;
   match?: InboundRuleMatch;
-  /** `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`) */
-  action: "store" | "webhooks" | "refuse" | "drop";
+  /** `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `forward` (store, and send a copy to `forward_to` through the project's sending path: From the address it was received at, Reply-To the original sender, SRS envelope sender, at most 3 hops; docs/inbound-rules.md), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`) */
+  action: "store" | "webhooks" | "forward" | "refuse" | "drop";
   /** refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules") */
   refuse_text?: string;
   webhook_ids?: string[];
+  /** forward: the one address a copy is sent to (bare `local@domain`); not at a domain of this project */
+  forward_to?: string;
 };
 
 export type InboundRulesTestAnswer = {
   rule: InboundRule & Record<string, unknown> | null;
-  action: "store" | "webhooks" | "refuse" | "drop";
+  action: "store" | "webhooks" | "forward" | "refuse" | "drop";
   would: string;
 };
 
@@ -758,11 +762,13 @@ export type UpdateInboundRule = {
   /** Where the rule stands, 1 first; past the end: last. Others move to make room. */
   position?: number;
   match?: InboundRuleMatch;
-  /** `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`) */
-  action?: "store" | "webhooks" | "refuse" | "drop";
+  /** `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `forward` (store, and send a copy to `forward_to` through the project's sending path: From the address it was received at, Reply-To the original sender, SRS envelope sender, at most 3 hops; docs/inbound-rules.md), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`) */
+  action?: "store" | "webhooks" | "forward" | "refuse" | "drop";
   /** refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules") */
   refuse_text?: string | null;
   webhook_ids?: string[] | null;
+  /** forward: the one address a copy is sent to (bare `local@domain`); not at a domain of this project */
+  forward_to?: string | null;
 };
 
 export type WebhookWithSecret = Webhook & {

@@ -2599,10 +2599,10 @@ export interface components {
             /** @description Sent with a sandbox key: captured, never delivered */
             sandbox: boolean;
             /**
-             * @description How the message came in: `api` (the send routes), `smtp` (SMTP submission on a relay node, docs/submission.md), `test` (a template's send-test, docs/template-rendering.md) or `system` (the service's own mail: invitations and password resets, in the system-mail project only, docs/console.md)
+             * @description How the message came in: `api` (the send routes), `smtp` (SMTP submission on a relay node, docs/submission.md), `test` (a template's send-test, docs/template-rendering.md), `forward` (an inbound rule's forward of a received message, docs/inbound-rules.md) or `system` (the service's own mail: invitations and password resets, in the system-mail project only, docs/console.md)
              * @enum {string}
              */
-            origin: "api" | "smtp" | "test" | "system";
+            origin: "api" | "smtp" | "test" | "system" | "forward";
             /**
              * @description The message stream the send named (docs/sending.md, "Streams"): `transactional` (the default), `broadcast` or a project-defined one
              * @example transactional
@@ -2739,7 +2739,7 @@ export interface components {
             /** @enum {string} */
             status: "received" | "rejected" | "failed";
             /**
-             * @description Why a message is `rejected` or `failed`; null when `received`
+             * @description Why a message is `rejected` or `failed`; for a `received` one that a `forward` routing rule decided, what became of the forward (docs/inbound-rules.md, "Forward"); otherwise null when `received`
              * @example sender suppressed
              */
             status_reason: string | null;
@@ -3176,9 +3176,11 @@ export interface components {
             name: string;
             match: components["schemas"]["InboundRuleMatch"];
             /** @enum {string} */
-            action: "store" | "webhooks" | "refuse" | "drop";
+            action: "store" | "webhooks" | "forward" | "refuse" | "drop";
             refuse_text: string | null;
             webhook_ids: string[] | null;
+            /** @description forward: the address copies go to; null for other actions */
+            forward_to: string | null;
             /** @description Messages this rule decided at ingest (a drop is counted here). Refusals the relay node made at SMTP time are not: the message never reached the edge. */
             matched_count: number;
             /**
@@ -3234,22 +3236,27 @@ export interface components {
             position?: number;
             match?: components["schemas"]["InboundRuleMatch"];
             /**
-             * @description `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
+             * @description `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `forward` (store, and send a copy to `forward_to` through the project's sending path: From the address it was received at, Reply-To the original sender, SRS envelope sender, at most 3 hops; docs/inbound-rules.md), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
              * @example webhooks
              * @enum {string}
              */
-            action: "store" | "webhooks" | "refuse" | "drop";
+            action: "store" | "webhooks" | "forward" | "refuse" | "drop";
             /**
              * @description refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules")
              * @example This address no longer takes mail
              */
             refuse_text?: string;
             webhook_ids?: string[];
+            /**
+             * @description forward: the one address a copy is sent to (bare `local@domain`); not at a domain of this project
+             * @example desk@partner.example
+             */
+            forward_to?: string;
         };
         InboundRulesTestAnswer: {
             rule: components["schemas"]["InboundRule"] & (Record<string, never> | null);
             /** @enum {string} */
-            action: "store" | "webhooks" | "refuse" | "drop";
+            action: "store" | "webhooks" | "forward" | "refuse" | "drop";
             /** @example store the message and deliver inbound.received to webhooks 4b5c… */
             would: string;
         };
@@ -3288,17 +3295,22 @@ export interface components {
             position?: number;
             match?: components["schemas"]["InboundRuleMatch"];
             /**
-             * @description `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
+             * @description `store` (the default for mail no rule matches), `webhooks` (store; `inbound.received` only to `webhook_ids`), `forward` (store, and send a copy to `forward_to` through the project's sending path: From the address it was received at, Reply-To the original sender, SRS envelope sender, at most 3 hops; docs/inbound-rules.md), `refuse` (550 at SMTP time with `refuse_text`), `drop` (accepted, not stored, counted in `matched_count`)
              * @example webhooks
              * @enum {string}
              */
-            action?: "store" | "webhooks" | "refuse" | "drop";
+            action?: "store" | "webhooks" | "forward" | "refuse" | "drop";
             /**
              * @description refuse: the text of the `550 5.7.1` reply, printable ASCII, at most 200 characters (default "Message refused by the recipient's rules")
              * @example This address no longer takes mail
              */
             refuse_text?: string | null;
             webhook_ids?: string[] | null;
+            /**
+             * @description forward: the one address a copy is sent to (bare `local@domain`); not at a domain of this project
+             * @example desk@partner.example
+             */
+            forward_to?: string | null;
         };
         WebhookWithSecret: components["schemas"]["Webhook"] & {
             /**

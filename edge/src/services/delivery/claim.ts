@@ -47,6 +47,8 @@ export type ClaimedRow = {
   html: string | null;
   text: string | null;
   headers: Record<string, string>;
+  /** `outbound_messages.origin`: a `forward` carries its SRS envelope sender in its headers (jobs.ts). */
+  origin: string;
   /** The message stream, and whether the message carries one-click unsubscribe (jobs.ts writes its headers). */
   stream: string;
   list_unsubscribe: boolean;
@@ -110,7 +112,7 @@ export async function claimDue(db: Db, settings: Pick<Config, 'outbound.lease'>,
     )
     select c.id, c.project_id, c.recipient, c.attempts, ${rfc3339(sql`c.next_attempt_at`)} as lease_until, m.stream, m.list_unsubscribe,
       m.id as message_row_id, m.message_id, m."from", ${bareAddress(sql`m."from"`)} as sender,
-      m."to", m.cc, m.reply_to, m.subject, m.html, m."text", m.headers, m.attachments, ${rfc3339(sql`m.created_at`)} as date,
+      m."to", m.cc, m.reply_to, m.subject, m.html, m."text", m.headers, m.origin, m.attachments, ${rfc3339(sql`m.created_at`)} as date,
       d.name as domain_name, d.dkim_selector, d.dkim_algorithm, d.dkim_private_key_sealed,
       ${trackingColumns},
       (select ${serverColumns} from ${smtpServers} s where s.project_id = c.project_id order by s.created_at, s.id limit 1) as project_server

@@ -10,6 +10,7 @@ import type { OutboundJobSchema } from '../../contracts/relay-outbound.js';
 import { dkimForJob, domainOfAddress, type JobDkim } from '../domains/sendable.js';
 import type { ClaimedRow, SmtpServerRow } from './claim.js';
 import { KEPT_DATE_HEADER } from '../emails/plan.js';
+import { FORWARD_RETURN_PATH_HEADER } from '../inbound-rules/forward-limits.js';
 import { chooseRoute, RoutePasswordError } from './route.js';
 import { verpAddress } from './bounces/verp.js';
 import { listUnsubscribeHeaders } from '../unsubscribe/headers.js';
@@ -67,7 +68,10 @@ export async function buildJobs(settings: Settings, store: R2Bucket, claimed: Cl
       const [dkim, route, content] = await Promise.all([key, routeOf(settings, row, pool), files]);
       // Bounces come back to the VERP return path on MX routes only: a project's or the pool's SMTP
       // server (SES, a provider) may refuse a foreign MAIL FROM, and reports its bounces its own way.
-      const returnPath = route.kind === 'mx' ? await verpAddress(settings, row.id) : null;
+      // A forward (inbound rules) carries its SRS envelope sender instead, so a receiver's SPF check
+      // sees our domain and a bounce never goes back to the original sender's domain unmarked.
+      const srs = row.origin === 'forward' ? row.headers[FORWARD_RETURN_PATH_HEADER] ?? null : null;
+      const returnPath = route.kind === 'mx' ? srs ?? await verpAddress(settings, row.id) : null;
       // Tracking rewrites this recipient's HTML here, before the node composes and DKIM-signs it.
       return { job: jobOf({ ...row, html: await trackedHtml(settings, row) }, dkim, route, content, returnPath) };
     } catch (e) {
@@ -86,7 +90,9 @@ export async function buildJobs(settings: Settings, store: R2Bucket, claimed: Cl
 
 function jobOf(row: ClaimedRow, dkim: JobDkim, route: OutboundJob['route'], attachments: OutboundJob['message']['attachments'], returnPath: string | null): OutboundJob {
   // A submitted message's own Date (plan.ts, KeptHeaders) rides in its headers: it is the Date, as written.
-  const { [KEPT_DATE_HEADER]: keptDate, ...headers } = row.headers;
+  const { [KEPT_DATE_HEADER]: keptDate, ...kept } = row.headers;
+  // The internal Return-Path of a forward is the envelope's, never a header (the API refuses it in a send).
+  const headers = row.origin === 'forward' ? Object.fromEntries(Object.entries(kept).filter(([name]) => name !== FORWARD_RETURN_PATH_HEADER)) : kept;
   return {
     email_id: row.id,
     attempt: row.attempts,

@@ -50,8 +50,8 @@ export interface PlannedEmail { id: string; recipient: Recipient }
 /** A message with its content settled: its own subject, or the one its template rendered. */
 export type ComposedMessage = SendMessageInput & { subject: string };
 
-/** Where a send came from (`outbound_messages.origin`): the API, SMTP submission, or a template's send-test. */
-export type SendOrigin = 'api' | 'smtp' | 'test';
+/** Where a send came from (`outbound_messages.origin`): the API, SMTP submission, a template's send-test, or an inbound rule's forward. */
+export type SendOrigin = 'api' | 'smtp' | 'test' | 'forward';
 
 /** The template and version a message was rendered from. */
 export interface RenderedFrom { templateId: string; versionId: string }

@@ -31,7 +31,7 @@ export function presentEmail(row: EmailRow): EmailRecord {
     id: row.id, message_id: row.messageId, project_id: row.projectId, from: row.from, recipient: row.recipient,
     kind: row.kind as RecipientKind, to: row.to, cc: row.cc, subject: row.subject, status: row.status,
     attempts: row.attempts, error_message: row.errorMessage, smtp_reply: row.smtpReply, node_id: row.nodeId,
-    tags: row.tags, headers: row.headers, sandbox: row.sandbox, origin: row.origin === 'smtp' || row.origin === 'test' || row.origin === 'system' ? row.origin : 'api', send_at: iso(row.sendAt),
+    tags: row.tags, headers: row.headers, sandbox: row.sandbox, origin: row.origin === 'smtp' || row.origin === 'test' || row.origin === 'system' || row.origin === 'forward' ? row.origin : 'api', send_at: iso(row.sendAt),
     stream: row.stream,
     created_at: cursorTimestamp(row.createdAt, row.createdMicros), sent_at: iso(row.sentAt),
   };

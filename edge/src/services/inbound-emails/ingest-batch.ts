@@ -19,6 +19,7 @@ import {
   assertStorable, decideStatus, ingestMessage, putObjects, recordAndEventData, whyAttachmentsUnstored,
   type CommittedEvent, type ForwardedMessage, type IngestResult, type Planned,
 } from './ingest.js';
+import { forwardTasks, type ForwardTask } from '../inbound-rules/forward.js';
 import type { PieceReader } from './forwarded-batch.js';
 import { countMatches, eventWebhooks, loadRules, routeWith, ruledStatus } from '../inbound-rules/ingest-routing.js';
 
@@ -77,7 +78,7 @@ export type AloneSettings = Omit<ForwardedMessage, 'meta' | 'body' | 'node'>;
 /**
  * @example const { results, events } = await ingestBatch(db, c.env.MAIL_STORE, node, messages, {});
  */
-export async function ingestBatch(db: Db, store: R2Bucket, node: Node, messages: BatchMessage[], alone: AloneSettings): Promise<{ results: ForwardBatchResult[]; events: CommittedEvent[] }> {
+export async function ingestBatch(db: Db, store: R2Bucket, node: Node, messages: BatchMessage[], alone: AloneSettings): Promise<{ results: ForwardBatchResult[]; events: CommittedEvent[]; forwards: ForwardTask[] }> {
   const candidates = messages.map((m, i) => ({ m, i })).filter(({ m }) => m.meta && !m.refusal);
   const sharesOf = new Map<number, ProjectShare[]>();
   if (candidates.length) {
@@ -127,14 +128,16 @@ export async function ingestBatch(db: Db, store: R2Bucket, node: Node, messages:
   // message is (a failure here fails the batch; a retry overwrites the same bytes).
   const results: (ForwardBatchResult | null)[] = steps.map((s) => (s.kind === 'answered' ? s.result : null));
   const events: CommittedEvent[] = [];
+  const forwards: ForwardTask[] = [];
   for (const [i, step] of steps.entries()) {
     const body = messages[i]!.body;
     if (step.kind === 'store') {
       await putObjects(store, step.plans.map((p) => p.share.projectId), { meta: step.meta, body, node }, step.attachments);
     } else if (step.kind === 'single') {
       try {
-        const { events: committed, ...answer } = await ingestMessage(db, store, { ...alone, meta: step.meta, body, node });
+        const { events: committed, forwards: more, ...answer } = await ingestMessage(db, store, { ...alone, meta: step.meta, body, node });
         events.push(...committed);
+        forwards.push(...more ?? []);
         results[i] = { status: 200, spool_id: step.meta.spool_id, ...answer };
       } catch (err) {
         results[i] = refusalOf(err, step.meta.spool_id);
@@ -150,6 +153,7 @@ export async function ingestBatch(db: Db, store: R2Bucket, node: Node, messages:
     const inserted = await insertAll(db, storing, node);
     events.push(...inserted.events);
     const ruled = storing.flatMap((s) => s.plans.filter((p) => p.route?.rule && inserted.records.has(p.id)).map((p) => p.route!.rule!.id));
+    for (const s of storing) forwards.push(...forwardTasks(s.plans, (p) => inserted.records.has(p.id), s.meta, s.attachments));
     if (ruled.length) await countMatches(db, ruled);
     const lost = storing.flatMap((s) => s.plans.filter((p) => !inserted.records.has(p.id)).map((p) => ({ spoolId: s.meta.spool_id, projectId: p.share.projectId })));
     const raced = await storedBefore(db, lost);
@@ -175,7 +179,7 @@ export async function ingestBatch(db: Db, store: R2Bucket, node: Node, messages:
       };
     }
   }
-  return { results: results.map((r) => r!), events };
+  return { results: results.map((r) => r!), events, forwards };
 }
 
 /**

@@ -20,6 +20,7 @@ import { ingestBounceForward, isBounceForward } from '../delivery/bounces/ingest
 import type { BounceSettings } from '../delivery/bounces/ingest-report.js';
 import { countMatches, eventWebhooks, routeShares, ruledStatus } from '../inbound-rules/ingest-routing.js';
 import type { RuleDecision } from '../inbound-rules/evaluate.js';
+import { forwardTasks, type ForwardTask } from '../inbound-rules/forward.js';
 
 type Status = 'received' | 'rejected' | 'failed';
 
@@ -43,6 +44,9 @@ export interface IngestResult {
 
 /** An `inbound.received` outbox row this ingest committed, for the hand-over to the dispatcher. */
 export interface CommittedEvent { projectId: string; outboxId: number }
+
+/** What an ingest leaves to do after its answer: events to hand over, forwards to send (inbound-rules/forward.ts). */
+export interface AfterIngest { events: CommittedEvent[]; forwards?: ForwardTask[] }
 
 /** The status ingest gives a message in one project, and why (`unstored`: why its attachments are not stored). */
 export function decideStatus(meta: InboundMeta, senderSuppressed: boolean, unstored: string | null = null): { status: Status; reason: string | null } {
@@ -160,7 +164,7 @@ export function assertStorable(projects: number): void {
 /**
  * @example const result = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, body: rest, node });
  */
-export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedMessage): Promise<IngestResult & { events: CommittedEvent[] }> {
+export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedMessage): Promise<IngestResult & AfterIngest> {
   const { meta } = message;
   // Mail to the bounce domain is a report about an email sent, never inbound mail.
   if (message.bounces && isBounceForward(meta.rcpt_to, message.bounces)) return ingestBounceForward(db, message.bounces, message);
@@ -218,5 +222,6 @@ export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedM
     for (const r of rows) answer.set(r.projectId, { id: r.id, project_id: r.projectId, status: r.status });
   }
   const records = shares.map((s) => answer.get(s.projectId)!).filter(Boolean);
-  return { inbound_emails: records, duplicate: inserted.size === 0, events };
+  const forwards = forwardTasks(plans, (p) => inserted.has(p.share.projectId), meta, attachments);
+  return { inbound_emails: records, duplicate: inserted.size === 0, events, forwards };
 }

@@ -13,7 +13,7 @@ import { presentInboundRule, type InboundRuleRow } from './present.js';
  * INBOUND_RULES_MAX rules per project.
  */
 export async function createInboundRule(db: Db, projectId: string, input: CreateInboundRuleInput) {
-  const params = await checkActionParams(db, projectId, input.action, { refuseText: input.refuse_text, webhookIds: input.webhook_ids }, null);
+  const params = await checkActionParams(db, projectId, input.action, { refuseText: input.refuse_text, webhookIds: input.webhook_ids, forwardTo: input.forward_to }, null);
   const count = sql`(select count(*)::int from ${inboundRules} where project_id = ${projectId})`;
   const position = input.position ?? 2_147_483_647;
   const [, , inserted] = await db.batch([

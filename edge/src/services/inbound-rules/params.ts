@@ -2,7 +2,7 @@
 // the stored rule are merged: a parameter of another action is refused, a
 // missing one named, and webhook ids must be the project's own.
 import { and, eq, inArray } from 'drizzle-orm';
-import { webhooks } from '@edgemail/schema';
+import { domains, webhooks } from '@edgemail/schema';
 import type { RuleAction } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { invalid } from '../errors.js';
@@ -45,7 +45,13 @@ export async function checkActionParams(db: Db, projectId: string, action: RuleA
     if (unknown) throw invalid(`invalid request body: webhook_ids: unknown webhook ${unknown}`, { webhook_ids: `unknown webhook ${unknown}` });
     out.webhookIds = ids;
   } else {
-    out.forwardTo = value as string;
+    // A forward to this project's own domain would come straight back in (a loop the hop limit
+    // would only stop after three copies): a rule of the project decides that mail instead.
+    const address = (value as string).toLowerCase();
+    const domain = address.slice(address.lastIndexOf('@') + 1);
+    const own = await db.select({ id: domains.id }).from(domains).where(and(eq(domains.projectId, projectId), eq(domains.name, domain))).limit(1);
+    if (own.length) throw invalid(`invalid request body: forward_to: is at ${domain}, a domain of this project: the mail would come straight back (use a rule on that recipient instead)`, { forward_to: `is at ${domain}, a domain of this project` });
+    out.forwardTo = address;
   }
   return out;
 }

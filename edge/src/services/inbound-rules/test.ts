@@ -7,11 +7,13 @@ import type { TestInboundRulesInput } from '../../contracts/inbound-rule.js';
 import { getInboundEmail } from '../inbound-emails/get.js';
 import { decide, factsOf, loadRules } from './evaluate.js';
 import { presentInboundRule } from './present.js';
+import { FORWARD_MAX_HOPS } from './forward-limits.js';
 import type { RuleRow } from './evaluate.js';
 
 function would(action: string, rule: RuleRow | null): string {
   switch (action) {
     case 'webhooks': return `store the message and deliver inbound.received only to webhooks ${rule!.webhookIds!.join(', ')}`;
+    case 'forward': return `store the message and send a copy to ${rule!.forwardTo} (From the address it was received at, Reply-To the original sender, SRS envelope sender; not when it has been forwarded ${FORWARD_MAX_HOPS} times)`;
     case 'refuse': return `refuse it at SMTP time: 550 5.7.1 ${rule!.refuseText}`;
     case 'drop': return 'accept it and store nothing (counted in the rule\'s matched_count)';
     default: return rule ? 'store the message and deliver inbound.received to every subscribed webhook' : 'store the message (no rule matched) and deliver inbound.received to every subscribed webhook';

@@ -19,6 +19,7 @@ export async function updateInboundRule(db: Db, projectId: string, id: string, i
   const given = {
     ...(input.refuse_text !== undefined ? { refuseText: input.refuse_text } : {}),
     ...(input.webhook_ids !== undefined ? { webhookIds: input.webhook_ids } : {}),
+    ...(input.forward_to !== undefined ? { forwardTo: input.forward_to } : {}),
   };
   const params = await checkActionParams(db, projectId, action, given, current);
   const to = input.position ?? null;

@@ -8,6 +8,7 @@ import { announcedMessages, PieceReader, readForwardedBatch } from '../../../ser
 import { ingestBatch, type BatchMessage } from '../../../services/inbound-emails/ingest-batch.js';
 import { isBounceForward } from '../../../services/delivery/bounces/ingest-report.js';
 import { handOverOutbox } from '../../../services/webhook-outbox/hand-over.js';
+import { runForwards } from '../../../services/inbound-rules/forward.js';
 import type { AppEnv } from '../../../env.js';
 
 export const route = defineRelayRoute({
@@ -59,7 +60,9 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   });
   // Whatever forward.ts hands ingestMessage besides meta, body and node goes here too, so that a
   // message ingested alone (one no project's domain takes) is treated exactly as by the single route.
-  const { results, events } = await ingestBatch(c.get('db'), c.env.MAIL_STORE, node, messages, { bounces: c.get('config') });
+  const { results, events, forwards } = await ingestBatch(c.get('db'), c.env.MAIL_STORE, node, messages, { bounces: c.get('config') });
+  // Copies that forward rules send (docs/inbound-rules.md): after the answer, the records are committed.
+  if (forwards.length) c.executionCtx.waitUntil(runForwards(c.get('db'), c.env.MAIL_STORE, c.get('config'), forwards));
   const byProject = new Map<string, number[]>();
   for (const e of events) byProject.set(e.projectId, [...(byProject.get(e.projectId) ?? []), e.outboxId]);
   for (const [projectId, ids] of byProject) c.executionCtx.waitUntil(handOverOutbox(c.env, projectId, ids));

@@ -6,6 +6,7 @@ import { readForwardedBody } from '../../../services/inbound-emails/forwarded-bo
 import { ingestMessage } from '../../../services/inbound-emails/ingest.js';
 import { isBounceForward } from '../../../services/delivery/bounces/ingest-report.js';
 import { handOverOutbox } from '../../../services/webhook-outbox/hand-over.js';
+import { runForwards } from '../../../services/inbound-rules/forward.js';
 import type { AppEnv } from '../../../env.js';
 
 export const route = defineRelayRoute({
@@ -42,7 +43,9 @@ export const route = defineRelayRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { meta, rest } = await readForwardedBody(c.req.raw, { maxMetaBytes: forwardingMetaLimit(c.get('config')['inbound.max_message_size']) });
   const node = c.get('relayNode');
-  const { events, ...result } = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, body: rest, node, bounces: c.get('config') });
+  const { events, forwards, ...result } = await ingestMessage(c.get('db'), c.env.MAIL_STORE, { meta, body: rest, node, bounces: c.get('config') });
+  // Copies that forward rules send (docs/inbound-rules.md): after the answer, the records are committed.
+  if (forwards?.length) c.executionCtx.waitUntil(runForwards(c.get('db'), c.env.MAIL_STORE, c.get('config'), forwards));
   for (const e of events) c.executionCtx.waitUntil(handOverOutbox(c.env, e.projectId, [e.outboxId]));
   // A report to the bounce domain is never stored as inbound mail; ingest logged what became of it.
   if (!result.inbound_emails.length && !isBounceForward(meta.rcpt_to, c.get('config'))) {
