@@ -127,6 +127,18 @@ describe('the test route', () => {
     expect(test2.body).toMatchObject({ rule: { id: drop.id }, action: 'drop' });
     const test3 = await call('POST', '/api/v1/inbound-rules/test', { message: { recipients: ['a@rules-api.test'], subject: 'Cheap VIAGRA' } }, env.keys.reader);
     expect(test3.body).toMatchObject({ rule: null, action: 'store' });
+    // A raw message: its subject read from its header, encoded words decoded, folded lines unfolded.
+    const raw = 'From: Ann <ann@example.org>\r\nSubject: =?utf-8?B?Q2hlYXAgVklBR1JB?=\r\n  today\r\n\r\nSubject: not this one\r\n';
+    const test4 = await call('POST', '/api/v1/inbound-rules/test', { message: { recipients: ['a@rules-api.test'], raw, auth: { spf: 'pass', dkim: 'none', dmarc: 'fail', aligned: false } } }, env.keys.reader);
+    expect(test4.status, JSON.stringify(test4.body)).toBe(200);
+    expect(test4.body).toMatchObject({ rule: { id: drop.id }, action: 'drop' });
+    // Raw, or subject and headers: not both; over its bound, refused naming the field.
+    const both = await call('POST', '/api/v1/inbound-rules/test', { message: { recipients: ['a@rules-api.test'], raw, subject: 'x' } }, env.keys.reader);
+    expect(both.status).toBe(400);
+    expect(both.body.fields).toHaveProperty(['message.raw']);
+    const huge = await call('POST', '/api/v1/inbound-rules/test', { message: { recipients: ['a@rules-api.test'], raw: `Subject: x\r\n\r\n${'a'.repeat(262_145)}` } }, env.keys.reader);
+    expect(huge.status).toBe(400);
+    expect(JSON.stringify(huge.body.fields)).toContain('at most 262144 characters');
 
     // A stored message: forwarded as a node would, then tested by id.
     const meta = inboundMeta(['sales+x@rules-api.test'], { parsed: { ...inboundMeta([]).parsed, subject: 'hello' } });

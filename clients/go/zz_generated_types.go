@@ -1135,7 +1135,7 @@ type TestInboundRulesMessageSpam struct {
 	Action string `json:"action"`
 }
 
-// TestInboundRulesMessage: A message described by its facts instead (what is not given counts as empty: no headers, no verdicts)
+// TestInboundRulesMessage: A message described by its facts, or given raw with its envelope, instead (what is not given counts as empty: no headers, no verdicts)
 type TestInboundRulesMessage struct {
 	Recipients []string `json:"recipients"`
 
@@ -1148,6 +1148,9 @@ type TestInboundRulesMessage struct {
 	Auth *TestInboundRulesMessageAuth `json:"auth,omitempty"`
 
 	Spam *TestInboundRulesMessageSpam `json:"spam,omitempty"`
+
+	// The message as sent (RFC 5322, at most 262144 characters): its subject and headers are read from it, as ingest reads them, instead of `subject` and `headers` (give one or the other). The envelope (`recipients`, `sender`) and the verdicts are not in a message's text and are still given here.
+	Raw *string `json:"raw,omitempty"`
 }
 
 // TestInboundRules is one of the API's objects.
@@ -1155,7 +1158,7 @@ type TestInboundRules struct {
 	// A stored message of this project
 	InboundEmailID *string `json:"inbound_email_id,omitempty"`
 
-	// A message described by its facts instead (what is not given counts as empty: no headers, no verdicts)
+	// A message described by its facts, or given raw with its envelope, instead (what is not given counts as empty: no headers, no verdicts)
 	Message *TestInboundRulesMessage `json:"message,omitempty"`
 }
 

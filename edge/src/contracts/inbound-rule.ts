@@ -95,6 +95,9 @@ export const InboundRuleSchema = z.object({
 }).openapi('InboundRule');
 export type InboundRuleRecord = z.infer<typeof InboundRuleSchema>;
 
+/** Longest raw message the rule test route reads. */
+export const MAX_TEST_RAW_CHARS = 262_144;
+
 export const TestInboundRulesSchema = z.object({
   inbound_email_id: Uuid.optional().openapi({ description: 'A stored message of this project' }),
   message: z.object({
@@ -104,7 +107,11 @@ export const TestInboundRulesSchema = z.object({
     headers: z.record(z.string(), z.union([z.string(), z.array(z.string())])).optional(),
     auth: z.object({ spf: z.string(), dkim: z.string(), dmarc: z.string(), aligned: z.boolean() }).strict().optional(),
     spam: z.object({ action: z.string() }).strict().nullable().optional(),
-  }).strict().optional().openapi({ description: 'A message described by its facts instead (what is not given counts as empty: no headers, no verdicts)' }),
+    raw: z.string().max(MAX_TEST_RAW_CHARS, `must be at most ${MAX_TEST_RAW_CHARS} characters`).optional().openapi({
+      description: `The message as sent (RFC 5322, at most ${MAX_TEST_RAW_CHARS} characters): its subject and headers are read from it, as ingest reads them, instead of \`subject\` and \`headers\` (give one or the other). The envelope (\`recipients\`, \`sender\`) and the verdicts are not in a message's text and are still given here.`,
+      example: 'From: Ann <ann@example.org>\r\nSubject: Hello\r\n\r\nHi\r\n',
+    }),
+  }).strict().optional().openapi({ description: 'A message described by its facts, or given raw with its envelope, instead (what is not given counts as empty: no headers, no verdicts)' }),
 }).strict().openapi('TestInboundRules');
 export type TestInboundRulesInput = z.infer<typeof TestInboundRulesSchema>;
 

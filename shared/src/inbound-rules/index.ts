@@ -1,2 +1,3 @@
 export * from './pattern.js';
 export * from './rule.js';
+export * from './header-block.js';

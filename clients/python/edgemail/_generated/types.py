@@ -809,19 +809,21 @@ class TestInboundRulesMessageSpam(TypedDict, total=False):
 
 
 class TestInboundRulesMessage(TypedDict, total=False):
-    """A message described by its facts instead (what is not given counts as empty: no headers, no verdicts)"""
+    """A message described by its facts, or given raw with its envelope, instead (what is not given counts as empty: no headers, no verdicts)"""
     recipients: Required[list[str]]
     sender: NotRequired[str]
     subject: NotRequired[str]
     headers: NotRequired[dict[str, str | list[str]]]
     auth: NotRequired[TestInboundRulesMessageAuth]
     spam: NotRequired[TestInboundRulesMessageSpam | None]
+    # The message as sent (RFC 5322, at most 262144 characters): its subject and headers are read from it, as ingest reads them, instead of `subject` and `headers` (give one or the other). The envelope (`recipients`, `sender`) and the verdicts are not in a message's text and are still given here.
+    raw: NotRequired[str]
 
 
 class TestInboundRules(TypedDict, total=False):
     # A stored message of this project
     inbound_email_id: NotRequired[str]
-    # A message described by its facts instead (what is not given counts as empty: no headers, no verdicts)
+    # A message described by its facts, or given raw with its envelope, instead (what is not given counts as empty: no headers, no verdicts)
     message: NotRequired[TestInboundRulesMessage]
 
 

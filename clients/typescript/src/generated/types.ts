@@ -739,7 +739,7 @@ export type InboundRulesTestAnswer = {
 export type TestInboundRules = {
   /** A stored message of this project */
   inbound_email_id?: string;
-  /** A message described by its facts instead (what is not given counts as empty: no headers, no verdicts) */
+  /** A message described by its facts, or given raw with its envelope, instead (what is not given counts as empty: no headers, no verdicts) */
   message?: {
     recipients: string[];
     sender?: string;
@@ -754,6 +754,8 @@ export type TestInboundRules = {
     spam?: {
       action: string;
     } | null;
+    /** The message as sent (RFC 5322, at most 262144 characters): its subject and headers are read from it, as ingest reads them, instead of `subject` and `headers` (give one or the other). The envelope (`recipients`, `sender`) and the verdicts are not in a message's text and are still given here. */
+    raw?: string;
   };
 };
 

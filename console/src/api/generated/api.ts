@@ -3266,7 +3266,7 @@ export interface components {
              * @description A stored message of this project
              */
             inbound_email_id?: string;
-            /** @description A message described by its facts instead (what is not given counts as empty: no headers, no verdicts) */
+            /** @description A message described by its facts, or given raw with its envelope, instead (what is not given counts as empty: no headers, no verdicts) */
             message?: {
                 recipients: string[];
                 sender?: string;
@@ -3283,6 +3283,14 @@ export interface components {
                 spam?: {
                     action: string;
                 } | null;
+                /**
+                 * @description The message as sent (RFC 5322, at most 262144 characters): its subject and headers are read from it, as ingest reads them, instead of `subject` and `headers` (give one or the other). The envelope (`recipients`, `sender`) and the verdicts are not in a message's text and are still given here.
+                 * @example From: Ann <ann@example.org>
+                 *     Subject: Hello
+                 *
+                 *     Hi
+                 */
+                raw?: string;
             };
         };
         UpdateInboundRule: {

@@ -1,5 +1,5 @@
-// The rule test route: which rule a stored message, or a message described by
-// its facts, would meet and what would happen. Reads only: nothing is stored,
+// The rule test route: which rule a stored message, a message described by its
+// facts, or a raw message with its envelope would meet and what would happen. Reads only: nothing is stored,
 // counted, sent or delivered.
 import type { Db } from '../../db/client.js';
 import { invalid } from '../errors.js';
@@ -8,6 +8,7 @@ import { getInboundEmail } from '../inbound-emails/get.js';
 import { decide, factsOf, loadRules } from './evaluate.js';
 import { presentInboundRule } from './present.js';
 import { FORWARD_MAX_HOPS } from './forward-limits.js';
+import { readRawHeader } from './raw-header.js';
 import type { RuleRow } from './evaluate.js';
 
 function would(action: string, rule: RuleRow | null): string {
@@ -31,7 +32,13 @@ export async function testInboundRules(db: Db, projectId: string, input: TestInb
     facts = factsOf({ recipients: r.recipients, sender: r.sender, subject: r.subject, headers: r.headers, auth: r.auth, spam });
   } else {
     const m = input.message!;
-    facts = factsOf({ recipients: m.recipients, sender: m.sender ?? '', subject: m.subject ?? '', headers: Object.fromEntries(Object.entries(m.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])), auth: m.auth ?? null, spam: m.spam ?? null });
+    if (m.raw !== undefined && (m.subject !== undefined || m.headers !== undefined)) {
+      throw invalid('invalid request body: give message.raw or message.subject and message.headers, not both', { 'message.raw': 'give raw or subject and headers, not both' });
+    }
+    const { subject, headers } = m.raw === undefined
+      ? { subject: m.subject ?? '', headers: Object.fromEntries(Object.entries(m.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])) }
+      : readRawHeader(m.raw);
+    facts = factsOf({ recipients: m.recipients, sender: m.sender ?? '', subject, headers, auth: m.auth ?? null, spam: m.spam ?? null });
   }
   const { rule, action } = decide(await loadRules(db, [projectId]), projectId, facts);
   return { rule: rule ? presentInboundRule(rule) : null, action: action as ReturnType<typeof presentInboundRule>['action'], would: would(action, rule) };

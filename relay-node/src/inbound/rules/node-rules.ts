@@ -64,27 +64,5 @@ export function createNodeRules(answer: () => DomainsAnswer | null): NodeRules {
   };
 }
 
-/**
- * The header block of a message as the node sees it at DATA: names in lower
- * case, values unfolded, every value of a repeated header. Encoded words
- * (RFC 2047) are left as written; the edge matches the decoded text.
- */
-export function parseHeaderBlock(block: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  const lines = block.split(/\r?\n/);
-  const fields: string[] = [];
-  for (const line of lines) {
-    if (line === '') break;
-    if (/^[ \t]/.test(line) && fields.length) fields[fields.length - 1] += ` ${line.trim()}`;
-    else fields.push(line);
-  }
-  for (const f of fields) {
-    const colon = f.indexOf(':');
-    if (colon <= 0) continue;
-    const name = f.slice(0, colon).trim().toLowerCase();
-    const value = f.slice(colon + 1).trim();
-    const prev = out[name];
-    out[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
-  }
-  return out;
-}
+/** The header block of a message as the node sees it at DATA (shared with the edge's rule test route). */
+export { parseHeaderBlock } from '@edgemail/shared';
