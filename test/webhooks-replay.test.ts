@@ -9,7 +9,7 @@ import { eventually } from './support/wait.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const env = useTenantStack({
-  settings: { SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', SERVICE_WEBHOOK_RETRY_DELAY: '2s', SERVICE_WEBHOOK_TIMEOUT: '1s' },
+  settings: { SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', SERVICE_WEBHOOK_RETRY_DELAY: '2s', SERVICE_WEBHOOK_TIMEOUT: '1s', SERVICE_RATELIMIT_WEBHOOK_REPLAY_PER_MINUTE: '3' },
   keys: { hooks: ['webhooks:read', 'webhooks:write', 'webhooks:delete'] },
 });
 let receiver: WebhookReceiver;
@@ -103,6 +103,28 @@ describe('a replay', () => {
     expect(disabled.body.error).toMatch(/disabled/);
     expect((await deliveries(hook.id))).toHaveLength(1);
   });
+});
+
+describe('rate limit', () => {
+  test('a fourth replay request to one webhook within a minute is 429 with Retry-After and queues nothing; another webhook has its own window', async () => {
+    const hook = await createWebhook({ url: receiver.url, events: ['*'] });
+    // Empty ranges: each is a 202 that leaves nothing pending, so no 409 gets in the way.
+    const range = () => ({ since: new Date(Date.now() - 10 * MINUTE).toISOString(), until: new Date(Date.now() - 9 * MINUTE).toISOString() });
+    // Fixed one-minute windows: start with at least 15 s of one left, so the four requests share it.
+    const intoWindow = Date.now() % 60_000;
+    if (intoWindow > 45_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 100));
+    for (let i = 0; i < 3; i++) expect((await replay(hook.id, range())).status).toBe(202);
+    const replaysBefore = (await env.stack.sql.query('SELECT count(DISTINCT replay_id) FROM webhook_deliveries')).rows[0].count;
+    await pastEvent('inbound.received', { id: crypto.randomUUID(), sender: 'a@example.com' }, 9.5);
+    const limited = await replay(hook.id, range());
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toBe('rate limit exceeded: 3 requests per minute');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await deliveries(hook.id)).toHaveLength(0);
+    expect((await env.stack.sql.query('SELECT count(DISTINCT replay_id) FROM webhook_deliveries')).rows[0].count).toBe(replaysBefore);
+    const other = await createWebhook({ url: receiver.url, events: ['*'] });
+    expect((await replay(other.id, range())).status).toBe(202);
+  }, 90_000);
 });
 
 describe('bounds and bad input: 400 naming the problem, nothing queued', () => {

@@ -19,6 +19,7 @@ export const limiters = {
   relay_node_chatter: 'ratelimit.relay_node_chatter_per_minute',
   relay_node_inbound: 'ratelimit.relay_node_inbound_per_minute',
   unsubscribe: 'ratelimit.unsubscribe_per_minute',
+  webhook_replay: 'ratelimit.webhook_replay_per_minute',
   // Counted in each isolate, never by the Durable Object (define-tracking-route.ts).
   tracking: 'ratelimit.tracking_per_minute',
 } as const satisfies Record<string, keyof Config>;
@@ -76,7 +77,7 @@ function logUnreachable(name: LimiterName, error: unknown): void {
  * limiter is off. Never rejects. `count` > 1 counts that many at once (a
  * batch of forwarded messages); the verdict's `granted` says how many passed.
  */
-export async function checkLimit(c: Context<AppEnv>, name: LimiterName, bucket: string, count = 1): Promise<WindowVerdict | null> {
+export async function checkLimit<E extends AppEnv>(c: Context<E>, name: LimiterName, bucket: string, count = 1): Promise<WindowVerdict | null> {
   const limit = limitOf(c, name);
   if (limit === null) return null;
   const key = `${name}|${bucket}`;
@@ -88,7 +89,7 @@ export async function checkLimit(c: Context<AppEnv>, name: LimiterName, bucket: 
 }
 
 /** A limiter's per-minute limit, or null when it is off (the master switch, or 0). */
-export function limitOf(c: Context<AppEnv>, name: LimiterName): number | null {
+export function limitOf<E extends AppEnv>(c: Context<E>, name: LimiterName): number | null {
   const config = c.get('config');
   const limit = config[limiters[name]];
   return !config['ratelimit.enabled'] || limit === 0 ? null : limit;

@@ -90,6 +90,7 @@ export const settings = {
   'ratelimit.relay_node_chatter_per_minute': integer(600, 'Relay node heartbeats, certificate renewal and status per node per minute.'),
   'ratelimit.relay_node_inbound_per_minute': integer(1200, 'Messages a relay node forwards to the platform per minute (runaway guard).'),
   'ratelimit.unsubscribe_per_minute': integer(6000, 'One-click unsubscribe requests (`/unsubscribe/…`, docs/sending.md) per client IP per minute. Mailbox providers post for many users from few addresses, hence the high default.'),
+  'ratelimit.webhook_replay_per_minute': integer(5, 'Replays started per webhook per minute (`POST /api/v1/webhooks/{id}/replay`, docs/webhooks.md), counted per project and webhook; 429 with Retry-After beyond. A replay may queue up to 10,000 deliveries, so a client retrying in a loop is stopped here.'),
   'ratelimit.tracking_per_minute': integer(6000, 'Open-pixel and tracked-link requests (`/t/…`, docs/tracking.md) per client IP per minute, counted in each isolate (no Durable Object call: the endpoints stay cheap); 429 beyond. Mailbox providers\' image proxies fetch for many readers from few addresses, hence the high default.'),
 
   ...listener('submission', 60),

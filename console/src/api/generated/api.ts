@@ -914,7 +914,7 @@ export interface paths {
          *
          *     Bounds: `since` at most 7 days ago (the outbox keeps events that long), `until` after `since` and at most 7 days after it, at most 10000 events; beyond any of them 400 naming it, nothing queued.
          *
-         *     One replay per webhook at a time: 409 while a delivery of an earlier replay is pending, and for a disabled webhook (enable it first). 202: queued; follow the deliveries in `GET /api/v1/webhooks/{id}/deliveries`.
+         *     One replay per webhook at a time: 409 while a delivery of an earlier replay is pending, and for a disabled webhook (enable it first). At most `ratelimit.webhook_replay_per_minute` (5) replay requests per webhook per minute: 429 with Retry-After beyond, and the RateLimit-* headers of this answer describe that window. 202: queued; follow the deliveries in `GET /api/v1/webhooks/{id}/deliveries`.
          */
         post: operations["webhooks_replay"];
         delete?: never;
