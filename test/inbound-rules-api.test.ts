@@ -7,7 +7,7 @@ import { forward, inboundMeta, makeInstallationWide, registerDomain, enroll, typ
 import { useTenantStack } from './support/tenant-stack.js';
 import { eventually } from './support/wait.js';
 
-const env = useTenantStack({ keys: { writer: ['inbound:write', 'inbound:read', 'webhooks:write'], reader: ['inbound:read'] } });
+const env = useTenantStack({ settings: { SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, keys: { writer: ['inbound:write', 'inbound:read', 'webhooks:write'], reader: ['inbound:read'] } });
 let otherWriter: string;
 let otherWebhook: string;
 let myWebhook: string;
@@ -19,12 +19,14 @@ const snapshot = async () => (await env.stack.sql.query('SELECT id, position, na
 
 beforeAll(async () => {
   otherWriter = (await env.other.key(['inbound:write', 'inbound:read', 'webhooks:write'])).token;
-  const hook = (token: string) => call('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/in', events: ['inbound.received'] }, token);
-  // The hook's host need not resolve for this file: made directly when the resolver refuses.
-  const mine = await hook(env.keys.writer);
-  const theirs = await hook(otherWriter);
-  myWebhook = mine.status === 201 ? mine.body.webhook.id : (await env.stack.sql.query(`INSERT INTO webhooks (project_id, url, events, secret_sealed) VALUES ($1, 'https://h.example/x', '{inbound.received}', 'x') RETURNING id`, [env.tenant.project.id])).rows[0].id;
-  otherWebhook = theirs.status === 201 ? theirs.body.webhook.id : (await env.stack.sql.query(`INSERT INTO webhooks (project_id, url, events, secret_sealed) VALUES ($1, 'https://h.example/x', '{inbound.received}', 'x') RETURNING id`, [env.other.project.id])).rows[0].id;
+  // A loopback receiver (allowed by the file's settings): creating it asks no DNS resolver, so nothing leaves the machine.
+  const hook = async (token: string) => {
+    const r = await call('POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/in', events: ['inbound.received'] }, token);
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    return r.body.webhook.id as string;
+  };
+  myWebhook = await hook(env.keys.writer);
+  otherWebhook = await hook(otherWriter);
   await registerDomain(env.stack, env.tenant.project.id, 'rules-api.test');
   node = await enroll(env.stack, (await env.tenant.key(['relay:write'])).token);
   await makeInstallationWide(env.stack, node.id);
