@@ -61,7 +61,8 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
   let bytes: Buffer;
   try {
     const compose = () => (deps.compose ? deps.compose(job, started) : composeSignedMessage(job, { signTime: started }));
-    bytes = await (deps.composed ? deps.composed.of(job, compose) : compose());
+    // A stopping node does not wait on a compose worker: the pool's own bound on a stuck one is minutes.
+    bytes = await unlessAborted(deps.composed ? deps.composed.of(job, compose) : compose(), signal);
   } catch (err) {
     // An address entry that is not one mailbox is in the job itself: no later attempt composes it either.
     if (err instanceof AddressRefusedError) {
@@ -125,6 +126,18 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
     const failed = { outcome: 'deferred' as const, smtp_code: null, reply: `relay node error: ${messageOf(err)}`, server: null };
     return finish(job.route.kind === 'smtp' && job.route.source === 'pool' ? sharedPoolOutcome(failed) : failed);
   }
+}
+
+/** `work`, or a rejection naming the interruption as soon as `signal` aborts. */
+function unlessAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  const interrupted = () => new Error('interrupted while composing: the node is stopping');
+  if (signal.aborted) return Promise.reject(interrupted());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(interrupted());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function messageOf(err: unknown): string {
