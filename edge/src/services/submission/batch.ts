@@ -35,17 +35,18 @@ export async function submitBatch(ctx: Ctx, node: RelayNodeRow, items: Submissio
     .where(inArray(outboundMessages.id, items.map((i) => i.id)))).map((r) => r.id));
   const groups = new Map<string, Ready[]>();
   for (const [index, item] of items.entries()) {
+    // Before the log is asked: another project's ids are no business of this node, not even whether they exist.
+    if (!node.installationWide && node.projectId !== item.project_id) {
+      // A node's lease only ever names its own project: nothing of another project is written for it.
+      results[index] = { spool_id: item.spool_id, id: item.id, outcome: 'failed', reason: 'this relay node takes submissions for its own project only' };
+      continue;
+    }
     // In the log already, or earlier in this batch (the same Message-ID and envelope sent again at once): the same message.
     if (known.has(item.id)) {
       results[index] = { spool_id: item.spool_id, id: item.id, outcome: 'replayed' };
       continue;
     }
     known.add(item.id);
-    if (!node.installationWide && node.projectId !== item.project_id) {
-      // A node's lease only ever names its own project: nothing of another project is written for it.
-      results[index] = { spool_id: item.spool_id, id: item.id, outcome: 'failed', reason: 'this relay node takes submissions for its own project only' };
-      continue;
-    }
     const parsed = sendInputOf(item.message);
     if (!parsed.ok) {
       await fail(index, item, `${parsed.refusal.code} ${parsed.refusal.text}`);
