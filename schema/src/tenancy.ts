@@ -30,6 +30,9 @@ export const users = pgTable('users', {
   sessionsValidAfter: timestamp('sessions_valid_after', { withTimezone: true }),
   // Set once the user has a project; the project a session falls back to.
   defaultProjectId: uuid('default_project_id').references((): AnyPgColumn => projects.id, { onDelete: 'set null' }),
+  // A platform admin in the console: a session of this user may use /api/v1/admin (docs/console.md,
+  // "Platform admins in the console"). Granted and revoked by an operator command or another admin.
+  platformAdmin: boolean('platform_admin').notNull().default(false),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [uniqueIndex('users_email_idx').on(sql`lower(${t.email})`)]);
 
