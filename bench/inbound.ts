@@ -141,7 +141,9 @@ interface EdgemailSummary {
 
 export async function runInboundBench(argv: string[]): Promise<void> {
   const quick = argv.includes('--quick');
-  const opts = numberFlags(argv.filter((a) => a !== '--quick'), quick ? QUICK : DEFAULTS);
+  // --rules-only: the routing-rules pair alone (the pipeline without rules, then with them), no references or peers.
+  const rulesOnly = argv.includes('--rules-only');
+  const opts = numberFlags(argv.filter((a) => a !== '--quick' && a !== '--rules-only'), quick ? QUICK : DEFAULTS);
   opts.messages = Math.round(opts.messages);
   const clock = startRun();
   console.error(
@@ -192,7 +194,8 @@ export async function runInboundBench(argv: string[]): Promise<void> {
 
     // References: smtp-sink and one Postfix instance (discard and Maildir by recipient), up for the whole run.
     const references: Target[] = [];
-    if ('missing' in tools) {
+    if (rulesOnly) notes.push('--rules-only: the routing-rules rows alone (no references, peers or node ingest)');
+    else if ('missing' in tools) {
       notes.push(`references skipped: ${tools.missing}. To install Postfix (it ships smtp-source and smtp-sink; the benchmark configures its own instance under /var/tmp):`, ...POSTFIX_INSTALL.map((c) => `  ${c}`));
     } else {
       progress('starting smtp-sink and Postfix…');
@@ -211,7 +214,7 @@ export async function runInboundBench(argv: string[]): Promise<void> {
       );
     }
     // Peers (Haraka): the Node load client only (smtp-source's messages are unsigned); skipped with the reason when one cannot start.
-    for (const peer of PEERS) {
+    for (const peer of rulesOnly ? [] : PEERS) {
       progress(`starting ${peer.name}…`);
       const started = await peer.start({ port: await freePort(), domain: DOMAIN, dnsServer: dns.address });
       if ('unavailable' in started) {
@@ -309,7 +312,7 @@ export async function runInboundBench(argv: string[]): Promise<void> {
     };
 
     let secondStack = false;
-    const nodeAvailable = await onPipeline(fast, async (pipeline) => {
+    const nodeAvailable = rulesOnly ? false : await onPipeline(fast, async (pipeline) => {
       await runCells([...references, ingest, ...(pipeline ? [pipeline.target] : [])], CELLS, opts.messages);
       // The greeting delay: 10 clients, one message per connection. A second node on the
       // same stack when the bench starts the nodes; otherwise a stack of its own below.
@@ -325,6 +328,15 @@ export async function runInboundBench(argv: string[]): Promise<void> {
         await measure(await pipeline.withRules(RULES_PER_PROJECT), 10, PATTERNS[0]!, opts.messages);
       }
     });
+    if (rulesOnly) {
+      await ingest.stop();
+      await onPipeline(fast, async (pipeline) => {
+        if (!pipeline?.withRules) return;
+        await warmUp(pipeline.target);
+        await measure({ ...pipeline.target, name: RULES_BASE_ROW }, 10, PATTERNS[0]!, opts.messages);
+        await measure(await pipeline.withRules(RULES_PER_PROJECT), 10, PATTERNS[0]!, opts.messages);
+      });
+    }
     if (nodeAvailable && secondStack) await onPipeline(slow, async (pipeline) => runCells([pipeline!.target], slowCells, slowMessages));
   } finally {
     for (const stop of stops) await stop().catch((e: unknown) => console.error(`  stopping: ${String(e)}`));
