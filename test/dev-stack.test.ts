@@ -64,6 +64,10 @@ test('starts, serves, stops on Ctrl-C and restarts on the same data', async () =
   };
   const url = `http://127.0.0.1:${workerPort}`;
 
+  // The console's build is fresh (the tests' global setup made it): `pnpm dev` writes nothing into it at start,
+  // since each write makes wrangler restart the Worker and fail the requests in flight.
+  const consoleIndex = `${ROOT}console/dist/index.html`;
+  const builtAt = statSync(consoleIndex).mtimeMs;
   const first = await startPnpmDev(env);
   expect((await fetch(`${url}/health`)).status).toBe(200);
   // The binary finds the stack on its non-default ports from what pnpm dev recorded under the data directory.
@@ -74,6 +78,7 @@ test('starts, serves, stops on Ctrl-C and restarts on the same data', async () =
   await firstSend(url, token.trim());
 
   await stop(first.child);
+  expect(statSync(consoleIndex).mtimeMs).toBe(builtAt);
   expect(first.output()).not.toMatch(/error/i);
   // A clean Ctrl-C: no `ELIFECYCLE Command failed` from pnpm, no bridge complaint about PostgreSQL stopping.
   expect(first.output()).not.toMatch(/ELIFECYCLE|failed/i);

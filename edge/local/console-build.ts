@@ -1,8 +1,8 @@
 // The web console's production build (console/, docs/console-ui.md), which
 // wrangler.toml's [assets] serves from console/dist. `pnpm dev` and the tests
 // build it when it is missing or older than its sources (a fresh clone has
-// none); `pnpm dev` then keeps rebuilding it while it runs.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// none); `pnpm dev` then keeps it current while it runs (console-watch.ts).
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,10 +10,13 @@ import { fileURLToPath } from 'node:url';
 export const consoleDir = fileURLToPath(new URL('../../console', import.meta.url));
 export const consoleDist = join(consoleDir, 'dist');
 /** Written last by a finished build: its mtime is the build's. */
-const STAMP = '.built';
-const viteBin = () => join(consoleDir, 'node_modules/vite/bin/vite.js');
+export const STAMP = '.built';
+export const viteBin = () => join(consoleDir, 'node_modules/vite/bin/vite.js');
 
-/** The newest modification time among the console's sources (what a build reads). */
+/** What a build reads, relative to console/. */
+export const consoleSources = ['index.html', 'vite.config.ts', 'package.json', 'src', 'public'];
+
+/** The newest modification time among the console's sources. */
 function newestSource(): number {
   let newest = 0;
   const visit = (path: string) => {
@@ -23,7 +26,7 @@ function newestSource(): number {
       for (const entry of readdirSync(path)) if (entry !== 'node_modules' && entry !== 'dist') visit(join(path, entry));
     } else newest = Math.max(newest, st.mtimeMs);
   };
-  for (const name of ['index.html', 'vite.config.ts', 'package.json', 'src', 'public']) visit(join(consoleDir, name));
+  for (const name of consoleSources) visit(join(consoleDir, name));
   return newest;
 }
 
@@ -73,19 +76,4 @@ export function ensureConsoleBuilt(opts: { force?: boolean; log?: (line: string)
 /** Builds the console only when there is no build at all: every Worker start needs the folder (wrangler.toml [assets]). */
 export function ensureConsoleExists(): void {
   if (!existsSync(join(consoleDist, 'index.html'))) ensureConsoleBuilt();
-}
-
-/**
- * `vite build --watch` into console/dist: each saved change rebuilds it (in
- * well under a second) and the running Worker serves the new files; reload
- * the page to see them.
- */
-export function watchConsole(log: (line: string) => void): ChildProcess {
-  const child = spawn(process.execPath, [viteBin(), 'build', '--watch', '--logLevel', 'warn', '--emptyOutDir', 'false'], { cwd: consoleDir, stdio: ['ignore', 'pipe', 'pipe'] });
-  const forward = (chunk: Buffer) => {
-    for (const line of String(chunk).split('\n')) if (line.trim()) log(line);
-  };
-  child.stdout?.on('data', forward);
-  child.stderr?.on('data', forward);
-  return child;
 }

@@ -9,8 +9,8 @@ import { devPortList, devPorts, isAddressInUse, takenPort, type StackPort } from
 import { writeStackRecord } from './stack-record.js';
 import { quietRelayChatter } from './quiet-logs.js';
 import { endStaleProcesses, startWatchdog } from './watchdog.js';
-import { ensureConsoleBuilt, watchConsole } from './console-build.js';
-import type { ChildProcess } from 'node:child_process';
+import { ensureConsoleBuilt } from './console-build.js';
+import { watchConsole, type ConsoleWatch } from './console-watch.js';
 
 /**
  * The stack in the foreground, once dev.ts has installed the Ctrl-C handler:
@@ -18,7 +18,7 @@ import type { ChildProcess } from 'node:child_process';
  */
 export async function main(setStop: (stop: () => void) => void) {
   let stack: Stack | undefined;
-  let consoleWatch: ChildProcess | undefined;
+  let consoleWatch: ConsoleWatch | undefined;
   let stopping = false;
   const abort = new AbortController();
   const stop = () => {
@@ -27,7 +27,7 @@ export async function main(setStop: (stop: () => void) => void) {
     stopping = true;
     console.log('\nstopping…');
     abort.abort();
-    consoleWatch?.kill();
+    consoleWatch?.close();
     if (stack) {
       void stack.stop().then(() => process.exit(0));
       return;
