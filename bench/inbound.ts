@@ -36,10 +36,12 @@ interface InboundOptions {
   seconds: number;
   /** Longest wait, in seconds, for the forwarder (and Postfix's queue) to drain. */
   drain: number;
+  /** --rules-only: pairs (without rules, then with them) measured in turn. */
+  rounds: number;
 }
 
-const DEFAULTS: InboundOptions = { messages: 1000, seconds: 20, drain: 30 };
-const QUICK: InboundOptions = { messages: 200, seconds: 5, drain: 10 };
+const DEFAULTS: InboundOptions = { messages: 1000, seconds: 20, drain: 30, rounds: 2 };
+const QUICK: InboundOptions = { messages: 200, seconds: 5, drain: 10, rounds: 2 };
 
 const SIZE = 10_240;
 
@@ -123,6 +125,8 @@ interface Pipeline {
   other?: (greetingDelayMs: number) => Promise<Target>;
   /** The same node after giving the project `n` routing rules (docs/inbound-rules.md). */
   withRules?: (n: number) => Promise<Target>;
+  /** The same node after taking them away again (--rules-only's next round). */
+  withoutRules?: () => Promise<Target>;
 }
 
 interface EdgemailSummary {
@@ -300,7 +304,11 @@ export async function runInboundBench(argv: string[]): Promise<void> {
           await e.addRoutingRules!(n, 31_000);
           return { ...target(e.port, delay, e.cpuUsage), name: RULES_ROW };
         });
-        await fn({ target: target(e.port, delay, e.cpuUsage), other, withRules });
+        const withoutRules = e.removeRoutingRules && (async () => {
+          await e.removeRoutingRules!(31_000);
+          return { ...target(e.port, delay, e.cpuUsage), name: RULES_BASE_ROW };
+        });
+        await fn({ target: target(e.port, delay, e.cpuUsage), other, withRules, withoutRules });
         const before = await e.stored();
         progress(`waiting up to ${opts.drain}s for the forwarder: ${accepted - before} of ${accepted} accepted messages not in Postgres yet…`);
         const drained = await e.drain(accepted, opts.drain * 1000);
@@ -333,8 +341,13 @@ export async function runInboundBench(argv: string[]): Promise<void> {
       await onPipeline(fast, async (pipeline) => {
         if (!pipeline?.withRules) return;
         await warmUp(pipeline.target);
-        await measure({ ...pipeline.target, name: RULES_BASE_ROW }, 10, PATTERNS[0]!, opts.messages);
-        await measure(await pipeline.withRules(RULES_PER_PROJECT), 10, PATTERNS[0]!, opts.messages);
+        // Rounds of the pair, the rules taken away again between them, so drift on the shared machine shows.
+        for (let round = 0; round < opts.rounds; round++) {
+          const plain = round && pipeline.withoutRules ? await pipeline.withoutRules() : { ...pipeline.target, name: RULES_BASE_ROW };
+          await measure(plain, 10, PATTERNS[0]!, opts.messages);
+          await measure(await pipeline.withRules(RULES_PER_PROJECT), 10, PATTERNS[0]!, opts.messages);
+          if (!pipeline.withoutRules) break;
+        }
       });
     }
     if (nodeAvailable && secondStack) await onPipeline(slow, async (pipeline) => runCells([pipeline!.target], slowCells, slowMessages));
@@ -386,14 +399,25 @@ const RULES_PER_PROJECT = 20;
 const RULES_ROW = `${EDGEMAIL}, ${RULES_PER_PROJECT} rules`;
 const RULES_BASE_ROW = `${EDGEMAIL}, 0 rules`;
 
-/** The pipeline with routing rules against the same cell just before without them: goal ≥ 0.9 of the plain rate. */
+/**
+ * The pipeline with routing rules against the same cell just before without
+ * them, each pair (--rules-only may measure several): goal ≥ 0.9 of the plain
+ * rate. The stack's CPU per stored message (node, workerd, PostgreSQL, the
+ * bench with the Neon bridge) is compared too: it moves less with the load of
+ * a shared machine than a rate does.
+ */
 function printRoutingRules(rows: Row[]): void {
-  const cell = (name: string) => rows.find((r) => r.target === name && r.clients === 10 && r.pattern === '1/conn' && !r.greetingDelayMs && r.load);
-  const [plain, ruled] = [cell(RULES_BASE_ROW), cell(RULES_ROW)];
-  if (!plain?.load || !ruled?.load) return;
+  const cells = (name: string) => rows.filter((r) => r.target === name && r.clients === 10 && r.pattern === '1/conn' && !r.greetingDelayMs && r.load);
+  const [plains, ruleds] = [cells(RULES_BASE_ROW), cells(RULES_ROW)];
   const ratio = (a?: number, b?: number) => (a && b ? (a / b).toFixed(2) : 'n/a');
-  console.log(
-    `routing rules (${RULES_PER_PROJECT} per project, none matching; goal ≥ 0.9): accepted ${f0(ruled.load.perSecond)} msg/s vs ${f0(plain.load.perSecond)} plain = ${ratio(ruled.load.perSecond, plain.load.perSecond)}` +
-    `; stored end to end ${f0(ruled.endToEnd?.perSecond ?? 0)} vs ${f0(plain.endToEnd?.perSecond ?? 0)} msg/s = ${ratio(ruled.endToEnd?.perSecond, plain.endToEnd?.perSecond)}`,
-  );
+  const cpu = (r: Row) => r.endToEnd?.stackCpuMsPerMessage;
+  for (const [i, ruled] of ruleds.entries()) {
+    const plain = plains[i];
+    if (!plain?.load || !ruled.load) continue;
+    console.log(
+      `routing rules${ruleds.length > 1 ? ` (pair ${i + 1})` : ''} (${RULES_PER_PROJECT} per project, none matching; goal ≥ 0.9): accepted ${f0(ruled.load.perSecond)} msg/s vs ${f0(plain.load.perSecond)} plain = ${ratio(ruled.load.perSecond, plain.load.perSecond)}` +
+      `; stored end to end ${f0(ruled.endToEnd?.perSecond ?? 0)} vs ${f0(plain.endToEnd?.perSecond ?? 0)} msg/s = ${ratio(ruled.endToEnd?.perSecond, plain.endToEnd?.perSecond)}` +
+      `; stack CPU ${cpu(ruled)?.toFixed(1) ?? 'n/a'} vs ${cpu(plain)?.toFixed(1) ?? 'n/a'} ms/msg = ${ratio(cpu(ruled), cpu(plain))}`,
+    );
+  }
 }

@@ -52,6 +52,8 @@ export interface EdgemailInbound {
    * the node's next domain list. Absent when the checkout has no rules table.
    */
   addRoutingRules?: (n: number, settleMs: number) => Promise<void>;
+  /** Removes the rules addRoutingRules gave, then waits `settleMs` for the node's next domain list. */
+  removeRoutingRules?: (settleMs: number) => Promise<void>;
 }
 
 export type EdgemailOutcome = { target: EdgemailInbound } | { unavailable: string };
@@ -159,6 +161,10 @@ export async function withEdgemailInbound<T>(
         stored,
         cpuUsage,
         addRoutingRules: (n, settleMs) => addRoutingRules(client, tenant.projectId, domain, n, settleMs),
+        removeRoutingRules: async (settleMs) => {
+          await client.query(`DELETE FROM inbound_rules WHERE project_id = $1 AND name LIKE 'bench-%'`, [tenant.projectId]);
+          await new Promise((r) => setTimeout(r, settleMs));
+        },
         startNode: nodeFrom === 'the bench'
           ? async (nodeSettings) => {
             const started = await startNode(nodeSettings);
