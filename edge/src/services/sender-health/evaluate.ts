@@ -9,10 +9,11 @@
 // later crossing fires again. Evaluated every minute by the cron, and for a
 // project whenever its usage is read.
 import { sql, type SQL } from 'drizzle-orm';
-import { auditEvents, emailDailyCounts, outbox, senderHealth, webhooks } from '@edgemail/schema';
+import { auditEvents, emailDailyCounts, outbox, senderHealth } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { eventsByProject, type OutboxRows } from '../emails/events.js';
+import { handedOverUnlessSubscribed } from '../webhooks/subscribed.js';
 
 export type HealthSettings = Pick<Config, 'sending.complaint_threshold_basis_points'>;
 
@@ -79,9 +80,7 @@ export async function evaluateComplaintThreshold(db: Db, settings: HealthSetting
       select c.project_id, 'project.complaint_threshold_crossed',
         jsonb_build_object('project_id', c.project_id, 'complaint_rate', c.rate, 'threshold', ${threshold}::float8,
           'complaints', c.complaints, 'delivered', c.delivered, 'window', jsonb_build_object('from', c.window_from, 'to', c.window_to)),
-        case when exists (select 1 from ${webhooks} w where w.project_id = c.project_id
-                          and ('project.complaint_threshold_crossed' = any(w.events) or '*' = any(w.events)))
-             then null else now() end
+        ${handedOverUnlessSubscribed(sql`c.project_id`, sql`'project.complaint_threshold_crossed'`)}
       from crossed c
       returning id, project_id, handed_over_at
     )

@@ -5,10 +5,11 @@
 // unsubscribe rate counts), writes the `email.unsubscribed` event and an
 // audit event. Doing it again changes nothing more and answers the same.
 import { eq, sql } from 'drizzle-orm';
-import { auditEvents, emails, outbox, outboundMessages, suppressions, unsubscribes, webhooks } from '@edgemail/schema';
+import { auditEvents, emails, outbox, outboundMessages, suppressions, unsubscribes } from '@edgemail/schema';
 import type { Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { emailEventData, eventsByProject, type OutboxRows } from '../emails/events.js';
+import { handedOverUnlessSubscribed } from '../webhooks/subscribed.js';
 import { httpsTokenMatches, mailtoMatches, readHttpsToken, readMailtoLocalPart, type UnsubscribeFacts } from './token.js';
 
 export type UnsubscribeSettings = Pick<Config, 'database.crypto.encryption_key' | 'sending.unsubscribe_link_ttl'>;
@@ -102,9 +103,7 @@ export async function applyUnsubscribe(db: Db, u: UnsubscribeFacts, via: 'one_cl
         status: sql`e.status`, attempts: sql`e.attempts`, errorMessage: sql`e.error_message`, stream: sql`m.stream`,
       })} || jsonb_build_object('unsubscribe', jsonb_build_object('method', ${via}::text, 'stream', m.stream,
               'created_at', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))),
-        case when exists (select 1 from ${webhooks} w where w.project_id = e.project_id
-                          and ('email.unsubscribed' = any(w.events) or '*' = any(w.events)))
-             then null else now() end
+        ${handedOverUnlessSubscribed(sql`e.project_id`, sql`'email.unsubscribed'`)}
       from recorded r join ${emails} e on e.id = r.email_id join ${outboundMessages} m on m.id = e.message_id
       returning id, project_id, handed_over_at
     )
