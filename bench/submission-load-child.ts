@@ -46,6 +46,15 @@ interface Connection {
 type ConnectionClass = new (o: Record<string, unknown>) => Connection;
 const SMTPConnection = createRequire(new URL('../relay-node/package.json', import.meta.url))('nodemailer/lib/smtp-connection') as ConnectionClass;
 
+/**
+ * The number in each message's Message-ID and Subject: never the same twice in
+ * this process, whatever its runs and reconnects. (The claim counter goes back
+ * by one for a 421'd message, so numbering by it gave a message sent at the
+ * same time the same Message-ID, which the node rightly answers as the same
+ * message, and a second run of the process repeated the first's.)
+ */
+let serial = 0;
+
 const call = <T = void>(fn: (cb: (err?: Error | null, value?: T) => void) => void) =>
   new Promise<T>((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value as T))));
 
@@ -83,7 +92,7 @@ export async function submissionLoad(o: SubmissionLoadOptions): Promise<Submissi
           return 'again';
         }
         sentHere++;
-        const bytes = Buffer.concat([Buffer.from(template.header(claimed)), template.body, Buffer.from('\r\n')]);
+        const bytes = Buffer.concat([Buffer.from(template.header(++serial)), template.body, Buffer.from('\r\n')]);
         const sent = performance.now();
         try {
           await call((cb) => smtp.send({ from: o.from, to: [o.to] }, bytes, (err) => cb(err)));

@@ -418,6 +418,28 @@ describe('the hand-over', () => {
     expect(other.body).toMatchObject({ accepted: false, code: 554, text: expect.stringMatching(/^5\.6\.0 /) });
   });
 
+  test('a batch handed over several times at once (a slow answer sent again, overlapping hand-overs): all 200, one sent and the rest replayed, one message, one email', async () => {
+    const id = crypto.randomUUID();
+    const item = (n: number) => ({
+      ...submission(`race-${n}-${crypto.randomUUID()}`, `Raced ${id}`), token: undefined,
+      id, project_id: acme.project.id, sandbox: false,
+    });
+    // At once: each request finds the id unknown before any of them has written it.
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, n) => stack.call('POST', '/relay/v1/submission/batch', {
+      token: nodeToken, headers: { 'x-edgemail-messages': '1' }, body: { messages: [item(n)] },
+    })));
+    for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBe(200);
+    const outcomes = answers.map((a) => a.body.results[0].outcome).sort();
+    expect(outcomes).toEqual(['replayed', 'replayed', 'replayed', 'replayed', 'replayed', 'sent']);
+    const messages = await stack.sql.query('SELECT count(*)::int AS n FROM outbound_messages WHERE id = $1', [id]);
+    expect(messages.rows[0].n).toBe(1);
+    // One recipient row (queued, or already claimed by the node's outbound worker).
+    const { rows } = await stack.sql.query('SELECT id FROM emails WHERE message_id = $1', [id]);
+    expect(rows).toHaveLength(1);
+    const events = await stack.sql.query(`SELECT event, count(*)::int AS n FROM outbox WHERE data->>'id' = $1 GROUP BY event`, [rows[0].id]);
+    for (const e of events.rows) expect(e.n, e.event).toBe(1);
+  });
+
   test('a field the send route refuses is a 550 5.6.0 naming it (a CR LF in a custom header cannot add a header)', async () => {
     const body = submission(`x-${crypto.randomUUID()}`, 'Injected');
     body.message.headers = { 'X-Note': 'a\r\nBcc: evil@example.org' } as Record<string, string>;

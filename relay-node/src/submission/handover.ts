@@ -6,6 +6,12 @@
 // the edge answered for it (sent, replayed or recorded failed); while the edge
 // does not answer the batch is tried again with backoff, and what is spooled
 // survives a restart (`restore`).
+//
+// One id is never in two batches on their way at once: the same Message-ID
+// and envelope submitted again (a client whose 250 was lost, a restart's
+// restore) is answered with the first one's id, and a second spool entry of
+// it waits until the batch holding the first was answered (the edge then
+// says `replayed`), so the node never races itself at the edge.
 import type { SubmissionBatchAnswer, SubmissionBatchItem } from '@edgemail/shared';
 import { SUBMISSION_BATCH_MAX_MESSAGES } from '@edgemail/shared';
 import { retrying } from '../edge/retry.js';
@@ -44,21 +50,36 @@ export interface Handover {
 /** @example const handover = createHandover({ spool, submitBatch: edge.submitBatch.bind(edge), settle, log, maxBatchBytes }); */
 export function createHandover(deps: HandoverDeps): Handover {
   const queue: Accepted[] = [];
+  /** Ids in a batch on its way, with how many of its entries that batch holds. */
+  const sending = new Map<string, number>();
   let inFlight = 0;
   let waiting = 0;
   const idle: (() => void)[] = [];
   const concurrency = deps.concurrency ?? 2;
 
+  /** The next batch from the queue's head; entries whose id another batch is carrying stay queued, in order. */
   const nextBatch = (): Accepted[] => {
     const batch: Accepted[] = [];
     let bytes = 0;
-    while (queue.length && batch.length < SUBMISSION_BATCH_MAX_MESSAGES) {
-      const size = queue[0]!.item.size;
-      if (batch.length && bytes + size > deps.maxBatchBytes) break;
-      batch.push(queue.shift()!);
-      bytes += size;
+    for (let i = 0; i < queue.length && batch.length < SUBMISSION_BATCH_MAX_MESSAGES;) {
+      const entry = queue[i]!;
+      if (sending.has(entry.item.id) && !batch.some((a) => a.item.id === entry.item.id)) {
+        i++;
+        continue;
+      }
+      if (batch.length && bytes + entry.item.size > deps.maxBatchBytes) break;
+      batch.push(...queue.splice(i, 1));
+      bytes += entry.item.size;
     }
+    for (const a of batch) sending.set(a.item.id, (sending.get(a.item.id) ?? 0) + 1);
     return batch;
+  };
+  const done = (batch: Accepted[]): void => {
+    for (const a of batch) {
+      const n = sending.get(a.item.id)! - 1;
+      if (n > 0) sending.set(a.item.id, n);
+      else sending.delete(a.item.id);
+    }
   };
 
   const send = async (batch: Accepted[]): Promise<void> => {
@@ -87,6 +108,8 @@ export function createHandover(deps: HandoverDeps): Handover {
   const pump = (): void => {
     while (inFlight < concurrency && queue.length && !deps.stopping?.aborted) {
       const batch = nextBatch();
+      // Everything queued waits for an id on its way: the batch carrying it pumps again when answered.
+      if (!batch.length) return;
       inFlight++;
       send(batch).catch(async (err: Error) => {
         // Only a stopping node ends the retries: what is spooled is handed over after the restart.
@@ -95,6 +118,7 @@ export function createHandover(deps: HandoverDeps): Handover {
         await new Promise((resolve) => setTimeout(resolve, 5_000).unref());
         queue.unshift(...batch);
       }).finally(() => {
+        done(batch);
         inFlight--;
         if (waiting === 0) idle.splice(0).forEach((f) => f());
         pump();

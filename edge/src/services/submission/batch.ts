@@ -7,11 +7,20 @@
 // statement refuses, each message is sent alone, and one the edge still
 // refuses (a reason the node's lease could not see) is recorded failed with
 // its reason and an `email.failed` event: a 250'd message always ends in the log.
+//
+// Two hand-overs of one id can run at once (a node's batch sent again while
+// its first answer is slow, two nodes given the same Message-ID and envelope):
+// both find it unknown, and the second statement, waiting on the project's
+// send lock, meets the first's row. That unique violation is the replay it
+// is: the ids now in the log answer `replayed`, the others are sent again.
 import { inArray } from 'drizzle-orm';
 import { outboundMessages } from '@edgemail/schema';
-import type { SubmissionBatchAnswer, SubmissionBatchItem } from '@edgemail/shared';
-import type { SendMessageInput } from '../../contracts/send.js';
+import { fromBase64, type SubmissionBatchAnswer, type SubmissionBatchItem } from '@edgemail/shared';
+import { attachmentContentType, type SendMessageInput } from '../../contracts/send.js';
+import type { Db } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { ServiceError } from '../errors.js';
+import { outboundAttachmentKey } from '../emails/storage-keys.js';
 import { sendMessages, type SendContext, type SendItem } from '../emails/send.js';
 import type { OutboxRows } from '../emails/events.js';
 import type { RelayNodeRow } from '../relay-nodes/find.js';
@@ -28,11 +37,12 @@ export async function submitBatch(ctx: Ctx, node: RelayNodeRow, items: Submissio
   const results: Result[] = new Array(items.length);
   const events = new Map<string, OutboxRows>();
   const fail = async (index: number, item: SubmissionBatchItem, reason: string) => {
-    merge(events, await recordFailed(ctx.db, item, reason));
-    results[index] = { spool_id: item.spool_id, id: item.id, outcome: 'failed', reason };
+    const written = await recordFailed(ctx.db, item, reason);
+    merge(events, written);
+    // Nothing written: another hand-over of this id put it in the log first.
+    results[index] = written.size ? { spool_id: item.spool_id, id: item.id, outcome: 'failed', reason } : { spool_id: item.spool_id, id: item.id, outcome: 'replayed' };
   };
-  const known = new Set((await ctx.db.select({ id: outboundMessages.id }).from(outboundMessages)
-    .where(inArray(outboundMessages.id, items.map((i) => i.id)))).map((r) => r.id));
+  const known = await knownIds(ctx.db, items.map((i) => i.id));
   const groups = new Map<string, Ready[]>();
   for (const [index, item] of items.entries()) {
     // Before the log is asked: another project's ids are no business of this node, not even whether they exist.
@@ -57,10 +67,11 @@ export async function submitBatch(ctx: Ctx, node: RelayNodeRow, items: Submissio
   }
   for (const ready of groups.values()) {
     const { project_id: projectId, sandbox } = ready[0]!.item;
-    const send = (batch: Ready[]) => sendMessages({ ...ctx, projectId, sandbox, origin: 'smtp' }, batch.map(asSendItem), () => null);
+    const send = (batch: Ready[]) => sendUnlessReplayed(ctx, batch, (rest) => sendMessages({ ...ctx, projectId, sandbox, origin: 'smtp' }, rest.map(asSendItem), () => null));
+    const answer = (r: Ready, replayed: Set<string>): Result => ({ spool_id: r.item.spool_id, id: r.item.id, outcome: replayed.has(r.item.id) ? 'replayed' : 'sent' });
     try {
-      await send(ready);
-      for (const r of ready) results[r.index] = { spool_id: r.item.spool_id, id: r.item.id, outcome: 'sent' };
+      const replayed = await send(ready);
+      for (const r of ready) results[r.index] = answer(r, replayed);
       continue;
     } catch (e) {
       if (!(e instanceof ServiceError)) throw e;
@@ -68,8 +79,7 @@ export async function submitBatch(ctx: Ctx, node: RelayNodeRow, items: Submissio
     // One of them is refused: each alone, so that the others go.
     for (const r of ready) {
       try {
-        await send([r]);
-        results[r.index] = { spool_id: r.item.spool_id, id: r.item.id, outcome: 'sent' };
+        results[r.index] = answer(r, await send([r]));
       } catch (e) {
         if (!(e instanceof ServiceError)) throw e;
         const refusal = smtpRefusal(e);
@@ -78,6 +88,51 @@ export async function submitBatch(ctx: Ctx, node: RelayNodeRow, items: Submissio
     }
   }
   return { results, events };
+}
+
+/** Which of `ids` the email log holds. */
+async function knownIds(db: Db, ids: string[]): Promise<Set<string>> {
+  const rows = await db.select({ id: outboundMessages.id }).from(outboundMessages).where(inArray(outboundMessages.id, ids));
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * `send(batch)`, where a unique violation means another hand-over of one of
+ * these ids committed since they were looked up: those answer `replayed` and
+ * the rest are sent again (each round drops at least one id, or the violation
+ * is not ours and is thrown). Returns the replayed ids.
+ */
+async function sendUnlessReplayed(ctx: Ctx, batch: Ready[], send: (batch: Ready[]) => Promise<unknown>): Promise<Set<string>> {
+  const replayed = new Set<string>();
+  let rest = batch;
+  while (rest.length) {
+    try {
+      await send(rest);
+      break;
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e;
+      const known = await knownIds(ctx.db, rest.map((r) => r.item.id));
+      if (!known.size) throw e;
+      const now = rest.filter((r) => known.has(r.item.id));
+      // The refused send removed its attachments' bytes, which are stored under the message id: the other's.
+      await restoreAttachments(ctx.store, now);
+      for (const r of now) replayed.add(r.item.id);
+      rest = rest.filter((r) => !known.has(r.item.id));
+    }
+  }
+  return replayed;
+}
+
+/**
+ * Puts back the attachments of messages another hand-over sent under the same
+ * id (the same message: the same bytes), which a refused send removed as its own.
+ */
+async function restoreAttachments(store: R2Bucket, ready: Ready[]): Promise<void> {
+  await Promise.all(ready.flatMap(({ item, input }) => (input.attachments ?? []).map((a, i) => store.put(
+    outboundAttachmentKey(item.project_id, item.id, i),
+    fromBase64(a.content.replace(/[\t\n\f\r =]/g, '')),
+    { httpMetadata: { contentType: attachmentContentType(a.filename, a.content_type?.trim()) }, customMetadata: { filename: a.filename } },
+  ))));
 }
 
 /** The message under the id its 250 named, with the client's Message-ID and Date when valid. */
