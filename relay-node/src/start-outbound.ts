@@ -81,6 +81,8 @@ export function createNodeOutbound(options: false | RelayNodeOutboundOptions | u
   };
   const loop: OutboundWorker | null = outboundOptions && outboundCalls && createOutboundWorker({
     ...(metrics ? countOutbound(metrics, outboundCalls) : outboundCalls),
+    // The leases of the jobs held are renewed while this node is alive (lease-keeper.ts).
+    renew: (leases, signal) => edge.renewOutbound(leases, signal),
     log,
     onFatal,
     concurrency: outboundOptions.concurrency ?? config['outbound.concurrency'],

@@ -8,6 +8,9 @@ import {
   OutboundAttachment,
   OutboundClaim,
   OutboundClaimAnswer,
+  OutboundLeaseRef,
+  OutboundRenew,
+  OutboundRenewAnswer,
   OutboundDkim,
   OutboundJob,
   OutboundMessage,
@@ -88,3 +91,15 @@ export const ResultsAnswerSchema = OutboundResultsAnswer.extend({
   accepted: OutboundResultsAnswer.shape.accepted.meta({ description: 'Recorded: the recipient moved on (sent, failed, or queued again)' }),
   stale: OutboundResultsAnswer.shape.stale.meta({ description: 'The node no longer holds that lease (expired and claimed again, or already reported): nothing changed' }),
 }).openapi('OutboundResultsAnswer');
+
+export const RenewSchema = OutboundRenew.extend({
+  leases: arrayOf(OutboundRenew.shape.leases, OutboundLeaseRef.extend({
+    email_id: OutboundLeaseRef.shape.email_id.meta({ format: 'uuid', description: 'The recipient row' }),
+    attempt: OutboundLeaseRef.shape.attempt.meta({ description: 'The attempt the job was claimed at' }),
+  }).openapi('OutboundLeaseRef')),
+}).openapi('OutboundRenew');
+
+export const RenewAnswerSchema = OutboundRenewAnswer.extend({
+  renewed: OutboundRenewAnswer.shape.renewed.meta({ description: 'Extended leases: the new end, and the lease\'s length from the edge\'s now (`outbound.lease`), ms' }),
+  lost: OutboundRenewAnswer.shape.lost.meta({ description: 'No longer this node\'s at that attempt (claimed again, or already reported): nothing changed; the node does not start such a job' }),
+}).openapi('OutboundRenewAnswer');

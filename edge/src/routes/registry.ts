@@ -231,6 +231,7 @@ import * as relayOutboundResults from './relay/outbound/results.js';
 import * as relaySubmissionAuth from './relay/submission/auth.js';
 import * as relaySubmissionSubmit from './relay/submission/submit.js';
 import * as relaySubmissionLease from './relay/submission/lease.js';
+import * as relayOutboundRenew from './relay/outbound/renew.js';
 import * as relaySubmissionBatch from './relay/submission/batch.js';
 import * as relayAcmeLease from './relay/acme/lease.js';
 import * as relayAcmeReportFailure from './relay/acme/report-failure.js';
@@ -243,7 +244,7 @@ import { mountableRelay, type MountableRelayRoute } from '../http/define-relay-r
 export const relayRoutes: MountableRelayRoute[] = [
   mountableRelay(enrollRelayNode), mountableRelay(relayHeartbeat), mountableRelay(relayDomains),
   mountableRelay(relayCertificate), mountableRelay(relayCertificateBundle), mountableRelay(relayOfferSelfSigned), mountableRelay(relayInbound), mountableRelay(relayInboundBatch),
-  mountableRelay(relayOutboundClaim), mountableRelay(relayOutboundResults),
+  mountableRelay(relayOutboundClaim), mountableRelay(relayOutboundResults), mountableRelay(relayOutboundRenew),
   mountableRelay(relaySubmissionAuth), mountableRelay(relaySubmissionSubmit), mountableRelay(relaySubmissionLease), mountableRelay(relaySubmissionBatch),
   mountableRelay(relayAcmeLease), mountableRelay(relayAcmeReportFailure), mountableRelay(relayAcmePublishChallenge),
   mountableRelay(relayAcmeGetChallenge), mountableRelay(relayAcmeRemoveChallenge), mountableRelay(relayAcmeStoreCertificate),

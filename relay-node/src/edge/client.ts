@@ -26,6 +26,7 @@ import {
   META_LENGTH_HEADER,
   META_LENGTHS_HEADER,
   OutboundClaimReading,
+  OutboundRenewAnswer,
   OutboundResultsAnswer,
   RELAY_CONTRACT_HEADER,
   RELAY_CONTRACT_REFUSED_STATUS,
@@ -49,6 +50,7 @@ import {
   type EnrollRequest,
   type HeartbeatBody,
   type InboundMeta,
+  type OutboundLeaseRef,
   type OutboundResult,
   type SelfSignedOffer,
 } from '@edgemail/shared';
@@ -175,6 +177,8 @@ export interface EdgeClient {
   claimOutbound(max: number, signal?: AbortSignal): Promise<OutboundClaimReading>;
   /** `POST /relay/v1/outbound/results`: 1 to 100 attempt results; the edge names the stale ones. */
   reportOutbound(results: OutboundResult[], signal?: AbortSignal): Promise<OutboundResultsAnswer>;
+  /** `POST /relay/v1/outbound/renew`: 1 to 200 leases this node holds, moved to `now() + outbound.lease`; the edge names those it no longer holds. */
+  renewOutbound(leases: OutboundLeaseRef[], signal?: AbortSignal): Promise<OutboundRenewAnswer>;
   /** `POST /relay/v1/submission/auth`: whether an SMTP AUTH password may submit. */
   checkSubmissionKey(body: SubmissionAuthRequest, signal?: AbortSignal): Promise<SubmissionAuthAnswer>;
   /** `POST /relay/v1/submission/messages`: one submitted message, idempotent by its spool id. */
@@ -315,6 +319,9 @@ export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
     },
     async reportOutbound(results, signal) {
       return must(await call('POST', '/relay/v1/outbound/results', OutboundResultsAnswer, { json: { results }, timeoutMs: chatter, signal }));
+    },
+    async renewOutbound(leases, signal) {
+      return must(await call('POST', '/relay/v1/outbound/renew', OutboundRenewAnswer, { json: { leases }, timeoutMs: chatter, signal }));
     },
     async checkSubmissionKey(body, signal) {
       return must(await call('POST', '/relay/v1/submission/auth', SubmissionAuthAnswer, { json: body, timeoutMs: chatter, signal }));

@@ -28,8 +28,8 @@ export interface DeliverOptions {
   timeouts?: Partial<DeliveryTimeouts>;
   /** Aborting ends the session (the attempt is deferred: `delivery interrupted`). */
   signal?: AbortSignal;
-  /** Epoch ms from which no host is tried, the first included (the lease's end less a margin). */
-  deadline?: number;
+  /** Epoch ms from which no host is tried, the first included (the lease's end less a margin); a function when the lease may be renewed meanwhile. */
+  deadline?: number | (() => number);
   /** PEM certificates trusted beside the system's when verifying configured servers (tests; a private CA). */
   extraCa?: string[];
   /** Reused sessions per destination; without it, one session per message. */
@@ -58,11 +58,13 @@ export interface DeliveryOutcome {
 export async function deliverMessage(plan: SmtpPlan, envelope: { from: string; to: string }, bytes: Buffer, options: DeliverOptions): Promise<DeliveryOutcome> {
   const timeouts = { ...DEFAULT_DELIVERY_TIMEOUTS, ...options.timeouts };
   const tried: DeliveryOutcome['tried'] = [];
+  const deadline = options.deadline;
+  const pastDeadline = () => deadline !== undefined && Date.now() >= (typeof deadline === 'function' ? deadline() : deadline);
   let last: AttemptOutcome | null = null;
   let server: string | null = null;
   for (const target of plan.targets) {
     // No host (the first included) is tried once the lease is nearly over: another node may hold it by then.
-    if (options.deadline !== undefined && Date.now() >= options.deadline) break;
+    if (pastDeadline()) break;
     if (options.signal?.aborted) break;
     server = `${target.host}:${target.port}`;
     last = await attempt(plan, target, envelope, bytes, options, timeouts);
@@ -71,7 +73,7 @@ export async function deliverMessage(plan: SmtpPlan, envelope: { from: string; t
   }
   if (!last) {
     const reply = options.signal?.aborted ? 'delivery interrupted: the relay node is stopping'
-      : options.deadline !== undefined && Date.now() >= options.deadline ? 'delivery not started: the lease ended first; tried again later'
+      : pastDeadline() ? 'delivery not started: the lease ended first; tried again later'
         : 'no host to deliver to';
     return { outcome: 'deferred', smtp_code: null, reply, server, tried };
   }

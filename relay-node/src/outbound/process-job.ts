@@ -10,6 +10,7 @@ import { deliverMessage, type DeliveryOutcome, type DeliveryTimeouts } from './d
 import { planDelivery, type RouteSettings } from './route.js';
 import { sharedPoolOutcome } from './shared-pool-outcome.js';
 import type { TransportPool } from './transport-pool.js';
+import { leaseMargin } from './lease-margin.js';
 
 export interface ProcessJobDeps {
   settings: RouteSettings;
@@ -34,8 +35,6 @@ export interface ProcessJobDeps {
   now?: () => Date;
 }
 
-/** Stop (trying further hosts, and the attempt itself) this long before the lease runs out, so the result still counts; at most a fifth of what is left. */
-const LEASE_MARGIN_MS = 10_000;
 
 /**
  * Delivers one job and answers its Result. Never throws: a failure of the
@@ -72,15 +71,16 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
     deps.log.error('outbound message could not be composed or signed', { email_id: job.email_id, error: String(err) });
     return finish({ outcome: 'deferred', smtp_code: null, reply: `relay node could not compose the message: ${messageOf(err)}`, server: null });
   }
-  const leaseEnd = Date.parse(job.lease_until);
   // The margin shrinks with a short lease (tests use seconds), so an attempt always gets most of it.
-  const margin = Math.round(Math.min(LEASE_MARGIN_MS, Math.max(0, leaseEnd - Date.now()) / 5));
-  const deadline = Number.isFinite(leaseEnd) ? leaseEnd - margin : undefined;
+  const margin = leaseMargin(Date.parse(job.lease_until) - Date.now());
+  // `lease_until` moves while the job runs: the worker renews the leases it holds (lease-keeper.ts) in place.
+  const deadlineNow = () => Date.parse(job.lease_until) - margin;
+  const deadline = Number.isFinite(deadlineNow()) ? deadlineNow : undefined;
   // Planning and the whole attempt end before the lease does: the per-step SMTP timeouts add up to
   // minutes, and a delivery still running when another node takes the lease would send twice.
-  const leaseSignal = deadline === undefined ? undefined : AbortSignal.timeout(Math.max(0, deadline - Date.now()));
-  const signals = [signal, leaseSignal].filter((s): s is AbortSignal => s !== undefined);
-  const jobSignal = signals.length ? AbortSignal.any(signals) : undefined;
+  const lease = deadline ? leaseTimer(deadline) : undefined;
+  const signals = [signal, lease?.signal].filter((s): s is AbortSignal => s !== undefined);
+  const jobSignal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
   try {
     const plan = await planDelivery(job, deps.settings, deps.resolve, { signal: jobSignal });
     if (plan.kind === 'refused') return finish({ outcome: plan.outcome, smtp_code: null, reply: plan.reply, server: null });
@@ -94,7 +94,7 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
       deps.log.warn('outbound: MX addresses that are not public left out (outbound.allow_private_mx is off)', { email_id: job.email_id, to: job.envelope.to, dropped: plan.dropped });
     }
     // No delivery starts once the lease is (nearly) over: another node may hold it by then.
-    if (deadline !== undefined && Date.now() >= deadline) {
+    if (deadline && Date.now() >= deadline()) {
       return finish({ outcome: 'deferred', smtp_code: null, reply: 'delivery not started: the lease ended first; tried again later', server: null });
     }
     // MAIL FROM is the VERP return path when the edge gave one (docs/bounces.md); the From header is unchanged.
@@ -109,7 +109,8 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
     });
     if (outcome.tried.length > 1) deps.log.debug?.('outbound delivery tried several hosts', { email_id: job.email_id, via: plan.via, tried: outcome.tried });
     let ended: Omit<DeliveryOutcome, 'tried'> = outcome;
-    if (leaseSignal?.aborted && !signal?.aborted) {
+    // A message the server took is sent, however late: calling it deferred would deliver it again.
+    if (lease?.signal.aborted && !signal?.aborted && outcome.outcome !== 'sent') {
       ended = { ...outcome, outcome: 'deferred', smtp_code: null, reply: `delivery cut off ${margin} ms before the lease's end (${outcome.reply}); tried again later` };
     }
     if (plan.via === 'pool') {
@@ -125,7 +126,28 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
     deps.log.error('outbound delivery failed inside the relay node', { email_id: job.email_id, error: String(err) });
     const failed = { outcome: 'deferred' as const, smtp_code: null, reply: `relay node error: ${messageOf(err)}`, server: null };
     return finish(job.route.kind === 'smtp' && job.route.source === 'pool' ? sharedPoolOutcome(failed) : failed);
+  } finally {
+    lease?.clear();
   }
+}
+
+/**
+ * A signal that aborts once `deadline()` has passed; `deadline` may move later
+ * while it waits (a renewed lease), so the timer looks again when it fires.
+ */
+function leaseTimer(deadline: () => number): { signal: AbortSignal; clear(): void } {
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const check = () => {
+    const wait = deadline() - Date.now();
+    if (wait <= 0) abort.abort(new Error('the lease nears its end'));
+    else {
+      timer = setTimeout(check, wait);
+      timer.unref();
+    }
+  };
+  check();
+  return { signal: abort.signal, clear: () => clearTimeout(timer) };
 }
 
 /** `work`, or a rejection naming the interruption as soon as `signal` aborts. */

@@ -6,14 +6,23 @@ import { setMaxListeners } from 'node:events';
 import { Backoff, sleep, type BackoffOptions } from '../edge/backoff.js';
 import { EdgeRefusedError, isFatalEdgeError } from '../edge/errors.js';
 import { retrying, RetryWaits } from '../edge/retry.js';
-import { MAX_CLAIM, MAX_RESULTS, RELAY_CONTRACT_VERSION, type OutboundJob, type OutboundResult, type OutboundResultsAnswer, type UnreadableJob } from '@edgemail/shared';
+import { MAX_CLAIM, MAX_RESULTS, RELAY_CONTRACT_VERSION, type OutboundJob, type OutboundLeaseRef, type OutboundRenewAnswer, type OutboundResult, type OutboundResultsAnswer, type UnreadableJob } from '@edgemail/shared';
 import type { Log } from '../log.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { leaseMargin } from './lease-margin.js';
 
 export interface OutboundWorkerOptions {
   /** `edge.claimOutbound`: the jobs, and those this node cannot read (reported deferred, never delivered). */
   claim: (max: number, signal: AbortSignal) => Promise<{ jobs: OutboundJob[]; unreadable?: UnreadableJob[] }>;
   /** `edge.reportOutbound`. */
   report: (results: OutboundResult[], signal: AbortSignal) => Promise<OutboundResultsAnswer>;
+  /**
+   * `edge.renewOutbound`: the leases of the jobs held, every third of the lease
+   * (lease-keeper.ts). Without it a lease ends at the claim's `lease_until`.
+   */
+  renew?: (leases: OutboundLeaseRef[], signal: AbortSignal) => Promise<OutboundRenewAnswer>;
+  /** Renew held leases this often at most, ms (tests). Default: a third of the lease. */
+  renewEveryMs?: number;
   /** Delivers one job (`processJob`); should not throw (a throw is reported as deferred). */
   deliver: (job: OutboundJob, signal: AbortSignal) => Promise<OutboundResult>;
   log: Log;
@@ -86,6 +95,11 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
   /** Jobs this node holds: delivering, or claimed and waiting for a slot. */
   const held = () => inFlight.size + ready.length;
   const pending: OutboundResult[] = [];
+  /** Every job held until its result is reported: renewed so that none outlives its lease while this node is alive. */
+  const leases = new LeaseKeeper({ renew: options.renew, log, everyMs: options.renewEveryMs });
+  /** How long recent deliveries took, ms: a job whose lease ends sooner is not started (see startable). */
+  const recentDurations: number[] = [];
+  const expectedDurationMs = () => (recentDurations.length ? Math.max(...recentDurations) : 0);
   let nextKey = 0;
   let stopping = false;
   let fatal = false;
@@ -114,6 +128,7 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
     if (fatal) return;
     fatal = true;
     stopping = true;
+    leases.stop();
     claimAbort.abort();
     wake?.();
     options.onFatal(err);
@@ -149,8 +164,37 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
     const fields = { email_id: job.email_id, attempt: job.attempt, to: job.envelope.to, outcome: result.outcome, smtp_code: result.smtp_code, server: result.server, reply: result.reply, duration_ms: result.duration_ms };
     if (result.outcome === 'sent') log.info('outbound message delivered', fields);
     else log.warn(`outbound message ${result.outcome}`, fields);
+    recentDurations.push(result.duration_ms);
+    if (recentDurations.length > 20) recentDurations.shift();
     pending.push(result);
     flush();
+  };
+
+  /**
+   * Whether a claimed job may start now. One the edge said is no longer this
+   * node's is never started. While leases are renewed, any other may: its lease
+   * follows it. When they are not (the edge did not answer the last renewal, or
+   * has no renewal route), one whose lease ends before a delivery as long as the
+   * recent ones (plus processJob's margin) would is given back instead: no
+   * result, so its lease runs out and the next claim takes it, with no retry
+   * delay; unless such a delivery would not fit in a whole lease either.
+   */
+  const startable = (job: OutboundJob): boolean => {
+    if (leases.lost(job)) {
+      leases.release(job.email_id, job.attempt);
+      log.warn('outbound job not started: its lease is no longer this node\'s', { email_id: job.email_id, attempt: job.attempt });
+      return false;
+    }
+    if (leases.renewing) return true;
+    const left = Date.parse(job.lease_until) - Date.now();
+    const expected = expectedDurationMs();
+    const fitsALease = expected < leases.leaseLength - leaseMargin(leases.leaseLength);
+    if (Number.isFinite(left) && fitsALease && left - leaseMargin(left) <= expected) {
+      leases.release(job.email_id, job.attempt);
+      log.warn('outbound job not started: its lease ends before a delivery would; given back to the queue', { email_id: job.email_id, attempt: job.attempt, lease_left_ms: left, expected_ms: expected });
+      return false;
+    }
+    return true;
   };
 
   /**
@@ -185,7 +229,10 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
       }
       return;
     }
-    while (ready.length && inFlight.size < concurrency) launch(ready.shift()!);
+    while (ready.length && inFlight.size < concurrency) {
+      const job = ready.shift()!;
+      if (startable(job)) launch(job);
+    }
   };
 
   /**
@@ -243,6 +290,7 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
         if (err instanceof EdgeRefusedError) {
           // The same body will be refused again; the leases run out and the recipients are tried again.
           log.error('the edge refused outbound results; dropped', { count: batch.length, email_ids: batch.map((r) => r.email_id), error: err.message });
+          for (const r of batch) leases.release(r.email_id, r.attempt);
           continue;
         }
         // Stopped past its bound (reportAbort): what was on its way is still unreported.
@@ -250,6 +298,7 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
         return;
       }
       reportBackoff.reset();
+      for (const r of batch) leases.release(r.email_id, r.attempt);
       for (const id of answer.stale ?? []) {
         const result = batch.find((r) => r.email_id === id);
         log.warn('the edge called an outbound result stale (the lease had passed to another attempt); dropped', { email_id: id, outcome: result?.outcome, attempt: result?.attempt });
@@ -306,7 +355,9 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
         throw err;
       }
       for (const job of unreadable) skip(job);
-      ready.push(...jobs.slice(0, max));
+      const taken = jobs.slice(0, max);
+      for (const job of taken) leases.hold(job);
+      ready.push(...taken);
       launchReady();
       // Fewer than asked for: nothing else is due now.
       if (jobs.length + unreadable.length < max) await idle(idlePollMs, false);
@@ -360,6 +411,8 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
             await Promise.allSettled([...inFlight.values()]);
           }
         }
+        // Nothing is delivered any more; what is unreported is at most reported now.
+        leases.stop();
         if (fatal) return;
         const deadline = setTimeout(() => reportAbort.abort(), options.stopReportTimeoutMs ?? 10_000);
         try {

@@ -204,3 +204,31 @@ export const OutboundResultsAnswer = z.object({
   stale: z.array(z.uuid()),
 });
 export type OutboundResultsAnswer = z.output<typeof OutboundResultsAnswer>;
+
+/** Most leases one renewal names: every job a node holds (slots and as many claimed ahead) at 100 slots. */
+export const MAX_RENEW = 200;
+
+/** One lease a node still holds: the recipient and the attempt it was claimed at. */
+export const OutboundLeaseRef = z.object({
+  email_id: z.string().refine(isUuid, { message: 'must be a UUID' }),
+  attempt: z.number().int('must be an integer').min(1, 'must be at least 1'),
+});
+export type OutboundLeaseRef = z.input<typeof OutboundLeaseRef>;
+
+/**
+ * `POST /relay/v1/outbound/renew`: the jobs the node still holds (waiting for
+ * a slot, being delivered, or with a result not yet reported), so that a slow
+ * delivery or a long wait never outlives its lease while the node is alive.
+ */
+export const OutboundRenew = z.object({
+  leases: z.array(OutboundLeaseRef).min(1, 'must have at least one lease').max(MAX_RENEW, `must have at most ${MAX_RENEW} leases`),
+});
+export type OutboundRenew = z.input<typeof OutboundRenew>;
+
+export const OutboundRenewAnswer = z.object({
+  /** Extended: each lease's new end (RFC 3339), and its length from the edge's now, ms (the node counts it from its own clock). */
+  renewed: z.array(z.object({ email_id: z.uuid(), lease_until: z.string(), lease_ms: z.number().int().min(0) })),
+  /** No longer this node's at that attempt (claimed again by another, or already reported): a job not yet started is not started. */
+  lost: z.array(z.uuid()),
+});
+export type OutboundRenewAnswer = z.output<typeof OutboundRenewAnswer>;
