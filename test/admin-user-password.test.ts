@@ -49,7 +49,7 @@ describe('PUT /api/v1/admin/users/{id}/password', () => {
 
     const r = await setUserPassword(user.id, { password: PASSWORD });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toEqual({ user: { id: user.id, email: user.email, name: user.name, default_project_id: expect.any(String), created_at: user.created_at }, replaced: false });
+    expect(r.body).toEqual({ user: { id: user.id, email: user.email, name: user.name, default_project_id: expect.any(String), platform_admin: false, created_at: user.created_at }, replaced: false });
 
     const signedIn = await signIn(stack, { email: user.email, password: PASSWORD }, client());
     expect(signedIn.status, JSON.stringify(signedIn.body)).toBe(200);

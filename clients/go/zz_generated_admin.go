@@ -513,6 +513,28 @@ func (s *AdminUsersService) SetPassword(ctx context.Context, id string, body *Se
 	return out, nil
 }
 
+// SetPlatformAdmin: Make a user a platform admin
+//
+// PUT /api/v1/admin/users/{id}/platform-admin (adminUsers_setPlatformAdmin).
+func (s *AdminUsersService) SetPlatformAdmin(ctx context.Context, id string, opts ...*RequestOptions) (*PlatformAdminResult, error) {
+	out := new(PlatformAdminResult)
+	if err := s.t.doJSON(ctx, &request{method: "PUT", path: "/api/v1/admin/users/" + pathSegment(id) + "/platform-admin", opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeletePlatformAdmin: Stop a user being a platform admin
+//
+// DELETE /api/v1/admin/users/{id}/platform-admin (adminUsers_deletePlatformAdmin).
+func (s *AdminUsersService) DeletePlatformAdmin(ctx context.Context, id string, opts ...*RequestOptions) (*PlatformAdminResult, error) {
+	out := new(PlatformAdminResult)
+	if err := s.t.doJSON(ctx, &request{method: "DELETE", path: "/api/v1/admin/users/" + pathSegment(id) + "/platform-admin", opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // adminServices are the resources of the admin API (platform credential, mya_).
 type adminServices struct {
 	// Certificates: Admin: certificates.

@@ -809,6 +809,9 @@ type User struct {
 
 	DefaultProjectID *string `json:"default_project_id"`
 
+	// A console session of this user may use `/api/v1/admin` (`PUT`/`DELETE /api/v1/admin/users/{id}/platform-admin`, `edgemail admin grant-platform-admin`).
+	PlatformAdmin bool `json:"platform_admin"`
+
 	CreatedAt string `json:"created_at"`
 }
 
@@ -831,6 +834,14 @@ type SetUserPasswordResult struct {
 type SetUserPassword struct {
 	// The new password; the console's password rule (docs/console.md "The password rule"): 10 to 128 characters, not only spaces, not the account's address or its local part
 	Password string `json:"password"`
+}
+
+// PlatformAdminResult is one of the API's objects.
+type PlatformAdminResult struct {
+	User User `json:"user"`
+
+	// False when the user already was (or was not) a platform admin: nothing changed and nothing was written to their trail.
+	Changed bool `json:"changed"`
 }
 
 // CreateProject is one of the API's objects.

@@ -5,6 +5,7 @@ import { runMigrations } from '@edgemail/schema/migrate';
 import { isUuid, ConfigError, loadConfig, renderConfigDocs } from '@edgemail/shared';
 import { createPlatformCredential } from '../src/services/platform-credentials/create.js';
 import { setNodeScope } from '../src/services/relay-nodes/scope.js';
+import { setPlatformAdmin } from '../src/services/users/set-platform-admin.js';
 import { checkReachable, databaseTarget, withCliDatabase } from './database.js';
 import { runTls } from './tls.js';
 
@@ -15,6 +16,10 @@ const USAGE = `usage: edgemail <command>
   migrate [--database-url <url>]             apply the committed migrations (idempotent)
   admin create-credential --name <n>          mint a platform credential; prints the mya_ token
         [--allowed-ip <ip|cidr>]... [--expires-at <rfc3339>] [--database-url <url>]
+  admin grant-platform-admin --email <e>      make a user a platform admin: their console sessions may use
+        [--database-url <url>]                /api/v1/admin from their next request (docs/console.md)
+  admin revoke-platform-admin --email <e>     take it back; refused on the user's very next request
+        [--database-url <url>]
   export-api-spec --out <file> [--surface api|app|all|relay|webhooks|tracking|unsubscribe]   (all: api and app; relay: /relay/v1; webhooks: /webhooks; tracking: /t; unsubscribe: /unsubscribe)
   config-docs [--out <file>]                  write the settings table (docs/config.md)
   routes-docs [--out <file>]                  write the route table (docs/routes.md)
@@ -74,6 +79,7 @@ async function run(argv: string[]): Promise<void> {
     options: {
       'database-url': { type: 'string' },
       name: { type: 'string' },
+      email: { type: 'string' },
       'allowed-ip': { type: 'string', multiple: true },
       'expires-at': { type: 'string' },
       out: { type: 'string' },
@@ -123,6 +129,17 @@ async function run(argv: string[]): Promise<void> {
       // The token alone on stdout, so it can be captured: TOKEN=$(pnpm -s edgemail admin create-credential --name ops)
       console.log(created.token);
       console.error(`platform credential "${name}" created (${created.credential.key_prefix}); the token is shown once`);
+      return;
+    }
+    case 'admin grant-platform-admin':
+    case 'admin revoke-platform-admin': {
+      const email = values.email?.trim();
+      if (!email) throw new UsageError('--email <address> is required');
+      const grant = positionals[1] === 'grant-platform-admin';
+      const { user, changed } = await withCliDatabase(await database(values['database-url']), (db) =>
+        setPlatformAdmin(db, { email }, grant, { by: 'operator command', clientIp: null, method: 'CLI', path: `edgemail admin ${positionals[1]}` }));
+      const now = grant ? 'is a platform admin' : 'is not a platform admin';
+      console.error(`${user.email} ${now}${changed ? '' : ' (unchanged)'}`);
       return;
     }
     case 'export-api-spec': {

@@ -19,7 +19,9 @@ export const CreateUserSchema = z.object({
 }).strict().openapi('CreateUser');
 
 export const UserSchema = z.object({
-  id: z.uuid(), email: z.string(), name: z.string(), default_project_id: z.uuid().nullable(), created_at: Timestamp,
+  id: z.uuid(), email: z.string(), name: z.string(), default_project_id: z.uuid().nullable(),
+  platform_admin: z.boolean().openapi({ description: 'A console session of this user may use `/api/v1/admin` (`PUT`/`DELETE /api/v1/admin/users/{id}/platform-admin`, `edgemail admin grant-platform-admin`).' }),
+  created_at: Timestamp,
 }).openapi('User');
 
 export const CreateProjectSchema = z.object({
@@ -53,3 +55,8 @@ export const SetUserPasswordResultSchema = z.object({
   user: UserSchema,
   replaced: z.boolean().openapi({ description: 'True when the account had a password before: it is replaced and every session of the account is signed out. False for a first password: sessions (passkey, single sign-on) stay.' }),
 }).openapi('SetUserPasswordResult');
+
+export const PlatformAdminResultSchema = z.object({
+  user: UserSchema,
+  changed: z.boolean().openapi({ description: 'False when the user already was (or was not) a platform admin: nothing changed and nothing was written to their trail.' }),
+}).openapi('PlatformAdminResult');

@@ -20,6 +20,7 @@ export const ConsoleUserSchema = z.object({
   email_verified: z.boolean(),
   two_factor_enabled: z.boolean(),
   default_project_id: Uuid.nullable(),
+  platform_admin: z.boolean().openapi({ description: 'The user is a platform admin: this session may use `/api/v1/admin` (docs/console.md "Platform admins in the console").' }),
 }).openapi('ConsoleUser');
 
 export const SessionSchema = z.object({

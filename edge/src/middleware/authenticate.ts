@@ -134,7 +134,7 @@ async function resolvePrincipal(c: Context<AppEnv>, credential: Presented): Prom
         touch: () => touchSession(db, session.id, session.lastSeenAt),
         principal: {
           kind: 'session', id: session.id, userId: session.userId, email: session.email, method: session.method, signedInAt: session.signedInAt,
-          identityProviderId: session.identityProviderId,
+          identityProviderId: session.identityProviderId, platformAdmin: session.platformAdmin,
           membership: session.projectId && session.role
             ? { projectId: session.projectId, role: session.role, groupPermissions: session.groupPermissions, ssoRequired: session.ssoRequired, ssoAccepted: session.ssoAccepted }
             : null,
@@ -145,12 +145,17 @@ async function resolvePrincipal(c: Context<AppEnv>, credential: Presented): Prom
 }
 
 /**
- * The platform administration surface: a platform credential only. The one
- * admin gate, mounted on the whole `/api/v1/admin/*` path (`defineRoute`
- * refuses a `platform:admin` route outside it).
+ * The platform administration surface: a platform credential, or a console
+ * session of a user who is a platform admin (`users.platform_admin`, read with
+ * the session on this very request, so a revocation holds on the next one;
+ * the session's Origin rule was applied when it was resolved). A project key
+ * never. The one admin gate, mounted on the whole `/api/v1/admin/*` path
+ * (`defineRoute` refuses a `platform:admin` route outside it).
  */
 export const requirePlatformCredential = () =>
   createMiddleware<AppEnv>(async (c, next) => {
-    if (c.get('principal').kind !== 'platform') throw forbidden('admin privileges required');
+    const principal = c.get('principal');
+    const admitted = principal.kind === 'platform' || (principal.kind === 'session' && principal.platformAdmin);
+    if (!admitted) throw forbidden('admin privileges required');
     await next();
   });

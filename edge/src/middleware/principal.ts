@@ -20,6 +20,8 @@ export type Principal =
        * accepts this session's provider; null when not a member.
        */
       membership: { projectId: string; role: Role; groupPermissions: readonly string[] | null; ssoRequired: boolean; ssoAccepted: boolean } | null;
+      /** The user is a platform admin (`users.platform_admin`), as of this request. */
+      platformAdmin: boolean;
     };
 
 /** How audit records and logs name the principal. */

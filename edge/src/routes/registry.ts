@@ -13,6 +13,8 @@ import * as createPlan from './admin/plans/create.js';
 import * as createUser from './admin/users/create.js';
 import * as listUsers from './admin/users/list.js';
 import * as setUserPassword from './admin/users/set-password.js';
+import * as grantPlatformAdmin from './admin/users/platform-admin-grant.js';
+import * as revokePlatformAdmin from './admin/users/platform-admin-revoke.js';
 import * as listSecurityEvents from './admin/security-events/list.js';
 import * as createProject from './admin/projects/create.js';
 import * as createCredential from './admin/credentials/create.js';
@@ -137,7 +139,7 @@ import * as deleteStylesheet from './api/stylesheets/delete.js';
 export const apiRoutes: MountableRoute[] = [
   mountable(createApiKey), mountable(listApiKeys), mountable(revokeApiKey), mountable(deleteApiKey),
   mountable(listPermissions), mountable(deleteProject), mountable(listAuditLog), mountable(exportData),
-  mountable(createPlan), mountable(createUser), mountable(listUsers), mountable(setUserPassword), mountable(createProject),
+  mountable(createPlan), mountable(createUser), mountable(listUsers), mountable(setUserPassword), mountable(grantPlatformAdmin), mountable(revokePlatformAdmin), mountable(createProject),
   mountable(createCredential), mountable(listCredentials), mountable(revokeCredential),
   mountable(listSecurityEvents),
   mountable(createDomain), mountable(listDomains), mountable(getDomain), mountable(deleteDomain),

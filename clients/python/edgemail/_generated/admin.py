@@ -298,6 +298,20 @@ class Users:
         """
         return self._transport.json("PUT", f"/api/v1/admin/users/{_segment(id)}/password", body=body, options=options)
 
+    def set_platform_admin(self, id: str, **options: Unpack[RequestOptions]) -> types.PutAdminUsersByIdPlatformAdminResponse:
+        """Make a user a platform admin
+
+        `PUT /api/v1/admin/users/{id}/platform-admin` (adminUsers_setPlatformAdmin).
+        """
+        return self._transport.json("PUT", f"/api/v1/admin/users/{_segment(id)}/platform-admin", options=options)
+
+    def delete_platform_admin(self, id: str, **options: Unpack[RequestOptions]) -> types.DeleteAdminUsersByIdPlatformAdminResponse:
+        """Stop a user being a platform admin
+
+        `DELETE /api/v1/admin/users/{id}/platform-admin` (adminUsers_deletePlatformAdmin).
+        """
+        return self._transport.json("DELETE", f"/api/v1/admin/users/{_segment(id)}/platform-admin", options=options)
+
 
 class AdminResources:
     """Every resource of the admin API."""

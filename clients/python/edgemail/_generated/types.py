@@ -583,6 +583,8 @@ class User(TypedDict, total=False):
     email: Required[str]
     name: Required[str]
     default_project_id: Required[str | None]
+    # A console session of this user may use `/api/v1/admin` (`PUT`/`DELETE /api/v1/admin/users/{id}/platform-admin`, `edgemail admin grant-platform-admin`).
+    platform_admin: Required[bool]
     created_at: Required[str]
 
 
@@ -600,6 +602,12 @@ class SetUserPasswordResult(TypedDict, total=False):
 class SetUserPassword(TypedDict, total=False):
     # The new password; the console's password rule (docs/console.md "The password rule"): 10 to 128 characters, not only spaces, not the account's address or its local part
     password: Required[str]
+
+
+class PlatformAdminResult(TypedDict, total=False):
+    user: Required[User]
+    # False when the user already was (or was not) a platform admin: nothing changed and nothing was written to their trail.
+    changed: Required[bool]
 
 
 class CreateProject(TypedDict, total=False):
@@ -2061,3 +2069,9 @@ PutAdminUsersByIdPasswordBody: TypeAlias = "SetUserPassword"
 
 
 PutAdminUsersByIdPasswordResponse: TypeAlias = "SetUserPasswordResult"
+
+
+PutAdminUsersByIdPlatformAdminResponse: TypeAlias = "PlatformAdminResult"
+
+
+DeleteAdminUsersByIdPlatformAdminResponse: TypeAlias = "PlatformAdminResult"

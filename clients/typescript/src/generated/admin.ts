@@ -300,6 +300,22 @@ export class Users {
   setPassword(id: string, body: types.PutAdminUsersByIdPasswordBody, options?: RequestOptions): Promise<types.PutAdminUsersByIdPasswordResponse> {
     return this.transport.json({ method: 'PUT', path: `/api/v1/admin/users/${encodeURIComponent(String(id))}/password`, body, options });
   }
+
+  /**
+   * Make a user a platform admin
+   * `PUT /api/v1/admin/users/{id}/platform-admin` (adminUsers_setPlatformAdmin).
+   */
+  setPlatformAdmin(id: string, options?: RequestOptions): Promise<types.PutAdminUsersByIdPlatformAdminResponse> {
+    return this.transport.json({ method: 'PUT', path: `/api/v1/admin/users/${encodeURIComponent(String(id))}/platform-admin`, options });
+  }
+
+  /**
+   * Stop a user being a platform admin
+   * `DELETE /api/v1/admin/users/{id}/platform-admin` (adminUsers_deletePlatformAdmin).
+   */
+  deletePlatformAdmin(id: string, options?: RequestOptions): Promise<types.DeleteAdminUsersByIdPlatformAdminResponse> {
+    return this.transport.json({ method: 'DELETE', path: `/api/v1/admin/users/${encodeURIComponent(String(id))}/platform-admin`, options });
+  }
 }
 
 /** Every resource of the admin (platform credential, `mya_`) API. */

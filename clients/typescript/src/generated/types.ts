@@ -535,6 +535,8 @@ export type User = {
   email: string;
   name: string;
   default_project_id: string | null;
+  /** A console session of this user may use `/api/v1/admin` (`PUT`/`DELETE /api/v1/admin/users/{id}/platform-admin`, `edgemail admin grant-platform-admin`). */
+  platform_admin: boolean;
   created_at: string;
 };
 
@@ -552,6 +554,12 @@ export type SetUserPasswordResult = {
 export type SetUserPassword = {
   /** The new password; the console's password rule (docs/console.md "The password rule"): 10 to 128 characters, not only spaces, not the account's address or its local part */
   password: string;
+};
+
+export type PlatformAdminResult = {
+  user: User;
+  /** False when the user already was (or was not) a platform admin: nothing changed and nothing was written to their trail. */
+  changed: boolean;
 };
 
 export type CreateProject = {
@@ -2095,3 +2103,7 @@ export type PostAdminUsersResponse = {
 export type PutAdminUsersByIdPasswordBody = SetUserPassword;
 
 export type PutAdminUsersByIdPasswordResponse = SetUserPasswordResult;
+
+export type PutAdminUsersByIdPlatformAdminResponse = PlatformAdminResult;
+
+export type DeleteAdminUsersByIdPlatformAdminResponse = PlatformAdminResult;

@@ -191,11 +191,35 @@ export interface paths {
         get?: never;
         /**
          * Set a user's password
-         * @description Sets the password of a user, for an operator who hands it over: a new account's first password (`POST /api/v1/admin/users` makes accounts without one), or a way back in without the reset mail. The console's password rule applies (10 to 128 characters, not only spaces, not the account's address or its local part): 400 naming `password`, nothing changed. An unknown user is 404. It clears the sign-in lockout and spends every pending password reset link of the account. When the account had a password (`replaced: true`), every session of the account is signed out, as a reset does; a first password leaves sessions alone. Two-factor stays as it was (a user with TOTP still needs a code), and the address is not counted as verified. Written to the admin trail as `user.password_set` (the credential) and to the user's own security trail as `auth.password.set_by_admin` (`detail`: `credential=<id> replaced` or `credential=<id> first`).
+         * @description Sets the password of a user, for an operator who hands it over: a new account's first password (`POST /api/v1/admin/users` makes accounts without one), or a way back in without the reset mail. The console's password rule applies (10 to 128 characters, not only spaces, not the account's address or its local part): 400 naming `password`, nothing changed. An unknown user is 404. It clears the sign-in lockout and spends every pending password reset link of the account. When the account had a password (`replaced: true`), every session of the account is signed out, as a reset does; a first password leaves sessions alone. A platform admin's console session must have signed in within the last 15 minutes (403 `sign in again to …`, nothing changed): a password is a way into the account. Two-factor stays as it was (a user with TOTP still needs a code), and the address is not counted as verified. Written to the admin trail as `user.password_set` (the credential) and to the user's own security trail as `auth.password.set_by_admin` (`detail`: `credential=<id> replaced` or `credential=<id> first`).
          */
         put: operations["adminUsers_setPassword"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/platform-admin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Make a user a platform admin
+         * @description Sets `platform_admin` on the user: from the next request on, a console session of that user may use every `/api/v1/admin` route, as a platform credential does (docs/console.md "Platform admins in the console"). Idempotent (`changed: false` when the user already was one). An unknown user is 404. Only a platform admin reaches it: a platform credential, or the session of a user who is one already; a session doing it must have signed in within the last 15 minutes (403 `sign in again to …`, nothing changed), as for the other steps that hand out a lasting way in. Written to the admin trail as `user.platform_admin_granted` and, when it changed, to the user's own security trail as `auth.platform_admin.granted` (`detail`: `credential=<id>` or `user=<id>`).
+         */
+        put: operations["adminUsers_setPlatformAdmin"];
+        post?: never;
+        /**
+         * Stop a user being a platform admin
+         * @description Clears `platform_admin`: the user's sessions are refused on `/api/v1/admin` from the very next request (403 `admin privileges required`); they stay signed in to the console. Idempotent (`changed: false` when the user was not one). A platform admin may revoke their own. An unknown user is 404. Taking power away needs no recent sign-in. Written to the admin trail as `user.platform_admin_revoked` and, when it changed, to the user's own security trail as `auth.platform_admin.revoked`.
+         */
+        delete: operations["adminUsers_deletePlatformAdmin"];
         options?: never;
         head?: never;
         patch?: never;
@@ -233,7 +257,7 @@ export interface paths {
         put?: never;
         /**
          * Mint a platform credential
-         * @description The `mya_` token is returned in this response only.
+         * @description The `mya_` token is returned in this response only. A platform admin's console session must have signed in within the last 15 minutes (403 `sign in again to …`, nothing minted): a credential is a lasting way in.
          */
         post: operations["adminCredentials_create"];
         delete?: never;
@@ -2933,6 +2957,8 @@ export interface components {
             name: string;
             /** Format: uuid */
             default_project_id: string | null;
+            /** @description A console session of this user may use `/api/v1/admin` (`PUT`/`DELETE /api/v1/admin/users/{id}/platform-admin`, `edgemail admin grant-platform-admin`). */
+            platform_admin: boolean;
             /**
              * Format: date-time
              * @example 2026-11-25T12:00:00.000Z
@@ -2956,6 +2982,11 @@ export interface components {
              * @example correct horse battery staple
              */
             password: string;
+        };
+        PlatformAdminResult: {
+            user: components["schemas"]["User"];
+            /** @description False when the user already was (or was not) a platform admin: nothing changed and nothing was written to their trail. */
+            changed: boolean;
         };
         CreateProject: {
             name: string;
@@ -5296,6 +5327,158 @@ export interface operations {
             };
             /** @description Request body larger than `server.max_body_bytes` */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminUsers_setPlatformAdmin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user is a platform admin */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformAdminResult"];
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminUsers_deletePlatformAdmin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user is not a platform admin */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformAdminResult"];
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this project */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

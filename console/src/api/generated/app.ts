@@ -552,6 +552,8 @@ export interface components {
             two_factor_enabled: boolean;
             /** Format: uuid */
             default_project_id: string | null;
+            /** @description The user is a platform admin: this session may use `/api/v1/admin` (docs/console.md "Platform admins in the console"). */
+            platform_admin: boolean;
         };
         ConsoleSession: {
             /** Format: uuid */

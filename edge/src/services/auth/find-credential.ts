@@ -74,6 +74,8 @@ export interface SessionRow {
   ssoAccepted: boolean;
   /** For the idle expiry's touch (services/console/sessions.ts), at most once a minute. */
   lastSeenAt: Date;
+  /** `users.platform_admin`, read with the session on every request: a revocation holds on the next one. */
+  platformAdmin: boolean;
 }
 
 // The project asked for in the header, else the session's current project, else the user's default.
@@ -104,6 +106,7 @@ const sessionByTokenHash = prepared((db) => db
     ssoRequired: sql<boolean>`coalesce(${projects.ssoRequired}, false)`,
     ssoAccepted: sql<boolean>`coalesce(${sessions.identityProviderId} = any(${projects.ssoProviderIds}), false)`,
     lastSeenAt: sessions.lastSeenAt,
+    platformAdmin: users.platformAdmin,
   })
   .from(sessions)
   .innerJoin(users, eq(users.id, sessions.userId))

@@ -11,7 +11,7 @@ import { SSO_REQUIRED, ssoAllowsSql } from './sso-rule.js';
 export async function presentSignedIn(db: Db, config: Config, sessionId: string) {
   const [row] = await db.select({
     id: users.id, email: users.email, name: users.name, emailVerifiedAt: users.emailVerifiedAt,
-    totpEnabledAt: users.totpEnabledAt, defaultProjectId: users.defaultProjectId,
+    totpEnabledAt: users.totpEnabledAt, defaultProjectId: users.defaultProjectId, platformAdmin: users.platformAdmin,
     sessionId: sessions.id, method: sessions.method, createdAt: sessions.createdAt, expiresAt: sessions.expiresAt,
     lastSeenAt: sessions.lastSeenAt,
     currentProjectId: sql<string | null>`coalesce(${sessions.currentProjectId}, ${users.defaultProjectId})`,
@@ -21,7 +21,7 @@ export async function presentSignedIn(db: Db, config: Config, sessionId: string)
   return {
     user: {
       id: row.id, email: row.email, name: row.name, email_verified: row.emailVerifiedAt !== null,
-      two_factor_enabled: row.totpEnabledAt !== null, default_project_id: row.defaultProjectId,
+      two_factor_enabled: row.totpEnabledAt !== null, default_project_id: row.defaultProjectId, platform_admin: row.platformAdmin,
     },
     session: {
       id: row.sessionId, method: row.method as 'password' | 'passkey' | 'oidc', created_at: row.createdAt.toISOString(),

@@ -2,6 +2,7 @@ import { z, type RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from '../../../http/define-route.js';
 import { CreateCredentialSchema, CredentialSchema } from '../../../contracts/admin.js';
 import { createPlatformCredential } from '../../../services/platform-credentials/create.js';
+import { assertRecentSignIn } from '../../../services/console/recent-sign-in.js';
 import type { AppEnv } from '../../../env.js';
 
 export const route = defineRoute({
@@ -9,7 +10,7 @@ export const route = defineRoute({
   path: '/api/v1/admin/credentials',
   permission: 'platform:admin',
   summary: 'Mint a platform credential',
-  description: 'The `mya_` token is returned in this response only.',
+  description: 'The `mya_` token is returned in this response only. A platform admin\'s console session must have signed in within the last 15 minutes (403 `sign in again to …`, nothing minted): a credential is a lasting way in.',
   tags: ['Admin'],
   request: { body: { required: true, content: { 'application/json': { schema: CreateCredentialSchema } } } },
   responses: {
@@ -17,5 +18,8 @@ export const route = defineRoute({
   },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await createPlatformCredential(c.get('db'), c.req.valid('json')), 201);
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const principal = c.get('principal');
+  if (principal.kind === 'session') assertRecentSignIn(principal.signedInAt, 'mint a platform credential');
+  return c.json(await createPlatformCredential(c.get('db'), c.req.valid('json')), 201);
+};
