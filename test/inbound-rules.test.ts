@@ -136,3 +136,39 @@ test('a message for two projects, one refusing it by subject: 250, rejected for 
   const [theirs] = await eventually(async () => (await inboundRecords(env.stack, otherReader)).filter((r) => r.subject === 'lottery for two'), (r) => r.length === 1, 10_000);
   expect(theirs).toMatchObject({ status: 'received', recipients: [`erin@${OTHER}`] });
 });
+
+test('a rule change is seen by the very next message: edit, move and delete, though the edge keeps compiled rules per isolate', async () => {
+  const count = async (id: string) => (await call('GET', '/api/v1/inbound-rules')).body.inbound_rules.find((r: any) => r.id === id)?.matched_count;
+  const dropped = async (id: string, n: number, subject: string) => {
+    await eventually(() => count(id), (c) => c === n, 10_000);
+    expect(await bySubject(subject)).toEqual([]);
+  };
+  const stored = async (subject: string) => eventually(() => bySubject(subject), (r) => r.length === 1, 10_000);
+  const rule = await addRule({ name: 'cache-drop', match: { subject: '*cache-alpha*' }, action: 'drop' });
+  expect(reply(await smtp(`dave@${DOMAIN}`, 'cache-alpha 1'))).toMatch(/^250 /);
+  await dropped(rule.id, 1, 'cache-alpha 1');
+
+  // Edited: the next message is judged by the new condition, not the compiled old one.
+  expect((await call('PATCH', `/api/v1/inbound-rules/${rule.id}`, { match: { subject: '*cache-beta*' } })).status).toBe(200);
+  expect(reply(await smtp(`dave@${DOMAIN}`, 'cache-alpha 2'))).toMatch(/^250 /);
+  await stored('cache-alpha 2');
+  expect(reply(await smtp(`dave@${DOMAIN}`, 'cache-beta 1'))).toMatch(/^250 /);
+  await dropped(rule.id, 2, 'cache-beta 1');
+
+  // Moved: a store rule for the same subject put first decides before the drop.
+  const keep = await addRule({ name: 'cache-keep', match: { subject: '*cache-beta*' }, action: 'store' });
+  expect((await call('PATCH', `/api/v1/inbound-rules/${keep.id}`, { position: 1 })).status).toBe(200);
+  expect(reply(await smtp(`dave@${DOMAIN}`, 'cache-beta 2'))).toMatch(/^250 /);
+  const [kept] = await stored('cache-beta 2');
+  expect(kept.status).toBe('received');
+  expect(await count(keep.id)).toBe(1);
+
+  // Deleted: the drop rule, moved back first, decides; deleted, it no longer does.
+  expect((await call('PATCH', `/api/v1/inbound-rules/${rule.id}`, { position: 1 })).status).toBe(200);
+  expect(reply(await smtp(`dave@${DOMAIN}`, 'cache-beta 3'))).toMatch(/^250 /);
+  await dropped(rule.id, 3, 'cache-beta 3');
+  expect((await call('DELETE', `/api/v1/inbound-rules/${rule.id}`)).status).toBe(204);
+  expect((await call('DELETE', `/api/v1/inbound-rules/${keep.id}`)).status).toBe(204);
+  expect(reply(await smtp(`dave@${DOMAIN}`, 'cache-beta 4'))).toMatch(/^250 /);
+  await stored('cache-beta 4');
+});

@@ -8,20 +8,20 @@
 // ingestMessage itself, so whatever the single route does with such mail, a
 // batch does too.
 import { and, eq, or, sql, type SQL } from 'drizzle-orm';
-import { addressDomain, FORWARD_MAX_STORAGE_CALLS, forwardStorageCalls, type ForwardBatchResult } from '@edgemail/shared';
-import { domains, inboundEmails, outbox, type InboundAttachment } from '@edgemail/schema';
+import { FORWARD_MAX_STORAGE_CALLS, forwardStorageCalls, type ForwardBatchResult } from '@edgemail/shared';
+import { inboundEmails, outbox, type InboundAttachment } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import { ServiceError } from '../errors.js';
 import type { InboundMeta } from '../../contracts/inbound-meta.js';
-import { servedBy, type NodeScope } from '../relay-nodes/domains.js';
-import { senderSuppressedSql, sharesFromRows, spamThresholdSelect, type ProjectShare, type ShareRow } from './recipients.js';
+import type { NodeScope } from '../relay-nodes/domains.js';
+import { sharesAndRules, type ProjectShare } from './recipients.js';
 import {
   assertStorable, decideStatus, ingestMessage, putObjects, recordAndEventData, whyAttachmentsUnstored,
   type CommittedEvent, type ForwardedMessage, type IngestResult, type Planned,
 } from './ingest.js';
 import { forwardTasks, type ForwardTask } from '../inbound-rules/forward.js';
 import type { PieceReader } from './forwarded-batch.js';
-import { countMatches, eventWebhooks, loadRules, routeWith, ruledStatus } from '../inbound-rules/ingest-routing.js';
+import { countMatches, eventWebhooks, routeWith, ruledStatus } from '../inbound-rules/ingest-routing.js';
 
 /** A refusal as the single route would answer it: status, error, fields, and for a 429 when to come back. */
 export type Refusal = Extract<ForwardBatchResult, { error: string }>;
@@ -47,25 +47,6 @@ export function refusalOf(err: unknown, spoolId: string | null): Refusal {
   throw err;
 }
 
-/**
- * Every message's projects in one query, by projectShares' rules
- * (recipients.ts): a proven domain the node serves, the sender's suppression
- * there, a record already stored for the spool id.
- */
-async function sharesOfMany(db: Db, metas: InboundMeta[], node: NodeScope): Promise<ProjectShare[][]> {
-  const wanted = metas.flatMap((meta, i) => [...new Set(meta.rcpt_to.map(addressDomain))]
-    .map((name) => sql`(${i}::int, ${meta.spool_id}::text, ${meta.mail_from.toLowerCase()}::text, ${name}::text)`));
-  const { rows } = await db.execute<ShareRow & { i: number }>(sql`
-    select m.i, ${domains.id} as "domainId", ${domains.projectId} as "projectId", ${domains.name} as name,
-      ${senderSuppressedSql(domains.projectId, sql`m.sender`)} as suppressed,
-      ${inboundEmails.id} as "storedId", ${inboundEmails.status} as "storedStatus",
-      ${spamThresholdSelect}
-    from (values ${sql.join(wanted, sql`, `)}) as m(i, spool_id, sender, name)
-    join ${domains} on ${domains.name} = m.name and ${servedBy(node)}
-    left join ${inboundEmails} on ${inboundEmails.projectId} = ${domains.projectId} and ${inboundEmails.spoolId} = m.spool_id`);
-  return metas.map((meta, i) => sharesFromRows(rows.filter((r) => Number(r.i) === i), meta.mail_from, meta.rcpt_to));
-}
-
 /** What a message of the batch comes to before its bytes are read. */
 type Step =
   | { kind: 'answered'; result: ForwardBatchResult }
@@ -80,13 +61,11 @@ export type AloneSettings = Omit<ForwardedMessage, 'meta' | 'body' | 'node'>;
  */
 export async function ingestBatch(db: Db, store: R2Bucket, node: Node, messages: BatchMessage[], alone: AloneSettings): Promise<{ results: ForwardBatchResult[]; events: CommittedEvent[]; forwards: ForwardTask[] }> {
   const candidates = messages.map((m, i) => ({ m, i })).filter(({ m }) => m.meta && !m.refusal);
+  // Every message's projects and their routing rules (docs/inbound-rules.md) in one statement.
   const sharesOf = new Map<number, ProjectShare[]>();
-  if (candidates.length) {
-    const found = await sharesOfMany(db, candidates.map(({ m }) => m.meta!), node);
-    candidates.forEach(({ i }, k) => sharesOf.set(i, found[k]!));
-  }
-  // Every project's routing rules in one query (docs/inbound-rules.md).
-  const rules = await loadRules(db, [...new Set([...sharesOf.values()].flat().map((s) => s.projectId))]);
+  const found = await sharesAndRules(db, candidates.map(({ m }) => ({ spoolId: m.meta!.spool_id, sender: m.meta!.mail_from, rcptTo: m.meta!.rcpt_to })), node);
+  candidates.forEach(({ i }, k) => sharesOf.set(i, found.shares[k]!));
+  const rules = found.rules;
   const dropped: string[] = [];
 
   // Decided in body order, so that the storage calls go to the first messages.

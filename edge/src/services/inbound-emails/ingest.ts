@@ -9,7 +9,7 @@ import type { Db } from '../../db/client.js';
 import { invalid } from '../errors.js';
 import type { InboundMeta } from '../../contracts/inbound-meta.js';
 import type { NodeScope } from '../relay-nodes/domains.js';
-import { projectShares, type ProjectShare } from './recipients.js';
+import { sharesAndRules, type ProjectShare } from './recipients.js';
 import type { ExactReader } from './exact-reader.js';
 import { attachmentKey, rawKey } from './storage-keys.js';
 import { inboundReceivedData } from './event-data.js';
@@ -18,7 +18,7 @@ import { stripReply } from './reply/strip.js';
 import { spamOfRecord, spamRejectedReason } from './spam.js';
 import { ingestBounceForward, isBounceForward } from '../delivery/bounces/ingest-report.js';
 import type { BounceSettings } from '../delivery/bounces/ingest-report.js';
-import { countMatches, eventWebhooks, routeShares, ruledStatus } from '../inbound-rules/ingest-routing.js';
+import { countMatches, eventWebhooks, routeWith, ruledStatus } from '../inbound-rules/ingest-routing.js';
 import type { RuleDecision } from '../inbound-rules/evaluate.js';
 import { forwardTasks, type ForwardTask } from '../inbound-rules/forward.js';
 
@@ -168,7 +168,9 @@ export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedM
   const { meta } = message;
   // Mail to the bounce domain is a report about an email sent, never inbound mail.
   if (message.bounces && isBounceForward(meta.rcpt_to, message.bounces)) return ingestBounceForward(db, message.bounces, message);
-  const shares = await projectShares(db, meta.spool_id, meta.mail_from, meta.rcpt_to, message.node);
+  // The projects and their routing rules in one statement (recipients.ts).
+  const found = await sharesAndRules(db, [{ spoolId: meta.spool_id, sender: meta.mail_from, rcptTo: meta.rcpt_to }], message.node);
+  const shares = found.shares[0]!;
   const todo = shares.filter((s) => !s.stored);
   // Even the raw message alone is two R2 calls per further project: past the
   // bound no forward of this message can succeed, so it is refused for good
@@ -176,7 +178,7 @@ export async function ingestMessage(db: Db, store: R2Bucket, message: ForwardedM
   assertStorable(todo.length);
   const unstored = meta.parsed.ok ? whyAttachmentsUnstored(meta.parsed.attachments.length, todo.length) : null;
   // Routing rules (docs/inbound-rules.md): a dropped project stores nothing and is only counted.
-  const routes = await routeShares(db, meta, todo);
+  const routes = routeWith(found.rules, meta, todo);
   const dropped = todo.flatMap((s) => (routes.get(s.projectId)?.action === 'drop' ? [routes.get(s.projectId)!.rule!.id] : []));
   const plans: Planned[] = todo.filter((share) => routes.get(share.projectId)?.action !== 'drop').map((share) => ({
     share, id: crypto.randomUUID(), route: routes.get(share.projectId), ...ruledStatus(routes.get(share.projectId), decideStatus(meta, share.senderSuppressed, unstored)),

@@ -1,13 +1,16 @@
 // Which projects a message is for: each recipient's domain, looked up among
 // the domains whose ownership is proven (`servedBy`: a registration alone
 // never receives mail), with what ingest needs to know per project in the
-// same round trip (is the sender suppressed there, was this spool id stored).
-import { and, eq, inArray, sql, type SQLWrapper } from 'drizzle-orm';
+// same round trip (is the sender suppressed there, was this spool id stored,
+// its spam thresholds and its routing rules).
+import { sql, type SQLWrapper } from 'drizzle-orm';
 import { domains, inboundEmails, projects, suppressions } from '@edgemail/schema';
 import { addressDomain } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import { servedBy, type NodeScope } from '../relay-nodes/domains.js';
 import type { SpamThresholds } from './spam.js';
+import { knownVersions, rulesFromRows, rulesLateral, rulesSelect, type RulesColumns } from '../inbound-rules/rules-cache.js';
+import type { CompiledRules, IngestRule } from '../inbound-rules/evaluate.js';
 
 export interface ProjectShare {
   projectId: string;
@@ -34,9 +37,7 @@ export const senderSuppressedSql = (projectId: SQLWrapper, sender: SQLWrapper | 
 
 const spamRejectScoreOf = sql<number | null>`(select ${projects.inboundSpamRejectScore} from ${projects} where ${projects.id} = ${domains.projectId})`;
 const spamMarkScoreOf = sql<number | null>`(select ${projects.inboundSpamMarkScore} from ${projects} where ${projects.id} = ${domains.projectId})`;
-/** The project's spam thresholds, as ShareRow's columns (a scalar subquery: one row per project). */
-export const spamThresholdColumns = { spamRejectScore: spamRejectScoreOf.as('spamRejectScore'), spamMarkScore: spamMarkScoreOf.as('spamMarkScore') };
-/** The same two columns in a select written as SQL (an aliased column there would print only its alias). */
+/** The project's spam thresholds, as ShareRow's two columns in a select written as SQL (an aliased drizzle column there would print only its alias). */
 export const spamThresholdSelect = sql`${spamRejectScoreOf} as "spamRejectScore", ${spamMarkScoreOf} as "spamMarkScore"`;
 
 /** A row of the domains a message's recipients are in, with what ingest needs per project. */
@@ -68,21 +69,31 @@ export function sharesFromRows(rows: ShareRow[], sender: string, rcptTo: string[
   return [...shares.values()];
 }
 
+/** One message whose projects are asked for: its spool id, bare envelope sender and recipients. */
+export interface SharesWanted { spoolId: string; sender: string; rcptTo: string[] }
+
 /**
- * @param sender the bare envelope sender; empty (the null sender) is never suppressed
+ * Every message's projects in one statement: each recipient domain among the
+ * proven ones the node serves (a project's node never reaches another
+ * project), with the sender's suppression there, a record already stored for
+ * the spool id, the spam thresholds, and the project's routing rules
+ * (inbound-rules/rules-cache.ts: sent only when this isolate lacks their
+ * version). One round trip for a message or a whole batch.
  */
-export async function projectShares(db: Db, spoolId: string, sender: string, rcptTo: string[], node: NodeScope): Promise<ProjectShare[]> {
-  const names = [...new Set(rcptTo.map(addressDomain))];
-  const rows = await db
-    .select({
-      domainId: domains.id, projectId: domains.projectId, name: domains.name,
-      suppressed: senderSuppressedSql(domains.projectId, sender.toLowerCase()),
-      storedId: inboundEmails.id, storedStatus: inboundEmails.status,
-      ...spamThresholdColumns,
-    })
-    .from(domains)
-    .leftJoin(inboundEmails, and(eq(inboundEmails.projectId, domains.projectId), eq(inboundEmails.spoolId, spoolId)))
-    // A node stores mail only for the domains it serves (proven ones): a project's node never reaches another project.
-    .where(and(inArray(domains.name, names), servedBy(node)));
-  return sharesFromRows(rows, sender, rcptTo);
+export async function sharesAndRules(db: Db, messages: SharesWanted[], node: NodeScope): Promise<{ shares: ProjectShare[][]; rules: CompiledRules<IngestRule> }> {
+  const wanted = messages.flatMap((m, i) => [...new Set(m.rcptTo.map(addressDomain))]
+    .map((name) => sql`(${i}::int, ${m.spoolId}::text, ${m.sender.toLowerCase()}::text, ${name}::text)`));
+  if (!wanted.length) return { shares: messages.map(() => []), rules: new Map() };
+  const names = [...new Set(messages.flatMap((m) => m.rcptTo.map(addressDomain)))];
+  const { rows } = await db.execute<ShareRow & RulesColumns & { i: number }>(sql`
+    select m.i, ${domains.id} as "domainId", ${domains.projectId} as "projectId", ${domains.name} as name,
+      ${senderSuppressedSql(domains.projectId, sql`m.sender`)} as suppressed,
+      ${inboundEmails.id} as "storedId", ${inboundEmails.status} as "storedStatus",
+      ${spamThresholdSelect}, ${rulesSelect(knownVersions(names))}
+    from (values ${sql.join(wanted, sql`, `)}) as m(i, spool_id, sender, name)
+    join ${domains} on ${domains.name} = m.name and ${servedBy(node)}
+    left join ${inboundEmails} on ${inboundEmails.projectId} = ${domains.projectId} and ${inboundEmails.spoolId} = m.spool_id
+    ${rulesLateral(sql`${domains.projectId}`)}`);
+  const rules = await rulesFromRows(db, rows);
+  return { shares: messages.map((m, i) => sharesFromRows(rows.filter((r) => Number(r.i) === i), m.sender, m.rcptTo)), rules };
 }

@@ -9,7 +9,9 @@ import type { InboundRuleRow } from './present.js';
 
 /** A stored rule with its conditions typed. */
 export type RuleRow = Omit<InboundRuleRow, 'match'> & { match: RuleMatch };
-export type CompiledRules = Map<string, CompiledRule<RuleRow>[]>;
+/** What ingest needs of a rule to act on it (rules-cache.ts reads only these). */
+export type IngestRule = Pick<RuleRow, 'id' | 'action' | 'match' | 'refuseText' | 'webhookIds' | 'forwardTo'>;
+export type CompiledRules<R extends IngestRule = RuleRow> = Map<string, CompiledRule<R>[]>;
 
 /** One query for every project's rules, in order. No rules: an empty map (every message is stored). */
 export async function loadRules(db: Db, projectIds: string[]): Promise<CompiledRules> {
@@ -24,10 +26,10 @@ export async function loadRules(db: Db, projectIds: string[]): Promise<CompiledR
   return out;
 }
 
-export interface RuleDecision { rule: RuleRow | null; action: RuleAction }
+export interface RuleDecision<R extends IngestRule = IngestRule> { rule: R | null; action: RuleAction }
 
 /** The first matching rule of the project, `store` when none does. Every fact is known at the edge. */
-export function decide(rules: CompiledRules, projectId: string, facts: MessageFacts): RuleDecision {
+export function decide<R extends IngestRule>(rules: CompiledRules<R>, projectId: string, facts: MessageFacts): RuleDecision<R> {
   const list = rules.get(projectId);
   if (!list?.length) return { rule: null, action: 'store' };
   const found = firstMatch(list, facts);

@@ -7,19 +7,13 @@ import { sql } from 'drizzle-orm';
 import { inboundRules } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import type { InboundMeta } from '../../contracts/inbound-meta.js';
-import { decide, factsOf, loadRules, type CompiledRules, type RuleDecision } from './evaluate.js';
-export { loadRules } from './evaluate.js';
+import { decide, factsOf, type CompiledRules, type IngestRule, type RuleDecision } from './evaluate.js';
 
 /** The spam verdict when the node sent one (rspamd, issue 32); older metas have none. */
 const spamOf = (meta: InboundMeta) => (meta as { spam?: { action: string } | null }).spam ?? null;
 
-/** The decision for each project (by id). One query for all their rules. */
-export async function routeShares(db: Db, meta: InboundMeta, shares: { projectId: string; recipients: string[] }[]): Promise<Map<string, RuleDecision>> {
-  return routeWith(await loadRules(db, shares.map((s) => s.projectId)), meta, shares);
-}
-
-/** routeShares with the rules already loaded (a batch loads every message's at once). */
-export function routeWith(rules: CompiledRules, meta: InboundMeta, shares: { projectId: string; recipients: string[] }[]): Map<string, RuleDecision> {
+/** The decision for each project (by id), from the rules read with the shares (rules-cache.ts). */
+export function routeWith(rules: CompiledRules<IngestRule>, meta: InboundMeta, shares: { projectId: string; recipients: string[] }[]): Map<string, RuleDecision> {
   const out = new Map<string, RuleDecision>();
   const headers = { ...meta.parsed.headers, ...meta.parsed.repeated_headers };
   for (const s of shares) {
