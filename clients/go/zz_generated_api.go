@@ -1257,6 +1257,23 @@ func (s *TemplatesService) Preview(ctx context.Context, templateID string, versi
 	return out, nil
 }
 
+// TemplatesGetHTMLParams are the query parameters of templates.getHtml; zero values are left out.
+type TemplatesGetHTMLParams struct {
+	// BCP 47 tag; the localization used is this tag, else its primary language (`pt-BR` → `pt`), else the template's `default_language`. Not a tag: 400.
+	Language string `query:"language"`
+
+	// The data as a JSON object (`{"name":"Ada"}`), URL-encoded; defaults to the version's `sample_data`
+	Data string `query:"data"`
+}
+
+// GetHTML: Preview a template version's HTML as a page
+//
+// GET /api/v1/templates/{templateId}/versions/{versionId}/preview/html (templates_getHtml).
+// The answer (text/html) streams as it arrives: read it and Close it.
+func (s *TemplatesService) GetHTML(ctx context.Context, templateID string, versionID string, params *TemplatesGetHTMLParams, opts ...*RequestOptions) (io.ReadCloser, error) {
+	return s.t.doStream(ctx, &request{method: "GET", path: "/api/v1/templates/" + pathSegment(templateID) + "/versions/" + pathSegment(versionID) + "/preview/html", query: params, opts: opts})
+}
+
 // SendTest: Send a test of a template version
 //
 // POST /api/v1/templates/{templateId}/send-test (templates_sendTest).

@@ -62,6 +62,7 @@ import * as enableWebhook from './api/webhooks/enable.js';
 import * as replayWebhook from './api/webhooks/replay.js';
 import * as sendEmail from './api/emails/send.js';
 import * as previewTemplateVersion from './api/templates/preview.js';
+import * as previewTemplateVersionHtml from './api/templates/preview-html.js';
 import * as sendTemplateTest from './api/templates/send-test.js';
 import * as sendEmailBatch from './api/emails/batch.js';
 import * as listEmails from './api/emails/list.js';
@@ -156,7 +157,7 @@ export const apiRoutes: MountableRoute[] = [
   mountable(createWebhook), mountable(listWebhooks), mountable(deleteWebhook), mountable(rotateWebhookSecret),
   mountable(listWebhookDeliveries), mountable(redeliverWebhookDelivery), mountable(enableWebhook), mountable(replayWebhook),
   mountable(sendEmail), mountable(sendEmailBatch), mountable(listEmails), mountable(getEmail), mountable(previewEmail), mountable(cancelEmail), mountable(emailAttachment),
-  mountable(previewTemplateVersion), mountable(sendTemplateTest),
+  mountable(previewTemplateVersion), mountable(previewTemplateVersionHtml), mountable(sendTemplateTest),
   mountable(getUsage), mountable(listSandboxEmails), mountable(getSandboxEmail),
   mountable(getAnalytics),
   mountable(createSmtpServer), mountable(listSmtpServers), mountable(deleteSmtpServer), mountable(testSmtpServer),

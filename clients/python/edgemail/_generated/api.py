@@ -694,6 +694,14 @@ class Templates:
         """
         return self._transport.json("POST", f"/api/v1/templates/{_segment(template_id)}/versions/{_segment(version_id)}/preview", body=body, options=options)
 
+    def get_html(self, template_id: str, version_id: str, *, language: str | None = None, data: str | None = None, **options: Unpack[RequestOptions]) -> Download:
+        """Preview a template version's HTML as a page
+
+        `GET /api/v1/templates/{templateId}/versions/{versionId}/preview/html` (templates_getHtml).
+        The answer's body as a binary file-like object, read as it arrives: close it (or use `with`).
+        """
+        return self._transport.stream("GET", f"/api/v1/templates/{_segment(template_id)}/versions/{_segment(version_id)}/preview/html", query={"language": language, "data": data}, options=options)
+
     def send_test(self, template_id: str, body: types.PostTemplatesByTemplateIdSendTestBody, **options: Unpack[RequestOptions]) -> types.PostTemplatesByTemplateIdSendTestResponse:
         """Send a test of a template version
 

@@ -716,6 +716,14 @@ export class Templates {
   }
 
   /**
+   * Preview a template version's HTML as a page
+   * `GET /api/v1/templates/{templateId}/versions/{versionId}/preview/html` (templates_getHtml).
+   */
+  getHtml(templateId: string, versionId: string, params?: types.GetTemplatesByTemplateIdVersionsByVersionIdPreviewHtmlQuery, options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
+    return this.transport.stream({ method: 'GET', path: `/api/v1/templates/${encodeURIComponent(String(templateId))}/versions/${encodeURIComponent(String(versionId))}/preview/html`, query: params, options });
+  }
+
+  /**
    * Send a test of a template version
    * `POST /api/v1/templates/{templateId}/send-test` (templates_sendTest).
    */

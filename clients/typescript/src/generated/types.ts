@@ -1834,6 +1834,13 @@ export type PostTemplatesByTemplateIdVersionsByVersionIdPreviewBody = TemplatePr
 
 export type PostTemplatesByTemplateIdVersionsByVersionIdPreviewResponse = TemplatePreview;
 
+export type GetTemplatesByTemplateIdVersionsByVersionIdPreviewHtmlQuery = {
+  /** BCP 47 tag; the localization used is this tag, else its primary language (`pt-BR` → `pt`), else the template's `default_language`. Not a tag: 400. */
+  language?: string;
+  /** The data as a JSON object (`{"name":"Ada"}`), URL-encoded; defaults to the version's `sample_data` */
+  data?: string;
+};
+
 export type PostTemplatesByTemplateIdSendTestBody = TemplateSendTest;
 
 export type PostTemplatesByTemplateIdSendTestResponse = SendResult;

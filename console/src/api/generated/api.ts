@@ -1107,6 +1107,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/templates/{templateId}/versions/{versionId}/preview/html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview a template version's HTML as a page
+         * @description The HTML part of one localization of the version, rendered as `POST …/preview` renders it (the same language fallback, data, bounds and refusals: 400, 404, 422 as JSON), answered as a page of its own for a sandboxed iframe (the console's template editor shows its live preview this way). Its `Content-Security-Policy` is the email preview's: the message's own `<style>` and `style=""` apply, no script runs (`sandbox` without `allow-scripts`), nothing is loaded from any host (images only as `data:` URIs), and only this origin may frame it. A localization without HTML is an empty page. `data` is the render's data as a JSON object in the query (at most 8000 characters); without it the version's `sample_data`. Nothing is sent or stored; needs `templates:read`.
+         */
+        get: operations["templates_getHtml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/templates/{templateId}/send-test": {
         parameters: {
             query?: never;
@@ -9663,6 +9683,97 @@ export interface operations {
             };
             /** @description Request body larger than `server.max_body_bytes` */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Well-formed, but cannot be done with what is stored: a template that does not render with the data (a missing variable, named) or crosses a render bound (nesting, steps or output bytes, naming its `templates.*` setting), no active version, no localization */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the route depends on did not answer (such as the DNS resolver checking a webhook URL), or the database did not (every route: `service temporarily unavailable: …`, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    templates_getHtml: {
+        parameters: {
+            query?: {
+                /** @description BCP 47 tag; the localization used is this tag, else its primary language (`pt-BR` → `pt`), else the template's `default_language`. Not a tag: 400. */
+                language?: string;
+                /** @description The data as a JSON object (`{"name":"Ada"}`), URL-encoded; defaults to the version's `sample_data` */
+                data?: string;
+            };
+            header?: never;
+            path: {
+                templateId: string;
+                versionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rendered HTML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Malformed request: invalid JSON, a body that is not UTF-8, a required body not sent, a field or parameter that fails validation or holds a NUL or an unpaired surrogate (named in `fields`), a value the database cannot store (`invalid value: …`) or a missing project header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential not allowed here: missing permission or role, foreign project, address outside allowed_ips, or cross-origin cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this project */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -121,7 +121,7 @@ export default function VersionEditor({ params }: PageProps<{ id: string; versio
         params: { path },
         body: { language: drafts[current]?.language, data },
       }));
-      if (mine === seq.current) setPreview({ state: 'ready', busy: false, result: rendered });
+      if (mine === seq.current) setPreview({ state: 'ready', busy: false, result: rendered, frame: frameOf(path, rendered.language, data, frozen), rev: mine });
     } catch (e) {
       if (mine === seq.current) setPreview({ state: 'error', message: messageOf(e) });
     }
@@ -210,6 +210,23 @@ function toDraft(l: Localization): Draft {
 
 function fromDraft(d: Draft) {
   return { language: d.language, subject: d.subject, ...(d.html ? { html: d.html } : {}), ...(d.text ? { text: d.text } : {}) };
+}
+
+/** Characters of `data` the HTML page's URL may carry (GET …/preview/html). */
+const MAX_FRAME_DATA = 8000;
+
+/**
+ * The URL of the rendered HTML as a page of its own, for the preview's frame:
+ * the language the render landed on, and the data. A draft's sample data is
+ * saved before the render, so when it is too long for a URL the page reads
+ * the saved one; a frozen version's is the editor's alone (null: no frame).
+ */
+function frameOf(path: { templateId: string; versionId: string }, language: string, data: Record<string, unknown>, frozen: boolean): string | null {
+  const query = new URLSearchParams({ language });
+  const encoded = JSON.stringify(data);
+  if (encoded.length <= MAX_FRAME_DATA) query.set('data', encoded);
+  else if (frozen) return null;
+  return `/api/v1/templates/${encodeURIComponent(path.templateId)}/versions/${encodeURIComponent(path.versionId)}/preview/html?${query.toString()}`;
 }
 
 /** Why the sample data cannot be used (not JSON, not an object), or undefined when it can. */

@@ -1,18 +1,19 @@
-// The rendered preview: subject, the HTML in a sandboxed frame (no scripts, no
-// same-origin: `sandbox=""`; the page's CSP, which the frame inherits, keeps
-// remote images and other origins out too), and the text part.
+// The rendered preview: subject, the HTML in a sandboxed frame, and the text part.
 //
-// The inherited CSP also allows no inline style, so the frame shows the HTML's
-// structure and text but not its <style> or style="" rules; the page says so.
-// Showing them needs the frame's document served with a policy of its own
-// (as the email log's preview is): a Worker route rendering the preview.
+// The frame's document is the Worker's (GET …/versions/{id}/preview/html), not
+// a `srcdoc`: a srcdoc document inherits the console's policy, which allows no
+// inline style, so the message's <style> and style="" would not apply. The
+// route's answer carries a policy of its own (the email preview's: inline
+// styles, no script, no request to any host, framed by this origin only), and
+// the frame's sandbox (empty: no scripts, no same-origin, no popups) holds the same.
 import { useState } from 'preact/hooks';
 import type { ApiSchemas } from '../../api/client';
 
 export type PreviewState =
   | { state: 'idle' }
   | { state: 'loading' }
-  | { state: 'ready'; busy: boolean; result: ApiSchemas['TemplatePreview'] }
+  /** `frame`: the HTML page's URL (null: too much data for a URL; the frame is left out); `rev` changes with every render. */
+  | { state: 'ready'; busy: boolean; result: ApiSchemas['TemplatePreview']; frame: string | null; rev: number }
   | { state: 'error'; message: string };
 
 export function PreviewPane({ state }: { state: PreviewState }) {
@@ -38,10 +39,13 @@ export function PreviewPane({ state }: { state: PreviewState }) {
           {view === 'html'
             ? (state.result.html === null
               ? <p class="tp-muted">This localization has no HTML body.</p>
-              : <>
-                <iframe class="tp-preview-frame" title="Rendered HTML body" sandbox="" referrerpolicy="no-referrer" srcdoc={state.result.html} />
-                <p class="tp-muted tp-small">Shown without its styles (the console allows no inline style); send a test to see it styled.</p>
-              </>)
+              : state.frame === null
+                ? <p class="tp-muted">The sample data is too long to show the HTML here (8000 characters at most); send a test to see it.</p>
+                : <>
+                  <iframe key={state.rev} class="tp-preview-frame" title="Rendered HTML body" sandbox=""
+                    referrerpolicy="no-referrer" src={state.frame} data-testid="preview-frame" />
+                  <p class="tp-muted tp-small">Remote images are not loaded here; send a test to see them.</p>
+                </>)
             : (state.result.text === null
               ? <p class="tp-muted">This localization has no text body.</p>
               : <pre class="tp-preview-text" data-testid="preview-text">{state.result.text}</pre>)}
