@@ -11,7 +11,9 @@
  */
 export function parseHeaderBlock(block: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  const lines = block.split(/\r?\n/);
+  // Only the header block is split: a capture may hold much of the body after it.
+  const end = block.search(/\r?\n\r?\n/);
+  const lines = (end < 0 ? block : block.slice(0, end)).split(/\r?\n/);
   const fields: string[] = [];
   for (const line of lines) {
     if (line === '') break;

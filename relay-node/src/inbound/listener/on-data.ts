@@ -8,7 +8,7 @@ import { fanOut } from './fan-out.js';
 import { guardMessage, type MessageLimits } from '../../smtp/message-guard.js';
 import { isSmtpReplyError, smtpReply } from '../../smtp/smtp-reply.js';
 import type { InboundDeps, InboundEnvelope } from './types.js';
-import { captureHeaderBlock, refusalAtData } from '../rules/at-smtp.js';
+import { headerCaptureFor, refusalAtData } from '../rules/at-smtp.js';
 
 export interface OnDataDeps extends Pick<InboundDeps, 'store' | 'authenticate' | 'log' | 'transforms' | 'admission' | 'rules'> {
   limits: MessageLimits;
@@ -48,7 +48,7 @@ async function receive(deps: OnDataDeps, stream: Readable & { sizeExceeded?: boo
   const transforms = deps.transforms?.() ?? [];
   if (transforms.length) pipeline([head, ...transforms], (err) => { if (err) transformError = err; });
   const [toStore, toVerify] = fanOut(transforms.at(-1) ?? head, 2) as [PassThrough, PassThrough];
-  const headerBlock = deps.rules ? captureHeaderBlock(transforms.at(-1) ?? head) : null;
+  const headerBlock = headerCaptureFor(deps.rules, session, transforms.at(-1) ?? head);
 
   const verifying = deps.authenticate(toVerify, {
     ip: session.remoteAddress,

@@ -20,6 +20,16 @@ export function captureHeaderBlock(source: Readable): () => string {
   return () => text;
 }
 
+/**
+ * The header block capture for this message, or null when no recipient's
+ * project has rules the node holds (the usual case: the block is then neither
+ * collected nor parsed, and the edge decides whatever rules appear meanwhile).
+ */
+export function headerCaptureFor(rules: NodeRules | undefined, session: SMTPServerSession, source: Readable): (() => string) | null {
+  if (!rules?.judges(session.envelope.rcptTo.map((r) => recipientDomain(r.address) ?? ''))) return null;
+  return captureHeaderBlock(source);
+}
+
 /** The `550 5.7.1` text when every recipient's project refuses the message by a rule, else null. */
 export function refusalAtData(rules: NodeRules, session: SMTPServerSession, headerBlock: string, verdicts: IngestAuthentication): string | null {
   const headers = parseHeaderBlock(headerBlock);

@@ -37,6 +37,15 @@ describe('node rules', () => {
     expect(rules.atData([{ address: 'bob@acme.test', domain: 'acme.test' }, { address: 'ann@globex.test', domain: 'globex.test' }], facts)).toBeNull();
   });
 
+  it('judges only the domains it holds rules for (the header block is read for those only), following the list', () => {
+    let current: DomainsAnswer = acme;
+    const rules = createNodeRules(() => current);
+    expect(rules.judges(['globex.test'])).toBe(false);
+    expect(rules.judges(['globex.test', 'acme.test'])).toBe(true);
+    current = answer([]);
+    expect(rules.judges(['acme.test'])).toBe(false);
+  });
+
   it('follows the list: a new answer is compiled again', () => {
     let current: DomainsAnswer | null = null;
     const rules = createNodeRules(() => current);
@@ -49,6 +58,9 @@ describe('node rules', () => {
 describe('the header block', () => {
   it('parses names in lower case, unfolds values and keeps repeated ones', () => {
     expect(parseHeaderBlock('Subject: Hello\r\n  world\r\nX-Tag: a\r\nx-tag: b\r\n\r\nBody: no\r\n')).toEqual({ subject: 'Hello world', 'x-tag': ['a', 'b'] });
+    // Bare line feeds; nothing after the blank line counts, however it looks.
+    expect(parseHeaderBlock('A: 1\n B\n\n  folded-looking body\nC: 2\n')).toEqual({ a: '1 B' });
+    expect(parseHeaderBlock('\r\nA: 1\r\n\r\n')).toEqual({});
   });
   it('is captured from the data up to the blank line, bounded', async () => {
     const source = new PassThrough();

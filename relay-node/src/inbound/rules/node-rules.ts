@@ -9,6 +9,8 @@ import { compileRule, firstMatch, type CompiledRule, type DomainsAnswer, type Me
 type NodeRule = { match: RuleMatch; refuse: string | null };
 
 export interface NodeRules {
+  /** Whether any of these recipient domains has rules the node holds: without, nothing is refused at DATA and the header block need not be read. */
+  judges(domains: string[]): boolean;
   /** The refusal text for this recipient at RCPT, or null (accept, or not decidable yet). */
   atRcpt(recipient: string, domain: string, sender: string): string | null;
   /**
@@ -42,6 +44,9 @@ export function createNodeRules(answer: () => DomainsAnswer | null): NodeRules {
     return found.decided && found.rule?.refuse != null ? found.rule.refuse : null;
   };
   return {
+    judges(domains) {
+      return domains.some((d) => rulesOf(d) !== undefined);
+    },
     atRcpt(recipient, domain, sender) {
       return refusal(rulesOf(domain), { recipients: [recipient], sender });
     },
