@@ -144,7 +144,7 @@ test('every message answered 250 before a SIGKILL of the node and the edge is in
   await Promise.all(Array.from({ length: CONNECTIONS }, (_, c) => stream(c)));
   await killBoth();
   expect(accepted.length).toBeGreaterThanOrEqual(KILL_AFTER);
-  const spooled = readdirSync(join(stateDir, 'submission-spool')).filter((n) => n.endsWith('.json')).length;
+  const spooled = readdirSync(join(stateDir, 'submission-spool')).filter((n) => /\.(json|msg)$/.test(n)).length;
 
   edge = await startEdge();
   edgeWorker = edge.worker;
@@ -160,6 +160,6 @@ test('every message answered 250 before a SIGKILL of the node and the edge is in
   for (const subject of accepted) expect(log.get(subject), subject).toEqual({ subject, messages: 1, emails: 2 });
   // A message cut off before its 250 may be there or not, but never twice.
   for (const subject of attempted) expect(log.get(subject)?.messages ?? 0, subject).toBeLessThanOrEqual(1);
-  await eventually(async () => readdirSync(join(stateDir, 'submission-spool')).filter((n) => n.endsWith('.json')).length, (n) => n === 0, 15_000);
+  await eventually(async () => readdirSync(join(stateDir, 'submission-spool')).filter((n) => /\.(json|msg)$/.test(n)).length, (n) => n === 0, 15_000);
   console.info(`submission crash: ${accepted.length} answered 250 (${spooled} still spooled at the kill), ${attempted.length - accepted.length} cut off`);
 }, 120_000);

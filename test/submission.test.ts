@@ -110,7 +110,7 @@ async function emailsOf(token: string): Promise<any[]> {
  * submission spool is empty: every message answered 250 so far is in the email log.
  */
 async function handedOver(): Promise<void> {
-  await expect.poll(() => readdirSync(join(stateDir, 'submission-spool')).filter((name) => name.endsWith('.json')).length, { timeout: 15_000 }).toBe(0);
+  await expect.poll(() => readdirSync(join(stateDir, 'submission-spool')).filter((name) => /\.(json|msg)$/.test(name)).length, { timeout: 15_000 }).toBe(0);
 }
 
 /** A session taken through STARTTLS and EHLO again (no AUTH yet). */
@@ -264,7 +264,7 @@ describe('the message size: one limit, advertised and enforced (docs/submission.
     raw.close();
     expect((await stack.sql.query('SELECT count(*)::int AS n FROM outbound_messages')).rows[0].n).toBe(before);
     // No message and no partial file kept in the submission spool.
-    await expect.poll(() => readdirSync(join(sizedDir, 'submission-spool')).filter((name) => /\.(eml|json)/.test(name))).toEqual([]);
+    await expect.poll(() => readdirSync(join(sizedDir, 'submission-spool')).filter((name) => /\.(eml|json|msg)/.test(name))).toEqual([]);
   });
 });
 

@@ -45,7 +45,8 @@ export async function openSubmission(deps: SubmissionListenerDeps): Promise<{ po
   const { config, edge, log, metrics } = deps;
   const submissionProxy = config['submission.proxy_protocol.enabled'];
   const submissionTrusted = config['submission.proxy_protocol.trusted'];
-  const submissionSpool = await openSpool<SubmissionSpoolMeta>(join(deps.stateDir, 'submission-spool'));
+  // One file per message (spool/one-file.ts): only this module reads the submission spool.
+  const submissionSpool = await openSpool<SubmissionSpoolMeta>(join(deps.stateDir, 'submission-spool'), { layout: 'single' });
   const leases = createLeaseBook((body, signal) => edge.leaseSubmission(body, signal));
   const handover = createHandover({
     spool: submissionSpool, submitBatch: edge.submitBatch.bind(edge), settle: leases.settle, log, stopping: deps.stopping,

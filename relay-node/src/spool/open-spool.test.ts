@@ -120,9 +120,9 @@ test('open clears temp files and half-messages, keeps complete ones and files no
   expect(await text((await spool.read(id)).openBody())).toBe('complete');
 });
 
-test('a process killed with SIGKILL right after "250" leaves that message whole', async () => {
+test.each(['pair', 'single'] as const)('a process killed with SIGKILL right after "250" leaves that message whole (%s layout)', async (layout) => {
   const size = 3 * 1024 * 1024 + 17;
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./spool-crash-child.ts', import.meta.url)), dir, String(size)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./spool-crash-child.ts', import.meta.url)), dir, String(size), layout], {
     cwd: fileURLToPath(new URL('../../..', import.meta.url)),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -138,11 +138,11 @@ test('a process killed with SIGKILL right after "250" leaves that message whole'
     void exited.then(() => reject(new Error(`child exited before answering: ${out}`)));
   });
   // Let the second write get under way, so the kill lands in the middle of it.
-  while (!readdirSync(dir).some((name) => name.endsWith('.eml.tmp'))) await new Promise((r) => setTimeout(r, 5));
+  while (!readdirSync(dir).some((name) => name.endsWith(layout === 'single' ? '.msg.tmp' : '.eml.tmp'))) await new Promise((r) => setTimeout(r, 5));
   child.kill('SIGKILL');
   expect(await exited).toBe('SIGKILL');
 
-  const spool = await openSpool(dir);
+  const spool = await openSpool(dir, { layout });
   expect(await spool.list()).toEqual([id]);
   const entry = await spool.read(id);
   expect(entry.meta).toEqual({ mailFrom: 'a@example.test', rcptTo: ['b@example.test'], clientIp: '203.0.113.7' });
@@ -157,4 +157,62 @@ test('a process killed with SIGKILL right after "250" leaves that message whole'
   for await (const chunk of entry.openBody()) actual.update(chunk as Buffer);
   expect(actual.digest('hex')).toBe(expected.digest('hex'));
   expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+});
+
+describe('the one-file layout (layout: single)', () => {
+  test('one <id>.msg (0600) per message: written, listed, read back with its metadata, removed', async () => {
+    const spool = await openSpool(dir, { layout: 'single' });
+    const { id, size } = await spool.write(Readable.from([Buffer.from('Subject: hi\r\n\r\n'), 'hello\r\n']), Promise.resolve(meta));
+    expect(size).toBe(22);
+    expect(readdirSync(dir)).toEqual([`${id}.msg`]);
+    expect(statSync(join(dir, `${id}.msg`)).mode & 0o777).toBe(0o600);
+    expect(await spool.list()).toEqual([id]);
+    const entry = await spool.read(id);
+    expect(entry).toMatchObject({ id, meta, size: 22 });
+    expect(await text(entry.openBody())).toBe('Subject: hi\r\n\r\nhello\r\n');
+    // An empty body, and one that looks like a trailer, come back as written.
+    const empty = await spool.write(Buffer.alloc(0), { n: 0 });
+    const tricky = await spool.write(Buffer.from('\nEDGEMAIL-SPOOL-META 0000000002\n'), { n: 1 });
+    expect(await text((await spool.read(empty.id)).openBody())).toBe('');
+    expect((await spool.read(tricky.id)).meta).toEqual({ n: 1 });
+    expect(await text((await spool.read(tricky.id)).openBody())).toBe('\nEDGEMAIL-SPOOL-META 0000000002\n');
+    await spool.remove(id);
+    expect(await spool.list()).toEqual([empty.id, tricky.id]);
+    await expect(spool.read(id)).rejects.toBeInstanceOf(SpoolEntryNotFoundError);
+    await spool.remove(id); // no-op
+  });
+
+  test('failures leave nothing: a body error (as it came), a rejected or non-JSON metadata', async () => {
+    const spool = await openSpool(dir, { layout: 'single' });
+    const failure = new Error('552 too big');
+    await expect(spool.write((async function* () { yield Buffer.alloc(100_000); throw failure; })(), meta)).rejects.toBe(failure);
+    await expect(spool.write(Buffer.from('x'), Promise.reject(new Error('verdicts failed')))).rejects.toThrow('verdicts failed');
+    await expect(spool.write(Buffer.from('x'), { size: 1n })).rejects.toThrow(TypeError);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test('either layout reads, lists and removes the other\'s messages (a spool written before a change of layout); open clears a one-file temp', async () => {
+    const pairs = await openSpool(dir);
+    const old = await pairs.write(Buffer.from('written as a pair'), { n: 1 });
+    const ones = await openSpool(dir, { layout: 'single' });
+    const fresh = await ones.write(Buffer.from('written as one file'), { n: 2 });
+    writeFileSync(join(dir, `${createSpoolId()}.msg.tmp`), 'half a mes');
+    for (const spool of [await openSpool(dir), await openSpool(dir, { layout: 'single' })]) {
+      expect(await spool.list()).toEqual([old.id, fresh.id]);
+      expect(await text((await spool.read(old.id)).openBody())).toBe('written as a pair');
+      expect((await spool.read(fresh.id)).meta).toEqual({ n: 2 });
+      expect(await text((await spool.read(fresh.id)).openBody())).toBe('written as one file');
+    }
+    expect(readdirSync(dir).sort()).toEqual([`${old.id}.eml`, `${old.id}.json`, `${fresh.id}.msg`].sort());
+    await ones.remove(old.id);
+    await pairs.remove(fresh.id);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test('one file fsync and one rename per message (the pair layout: two of each)', async () => {
+    const calls: string[] = [];
+    const spool = await openSpool(dir, { layout: 'single', fsync: async (target, fsync) => { calls.push(target.kind); await fsync(); } });
+    await spool.write(Buffer.from('x'), {});
+    expect(calls).toEqual(['file', 'directory']);
+  });
 });

@@ -5,6 +5,7 @@ import { chmod, mkdir, readdir, readFile, rename, rm, stat, unlink } from 'node:
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { openDirSync, type SpoolFsync } from './dir-sync.js';
+import { bodyThenMeta, ONE, readOneFile } from './one-file.js';
 import { SpoolEntryNotFoundError } from './spool-errors.js';
 import { createSpoolId, isSpoolId } from './spool-id.js';
 import { writeFileDurably, type SpoolBody } from './write-durably.js';
@@ -47,6 +48,15 @@ export interface Spool<M> {
 export interface SpoolOptions {
   /** The fsync of every file and directory the spool makes durable; a seam for tests to count or delay them. */
   fsync?: SpoolFsync;
+  /**
+   * How write() lays a message out. `pair` (the default): `<id>.eml` and
+   * `<id>.json`, which the inbound forwarder and its dead letters read and
+   * move by path. `single`: one `<id>.msg` (one-file.ts), half the file
+   * operations, for a spool only this module reads (the submission spool).
+   * Whichever is chosen, list(), read() and remove() take both, so a spool
+   * written before a change of layout is still handed over.
+   */
+  layout?: 'pair' | 'single';
 }
 
 const BODY = '.eml';
@@ -64,7 +74,9 @@ const TEMP = '.tmp';
  * is what write() waits for. That fsync is shared: writes whose renames are
  * done wait together for one directory fsync started after their renames
  * (`openDirSync`), so concurrent messages do not pay one each. The directory
- * stays open for those fsyncs until close().
+ * stays open for those fsyncs until close(). With `layout: 'single'` a
+ * message is one `<id>.msg` (body, metadata, trailer: one-file.ts) written as
+ * `<id>.msg.tmp`, fsynced once and renamed: half the file operations.
  *
  * @example
  * const spool = await openSpool<Envelope>('/var/spool/edgemail');
@@ -73,6 +85,7 @@ const TEMP = '.tmp';
  */
 export async function openSpool<M = Record<string, unknown>>(dir: string, options: SpoolOptions = {}): Promise<Spool<M>> {
   const fsync = options.fsync;
+  const single = options.layout === 'single';
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // The directory may predate us with looser rights; mail is private.
   await chmod(dir, 0o700);
@@ -92,6 +105,7 @@ export async function openSpool<M = Record<string, unknown>>(dir: string, option
       const metaReady = Promise.resolve(meta);
       metaReady.catch(() => {});
       const id = createSpoolId();
+      if (single) return writeOne(id, body, metaReady);
       const temps = [path(id, BODY + TEMP), path(id, META + TEMP)] as const;
       // Body and metadata side by side, both files created at once: the body
       // streams in and is fsynced while the metadata waits for the verdicts
@@ -123,10 +137,24 @@ export async function openSpool<M = Record<string, unknown>>(dir: string, option
     list,
     async read(id) {
       if (!isSpoolId(id)) throw new SpoolEntryNotFoundError(id);
+      if (single) {
+        try {
+          return { id, ...(await readOneFile(path(id, ONE)) as { meta: M; size: number; openBody(): Readable }) };
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        }
+      }
       try {
         const meta = JSON.parse(await readFile(path(id, META), 'utf8')) as M;
         const { size } = await stat(path(id, BODY));
         return { id, meta, size, openBody: () => createReadStream(path(id, BODY)) };
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+      // A pair-layout spool may hold one-file messages written before a change of layout.
+      if (single) throw new SpoolEntryNotFoundError(id);
+      try {
+        return { id, ...(await readOneFile(path(id, ONE)) as { meta: M; size: number; openBody(): Readable }) };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SpoolEntryNotFoundError(id);
         throw err;
@@ -134,10 +162,13 @@ export async function openSpool<M = Record<string, unknown>>(dir: string, option
     },
     async remove(id) {
       if (!isSpoolId(id)) return;
+      // One file, or (none there) the pair a spool written before a change of layout holds.
+      if (single && await unlinkIfPresent(path(id, ONE))) return syncDir();
       // Both at once: from the first unlink on the message is no longer
       // listed, and a crash in between leaves a half that open() clears.
       // unlink, not rm: rm looks at each path (lstat) before removing it.
-      await Promise.all([unlinkIfPresent(path(id, META)), unlinkIfPresent(path(id, BODY))]);
+      const removed = await Promise.all([unlinkIfPresent(path(id, META)), unlinkIfPresent(path(id, BODY))]);
+      if (!single && !removed.some(Boolean)) await unlinkIfPresent(path(id, ONE));
       // A removal lost to a crash means one more forward of an acknowledged
       // message (the edge dedupes by id); the fsync makes that rare.
       await syncDir();
@@ -147,14 +178,40 @@ export async function openSpool<M = Record<string, unknown>>(dir: string, option
     },
     close: () => dirSync.close(),
   };
+
+  /**
+   * The one-file write: the body streamed into `<id>.msg.tmp` as it comes, the
+   * metadata appended once it settles, one fsync, one rename, then the shared
+   * directory fsync. On any error nothing is left behind.
+   */
+  async function writeOne(id: string, body: SpoolBody, meta: Promise<M>): Promise<{ id: string; size: number }> {
+    const temp = path(id, ONE + TEMP);
+    let size = 0;
+    // Awaited once the body is written; until then (or when the body fails) its rejection is not unhandled.
+    const json = meta.then(metaBytes);
+    json.catch(() => {});
+    const written = await writeFileDurably(temp, bodyThenMeta(body, json, (n) => { size = n; }), { fsync });
+    try {
+      // Renamed while its descriptor closes; everything settles before any clean-up.
+      const renamed = await Promise.allSettled([rename(temp, path(id, ONE)), written.closed]);
+      for (const r of renamed) if (r.status === 'rejected') throw r.reason;
+      await syncDir();
+      return { id, size };
+    } catch (err) {
+      await Promise.all([temp, path(id, ONE)].map((p) => rm(p, { force: true })));
+      throw err;
+    }
+  }
 }
 
-/** Removes a file; one already gone is no error. */
-async function unlinkIfPresent(file: string): Promise<void> {
+/** Removes a file; one already gone is no error (false). */
+async function unlinkIfPresent(file: string): Promise<boolean> {
   try {
     await unlink(file);
+    return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    return false;
   }
 }
 
@@ -165,14 +222,15 @@ function metaBytes(meta: unknown): Buffer {
   return Buffer.from(json, 'utf8');
 }
 
-/** Ids with both halves present, oldest first (ids sort by time). */
+/** Ids of whole messages (one `.msg`, or both halves of a pair), oldest first (ids sort by time). */
 function completeIds(names: string[]): string[] {
   const present = new Set(names);
-  return names
+  const pairs = names
     .filter((name) => name.endsWith(META) && isSpoolId(name.slice(0, -META.length)))
     .map((name) => name.slice(0, -META.length))
-    .filter((id) => present.has(id + BODY))
-    .sort();
+    .filter((id) => present.has(id + BODY));
+  const ones = names.filter((name) => name.endsWith(ONE) && isSpoolId(name.slice(0, -ONE.length))).map((name) => name.slice(0, -ONE.length));
+  return [...pairs, ...ones].sort();
 }
 
 /** Removes temp files and half-messages; true when anything was removed. */

@@ -4,11 +4,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openSpool } from './open-spool.js';
 
-const [dir, sizeText] = process.argv.slice(2);
-if (!dir || !sizeText) throw new Error('usage: spool-crash-child <dir> <body bytes>');
+const [dir, sizeText, layout = 'pair'] = process.argv.slice(2);
+if (!dir || !sizeText) throw new Error('usage: spool-crash-child <dir> <body bytes> [pair|single]');
 const size = Number(sizeText);
 
-const spool = await openSpool(dir);
+const spool = await openSpool(dir, { layout: layout === 'single' ? 'single' : 'pair' });
 const { id } = await spool.write(patternChunks(size), { mailFrom: 'a@example.test', rcptTo: ['b@example.test'], clientIp: '203.0.113.7' });
 process.stdout.write(`250 ${id}\n`);
 
