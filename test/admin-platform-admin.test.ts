@@ -4,13 +4,16 @@
 // /api/v1/admin/users/{id}/platform-admin. A session of such a user may call
 // /api/v1/admin/*; revoking holds on the very next request; the Origin rule holds;
 // no one grants themselves; a session that hands out a lasting way in must have
-// signed in recently.
+// signed in recently. Also the admin lists the console's admin pages read: plans,
+// projects (paged, searched by name), relay nodes of every project with their
+// heartbeat, and a node's dead letters as its heartbeat reported them.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { platformToken, seedProject, sessionCookie, startTestStack, type TestStack } from './support/stack.js';
 import { withSession } from './support/console.js';
 import { eventually } from './support/wait.js';
+import { enroll, heartbeat } from './support/relay.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -178,5 +181,73 @@ describe('a console session as platform admin', () => {
     const missing = crypto.randomUUID();
     expect((await stack.call('PUT', `/api/v1/admin/users/${missing}/platform-admin`, { token: admin })).status).toBe(404);
     expect((await stack.call('DELETE', `/api/v1/admin/users/${missing}/platform-admin`, { token: admin })).status).toBe(404);
+  });
+});
+
+describe('admin lists', () => {
+  test('plans: every one, oldest first; a session of a non-admin is refused', async () => {
+    const made = [];
+    for (const name of ['list-basic', 'list-pro']) {
+      const r = await stack.call('POST', '/api/v1/admin/plans', { token: admin, body: { name, hourly_email_limit: 10 } });
+      made.push(r.body.plan);
+    }
+    const listed = await stack.call('GET', '/api/v1/admin/plans', { token: admin });
+    expect(listed.status).toBe(200);
+    const names = listed.body.plans.map((p: { name: string }) => p.name);
+    expect(names.indexOf('list-basic')).toBeLessThan(names.indexOf('list-pro'));
+    expect(listed.body.plans).toEqual(expect.arrayContaining(made));
+    const plain = await person('plans-plain');
+    expect((await asSession('GET', '/api/v1/admin/plans', plain.cookie)).status).toBe(403);
+  });
+
+  test('projects: newest first, paged with a total, searched by name case-insensitively; LIKE characters match themselves; bad paging is 400', async () => {
+    const tag = crypto.randomUUID().slice(0, 6);
+    const ids: string[] = [];
+    for (const name of [`Zeta ${tag} one`, `zeta ${tag} two`, `zeta ${tag} 100%`, `other ${tag}`]) {
+      ids.push((await stack.call('POST', '/api/v1/admin/projects', { token: admin, body: { name } })).body.project.id);
+    }
+    const first = await stack.call('GET', `/api/v1/admin/projects?q=ZETA%20${tag}&limit=2`, { token: admin });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toMatchObject({ total: 3, limit: 2, offset: 0 });
+    expect(first.body.projects.map((p: { id: string }) => p.id)).toEqual([ids[2], ids[1]]);
+    const second = await stack.call('GET', `/api/v1/admin/projects?q=zeta%20${tag}&limit=2&offset=2`, { token: admin });
+    expect(second.body.projects.map((p: { id: string }) => p.id)).toEqual([ids[0]]);
+    expect(second.body.total).toBe(3);
+    // `%` is a character, not a wildcard.
+    const percent = await stack.call('GET', `/api/v1/admin/projects?q=${encodeURIComponent(`${tag} 100%`)}`, { token: admin });
+    expect(percent.body.projects.map((p: { id: string }) => p.id)).toEqual([ids[2]]);
+    expect((await stack.call('GET', `/api/v1/admin/projects?q=${encodeURIComponent(`${tag}%one`)}`, { token: admin })).body.total).toBe(0);
+    const all = await stack.call('GET', '/api/v1/admin/projects?limit=200', { token: admin });
+    expect(all.body.total).toBeGreaterThanOrEqual(4);
+    const bad = await stack.call('GET', '/api/v1/admin/projects?limit=0', { token: admin });
+    expect(bad.status).toBe(400);
+    expect(bad.body.fields).toHaveProperty('limit');
+  });
+
+  test('relay nodes of every project with their heartbeat; a node\'s dead letters as reported; an unknown node is 404', async () => {
+    const a = await seedProject(stack, admin, 'nodes-a');
+    const b = await seedProject(stack, admin, 'nodes-b');
+    const nodeA = await enroll(stack, (await a.key(['relay:write'])).token, 'mx-a');
+    const nodeB = await enroll(stack, (await b.key(['relay:write'])).token, 'mx-b');
+    expect((await heartbeat(stack, nodeA.token, { spool_depth: 3, dead_letters: 2, dead_letter_bytes: 4096 })).status).toBe(200);
+
+    const listed = await stack.call('GET', '/api/v1/admin/relay-nodes', { token: admin });
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    const byId = new Map(listed.body.relay_nodes.map((n: { id: string }) => [n.id, n]));
+    expect(byId.get(nodeA.id)).toMatchObject({ project_id: a.project.id, project_name: 'nodes-a', name: 'mx-a', spool_depth: 3, dead_letters: 2, dead_letter_bytes: 4096, installation_wide: false, last_heartbeat_at: expect.any(String) });
+    expect(byId.get(nodeB.id)).toMatchObject({ project_id: b.project.id, project_name: 'nodes-b', last_heartbeat_at: null });
+    expect(JSON.stringify(listed.body)).not.toMatch(/key_hash|myr_[^"]*_/);
+    const onlyB = await stack.call('GET', `/api/v1/admin/relay-nodes?project_id=${b.project.id}`, { token: admin });
+    expect(onlyB.body).toMatchObject({ total: 1, relay_nodes: [{ id: nodeB.id }] });
+
+    const dead = await stack.call('GET', `/api/v1/admin/relay-nodes/${nodeA.id}/dead-letters`, { token: admin });
+    expect(dead.status).toBe(200);
+    expect(dead.body).toEqual({
+      relay_node_id: nodeA.id, relay_node_name: 'mx-a', project_id: a.project.id, project_name: 'nodes-a',
+      count: 2, bytes: 4096, reported_at: byId.get(nodeA.id) && (byId.get(nodeA.id) as { last_heartbeat_at: string }).last_heartbeat_at,
+    });
+    expect((await stack.call('GET', `/api/v1/admin/relay-nodes/${crypto.randomUUID()}/dead-letters`, { token: admin })).status).toBe(404);
+    // A project key with relay:read sees its own nodes on /api/v1/relay/nodes, never these.
+    expect((await stack.call('GET', '/api/v1/admin/relay-nodes', { token: (await a.key(['relay:read'])).token })).status).toBe(403);
   });
 });

@@ -1,13 +1,16 @@
 // The platform admin's pages in a real Chromium against the real stack
-// (issue 27). A console session is not a platform admin (docs/console-ui.md
+// (issue 27). A plain console session is not a platform admin (docs/console-ui.md
 // "Platform admin"): the API refuses it on /api/v1/admin and the pages show
 // only the unlock form; a wrong credential is refused next to its field; a
-// platform credential unlocks pages listing what the API returns. axe on each.
+// platform credential unlocks pages listing what the API returns. A session of
+// a platform admin (users.platform_admin) opens them without the form, and
+// loses them on the next request once revoked. axe on each.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { axeViolations, launchBrowser, openConsole, screenshot, signInThroughUi, skipWithoutChromium, startConsoleStack, type ConsoleStack } from './support/browser.js';
 import { consoleUser, cookieOf, signIn, withSession } from './support/console.js';
 import { platformToken } from './support/stack.js';
+import { enroll, heartbeat } from './support/relay.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -89,12 +92,20 @@ describe.skipIf(skipWithoutChromium('console-admin'))('console platform admin pa
     await page.getByLabel('Plan name').fill('starter');
     await page.getByLabel('Emails an hour').fill('100');
     await page.getByRole('button', { name: 'Create plan' }).click();
-    await page.getByRole('table', { name: 'Plans created now' }).getByRole('cell', { name: 'starter', exact: true }).waitFor();
+    await page.getByRole('table', { name: 'Plans' }).getByRole('cell', { name: 'starter', exact: true }).waitFor();
     await page.getByLabel('Project name').fill('Lin\'s project');
+    await page.getByLabel('Plan', { exact: true }).selectOption({ label: 'starter' });
     await page.getByLabel('Owner').selectOption({ label: 'lin@acme.example' });
     await page.getByRole('button', { name: 'Create project' }).click();
-    await page.getByRole('table', { name: 'Projects created now' }).getByRole('cell', { name: 'Lin\'s project', exact: true }).waitFor();
-    expect((await stack.sql.query(`SELECT count(*)::int AS n FROM projects WHERE name = 'Lin''s project'`)).rows[0].n).toBe(1);
+    const projectsTable = page.getByRole('table', { name: 'Projects' });
+    await projectsTable.getByRole('cell', { name: 'Lin\'s project', exact: true }).waitFor();
+    expect((await stack.sql.query(`SELECT count(*)::int AS n FROM projects p JOIN plans pl ON pl.id = p.plan_id WHERE p.name = 'Lin''s project' AND pl.name = 'starter'`)).rows[0].n).toBe(1);
+    // Every project is listed (GET /api/v1/admin/projects), and the search keeps the ones whose name holds it.
+    await projectsTable.getByRole('cell', { name: 'acme', exact: true }).waitFor();
+    await page.getByLabel('Search projects by name').fill('LIN\'S');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => projectsTable.getByRole('row').count()).toBe(2);
+    await projectsTable.getByRole('cell', { name: 'Lin\'s project', exact: true }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
 
     // Identity providers, settings, certificates and listeners: what the API lists.
@@ -134,6 +145,52 @@ describe.skipIf(skipWithoutChromium('console-admin'))('console platform admin pa
     await page.getByRole('button', { name: 'Lock' }).click();
     await page.getByRole('heading', { name: 'Unlock with a platform credential' }).waitFor();
     expect(await page.getByLabel('Platform credential', { exact: true }).inputValue()).toBe('');
+    expect(tab.foreignRequests).toEqual([]);
+    expect(tab.errors).toEqual([]);
+    await tab.context.close();
+  }, 90_000);
+
+  test('a platform admin\'s session opens the pages without the form; grants from the Users page; sees every project\'s relay nodes and dead letters; loses it on revoke', async () => {
+    const ops = await consoleUser(stack, admin, PASSWORD, 'ops');
+    expect((await stack.call('PUT', `/api/v1/admin/users/${ops.user.id}/platform-admin`, { token: admin })).status).toBe(200);
+    const node = await enroll(stack, (await tenant.key(['relay:write'])).token, 'mx-acme');
+    expect((await heartbeat(stack, node.token, { spool_depth: 1, dead_letters: 3, dead_letter_bytes: 10_240 })).status).toBe(200);
+
+    const tab = await openConsole(browser, stack, '/admin/users');
+    const { page } = tab;
+    page.setDefaultTimeout(20_000);
+    await signInThroughUi(page, { email: ops.user.email, password: PASSWORD });
+    const usersTable = page.getByRole('table', { name: 'Users' });
+    await usersTable.waitFor();
+    expect(await page.getByRole('heading', { name: 'Unlock with a platform credential' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Lock' }).count()).toBe(0);
+
+    // Make the tenant's owner an admin from the page: the API holds it.
+    await page.getByRole('button', { name: `Make admin: ${tenant.user.email}` }).click();
+    await page.getByRole('button', { name: `Revoke admin: ${tenant.user.email}` }).waitFor();
+    expect((await stack.sql.query('SELECT platform_admin FROM users WHERE id = $1', [tenant.user.id])).rows[0].platform_admin).toBe(true);
+    await page.getByRole('button', { name: `Revoke admin: ${tenant.user.email}` }).click();
+    await page.getByRole('button', { name: `Make admin: ${tenant.user.email}` }).waitFor();
+    expect((await stack.sql.query('SELECT platform_admin FROM users WHERE id = $1', [tenant.user.id])).rows[0].platform_admin).toBe(false);
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Relay nodes of every project, without naming one; the dead letters as the heartbeat reported them.
+    await page.getByRole('link', { name: 'Relay nodes' }).click();
+    const nodes = page.getByRole('table', { name: 'Relay nodes' });
+    await nodes.getByText('mx-acme', { exact: true }).waitFor();
+    await nodes.getByText('acme', { exact: true }).waitFor();
+    await page.getByRole('button', { name: /dead letters of mx-acme$/ }).click();
+    const dialog = page.getByRole('dialog', { name: 'Dead letters of mx-acme' });
+    await dialog.getByText(/3 messages \(10 kB\)/).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, 'admin-relay-nodes');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+
+    // Revoked: the next request is refused, and the pages fall back to the form.
+    expect((await stack.call('DELETE', `/api/v1/admin/users/${ops.user.id}/platform-admin`, { token: admin })).status).toBe(200);
+    expect(await page.evaluate(async () => (await fetch('/api/v1/admin/users')).status)).toBe(403);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Unlock with a platform credential' }).waitFor();
     expect(tab.foreignRequests).toEqual([]);
     expect(tab.errors).toEqual([]);
     await tab.context.close();

@@ -316,6 +316,22 @@ type AdminPlansService struct {
 	t *transport
 }
 
+// AdminPlansListResponse is one of the API's objects.
+type AdminPlansListResponse struct {
+	Plans []Plan `json:"plans"`
+}
+
+// List: List plans
+//
+// GET /api/v1/admin/plans (adminPlans_list).
+func (s *AdminPlansService) List(ctx context.Context, opts ...*RequestOptions) (*AdminPlansListResponse, error) {
+	out := new(AdminPlansListResponse)
+	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/admin/plans", opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminPlansCreateResponse is one of the API's objects.
 type AdminPlansCreateResponse struct {
 	Plan Plan `json:"plan"`
@@ -337,6 +353,23 @@ type AdminProjectsService struct {
 	t *transport
 }
 
+// AdminProjectsListParams are the query parameters of projects.list; zero values are left out.
+type AdminProjectsListParams struct {
+	Q string `query:"q"`
+
+	Limit int64 `query:"limit"`
+
+	Offset int64 `query:"offset"`
+}
+
+// List: List projects
+//
+// GET /api/v1/admin/projects (adminProjects_list).
+// Next/Value walk every item across pages (Err after the loop); NextPage/Page walk whole pages.
+func (s *AdminProjectsService) List(ctx context.Context, params *AdminProjectsListParams, opts ...*RequestOptions) *Iter[AdminProjectPage, Project] {
+	return newIter[AdminProjectPage, Project](ctx, s.t, &request{method: "GET", path: "/api/v1/admin/projects", query: params, opts: opts}, offsetPaging("projects"))
+}
+
 // AdminProjectsCreateResponse is one of the API's objects.
 type AdminProjectsCreateResponse struct {
 	Project Project `json:"project"`
@@ -348,6 +381,39 @@ type AdminProjectsCreateResponse struct {
 func (s *AdminProjectsService) Create(ctx context.Context, body *CreateProject, opts ...*RequestOptions) (*AdminProjectsCreateResponse, error) {
 	out := new(AdminProjectsCreateResponse)
 	if err := s.t.doJSON(ctx, &request{method: "POST", path: "/api/v1/admin/projects", body: body, opts: opts}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// AdminRelayNodesService holds the Admin: relay nodes operations (relayNodes).
+type AdminRelayNodesService struct {
+	t *transport
+}
+
+// AdminRelayNodesListParams are the query parameters of relayNodes.list; zero values are left out.
+type AdminRelayNodesListParams struct {
+	ProjectID string `query:"project_id"`
+
+	Limit int64 `query:"limit"`
+
+	Offset int64 `query:"offset"`
+}
+
+// List: List relay nodes of every project
+//
+// GET /api/v1/admin/relay-nodes (adminRelayNodes_list).
+// Next/Value walk every item across pages (Err after the loop); NextPage/Page walk whole pages.
+func (s *AdminRelayNodesService) List(ctx context.Context, params *AdminRelayNodesListParams, opts ...*RequestOptions) *Iter[AdminRelayNodePage, AdminRelayNode] {
+	return newIter[AdminRelayNodePage, AdminRelayNode](ctx, s.t, &request{method: "GET", path: "/api/v1/admin/relay-nodes", query: params, opts: opts}, offsetPaging("relay_nodes"))
+}
+
+// GetDeadLetters: A relay node's dead letters
+//
+// GET /api/v1/admin/relay-nodes/{id}/dead-letters (adminRelayNodes_getDeadLetters).
+func (s *AdminRelayNodesService) GetDeadLetters(ctx context.Context, id string, opts ...*RequestOptions) (*RelayNodeDeadLetters, error) {
+	out := new(RelayNodeDeadLetters)
+	if err := s.t.doJSON(ctx, &request{method: "GET", path: "/api/v1/admin/relay-nodes/" + pathSegment(id) + "/dead-letters", opts: opts}, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -555,6 +621,9 @@ type adminServices struct {
 	// Projects: Admin: projects.
 	Projects *AdminProjectsService
 
+	// RelayNodes: Admin: relay nodes.
+	RelayNodes *AdminRelayNodesService
+
 	// SecurityEvents: Admin: security events.
 	SecurityEvents *AdminSecurityEventsService
 
@@ -575,6 +644,7 @@ func (s *adminServices) init(t *transport) {
 	s.Listeners = &AdminListenersService{t: t}
 	s.Plans = &AdminPlansService{t: t}
 	s.Projects = &AdminProjectsService{t: t}
+	s.RelayNodes = &AdminRelayNodesService{t: t}
 	s.SecurityEvents = &AdminSecurityEventsService{t: t}
 	s.Settings = &AdminSettingsService{t: t}
 	s.SMTPPool = &AdminSMTPPoolService{t: t}

@@ -853,6 +853,59 @@ type CreateProject struct {
 	OwnerID *string `json:"owner_id,omitempty"`
 }
 
+// AdminProjectPage is one of the API's objects.
+type AdminProjectPage struct {
+	Projects []Project `json:"projects"`
+
+	// Projects matching `q` (all of them without it)
+	Total int64 `json:"total"`
+
+	Limit int64 `json:"limit"`
+
+	Offset int64 `json:"offset"`
+}
+
+// AdminRelayNode is one of the API's objects.
+type AdminRelayNode struct {
+	RelayNode
+
+	ProjectName string `json:"project_name"`
+
+	// The node serves every project's domains (`edgemail relay scope --installation-wide`), not only its own project's
+	InstallationWide bool `json:"installation_wide"`
+}
+
+// AdminRelayNodePage is one of the API's objects.
+type AdminRelayNodePage struct {
+	RelayNodes []AdminRelayNode `json:"relay_nodes"`
+
+	Total int64 `json:"total"`
+
+	Limit int64 `json:"limit"`
+
+	Offset int64 `json:"offset"`
+}
+
+// RelayNodeDeadLetters is one of the API's objects.
+type RelayNodeDeadLetters struct {
+	RelayNodeID string `json:"relay_node_id"`
+
+	RelayNodeName string `json:"relay_node_name"`
+
+	ProjectID string `json:"project_id"`
+
+	ProjectName string `json:"project_name"`
+
+	// Messages in the node's `<spool>/dead/`, as its last heartbeat reported
+	Count int64 `json:"count"`
+
+	// Their bytes, as its last heartbeat reported
+	Bytes int64 `json:"bytes"`
+
+	// The last heartbeat (null: the node never beat)
+	ReportedAt *string `json:"reported_at"`
+}
+
 // PlatformCredential is one of the API's objects.
 type PlatformCredential struct {
 	ID string `json:"id"`

@@ -60,3 +60,16 @@ export const PlatformAdminResultSchema = z.object({
   user: UserSchema,
   changed: z.boolean().openapi({ description: 'False when the user already was (or was not) a platform admin: nothing changed and nothing was written to their trail.' }),
 }).openapi('PlatformAdminResult');
+
+export const AdminProjectPageSchema = z.object({
+  projects: z.array(ProjectSchema),
+  total: z.number().int().openapi({ description: 'Projects matching `q` (all of them without it)' }),
+  limit: z.number().int(), offset: z.number().int(),
+}).openapi('AdminProjectPage');
+
+export const DeadLettersSchema = z.object({
+  relay_node_id: z.uuid(), relay_node_name: z.string(), project_id: z.uuid(), project_name: z.string(),
+  count: z.number().int().openapi({ description: 'Messages in the node\'s `<spool>/dead/`, as its last heartbeat reported' }),
+  bytes: z.number().int().openapi({ description: 'Their bytes, as its last heartbeat reported' }),
+  reported_at: Timestamp.nullable().openapi({ description: 'The last heartbeat (null: the node never beat)' }),
+}).openapi('RelayNodeDeadLetters');

@@ -35,11 +35,12 @@ export const API_TAGS: ResourceTags = {
   adminIdentityProviders: { title: 'Admin: identity providers', description: 'OpenID Connect identity providers for console sign-in.' },
   adminListeners: { title: 'Admin: listeners', description: 'The SMTP listeners and the certificate each presents.' },
   adminPlans: { title: 'Admin: plans', description: 'Plans and their limits.' },
-  adminProjects: { title: 'Admin: projects', description: 'Creating projects.' },
+  adminProjects: { title: 'Admin: projects', description: 'Every project of the installation: creating them, listing and searching them by name.' },
+  adminRelayNodes: { title: 'Admin: relay nodes', description: 'The relay nodes of every project, with their heartbeat and dead letters.' },
   adminSecurityEvents: { title: 'Admin: security events', description: 'Every account\'s security trail, paged by offset.' },
   adminSettings: { title: 'Admin: settings', description: 'Installation settings, changed at run time.' },
   adminSmtpPool: { title: 'Admin: SMTP pool', description: 'The shared SMTP servers projects deliver through.' },
-  adminUsers: { title: 'Admin: users', description: 'Console user accounts and their passwords.' },
+  adminUsers: { title: 'Admin: users', description: 'Console user accounts, their passwords and who is a platform admin.' },
 };
 
 /** `/app/api`, the console's own routes. */

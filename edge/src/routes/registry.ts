@@ -15,6 +15,10 @@ import * as listUsers from './admin/users/list.js';
 import * as setUserPassword from './admin/users/set-password.js';
 import * as grantPlatformAdmin from './admin/users/platform-admin-grant.js';
 import * as revokePlatformAdmin from './admin/users/platform-admin-revoke.js';
+import * as listPlans from './admin/plans/list.js';
+import * as listAllProjects from './admin/projects/list.js';
+import * as listAllRelayNodes from './admin/relay-nodes/list.js';
+import * as relayNodeDeadLetters from './admin/relay-nodes/dead-letters.js';
 import * as listSecurityEvents from './admin/security-events/list.js';
 import * as createProject from './admin/projects/create.js';
 import * as createCredential from './admin/credentials/create.js';
@@ -141,6 +145,7 @@ export const apiRoutes: MountableRoute[] = [
   mountable(createApiKey), mountable(listApiKeys), mountable(revokeApiKey), mountable(deleteApiKey),
   mountable(listPermissions), mountable(deleteProject), mountable(listAuditLog), mountable(exportData),
   mountable(createPlan), mountable(createUser), mountable(listUsers), mountable(setUserPassword), mountable(grantPlatformAdmin), mountable(revokePlatformAdmin), mountable(createProject),
+  mountable(listPlans), mountable(listAllProjects), mountable(listAllRelayNodes), mountable(relayNodeDeadLetters),
   mountable(createCredential), mountable(listCredentials), mountable(revokeCredential),
   mountable(listSecurityEvents),
   mountable(createDomain), mountable(listDomains), mountable(getDomain), mountable(deleteDomain),

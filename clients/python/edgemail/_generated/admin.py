@@ -178,6 +178,13 @@ class Plans:
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
 
+    def list(self, **options: Unpack[RequestOptions]) -> types.GetAdminPlansResponse:
+        """List plans
+
+        `GET /api/v1/admin/plans` (adminPlans_list).
+        """
+        return self._transport.json("GET", "/api/v1/admin/plans", options=options)
+
     def create(self, body: types.PostAdminPlansBody, **options: Unpack[RequestOptions]) -> types.PostAdminPlansResponse:
         """Create a plan
 
@@ -192,12 +199,42 @@ class Projects:
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
 
+    def list(self, *, q: str | None = None, limit: int | None = None, offset: int | None = None, **options: Unpack[RequestOptions]) -> Paginated[types.GetAdminProjectsResponse, types.GetAdminProjectsItem]:
+        """List projects
+
+        `GET /api/v1/admin/projects` (adminProjects_list).
+        Iterate the result to follow every page, or call `.pages()` / `.first_page()`.
+        """
+        return self._transport.paginate("GET", "/api/v1/admin/projects", query={"q": q, "limit": limit, "offset": offset}, options=options, paging=OffsetPaging("projects"))
+
     def create(self, body: types.PostAdminProjectsBody, **options: Unpack[RequestOptions]) -> types.PostAdminProjectsResponse:
         """Create a project
 
         `POST /api/v1/admin/projects` (adminProjects_create).
         """
         return self._transport.json("POST", "/api/v1/admin/projects", body=body, options=options)
+
+
+class RelayNodes:
+    """Admin: relay nodes: `Admin.relay_nodes`."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(self, *, project_id: str | None = None, limit: int | None = None, offset: int | None = None, **options: Unpack[RequestOptions]) -> Paginated[types.GetAdminRelayNodesResponse, types.GetAdminRelayNodesItem]:
+        """List relay nodes of every project
+
+        `GET /api/v1/admin/relay-nodes` (adminRelayNodes_list).
+        Iterate the result to follow every page, or call `.pages()` / `.first_page()`.
+        """
+        return self._transport.paginate("GET", "/api/v1/admin/relay-nodes", query={"project_id": project_id, "limit": limit, "offset": offset}, options=options, paging=OffsetPaging("relay_nodes"))
+
+    def get_dead_letters(self, id: str, **options: Unpack[RequestOptions]) -> types.GetAdminRelayNodesByIdDeadLettersResponse:
+        """A relay node's dead letters
+
+        `GET /api/v1/admin/relay-nodes/{id}/dead-letters` (adminRelayNodes_getDeadLetters).
+        """
+        return self._transport.json("GET", f"/api/v1/admin/relay-nodes/{_segment(id)}/dead-letters", options=options)
 
 
 class SecurityEvents:
@@ -322,6 +359,7 @@ class AdminResources:
     listeners: Listeners
     plans: Plans
     projects: Projects
+    relay_nodes: RelayNodes
     security_events: SecurityEvents
     settings: Settings
     smtp_pool: SmtpPool
@@ -335,6 +373,7 @@ class AdminResources:
         self.listeners = Listeners(transport)
         self.plans = Plans(transport)
         self.projects = Projects(transport)
+        self.relay_nodes = RelayNodes(transport)
         self.security_events = SecurityEvents(transport)
         self.settings = Settings(transport)
         self.smtp_pool = SmtpPool(transport)

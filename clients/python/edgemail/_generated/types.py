@@ -616,6 +616,40 @@ class CreateProject(TypedDict, total=False):
     owner_id: NotRequired[str]
 
 
+class AdminProjectPage(TypedDict, total=False):
+    projects: Required[list[Project]]
+    # Projects matching `q` (all of them without it)
+    total: Required[int]
+    limit: Required[int]
+    offset: Required[int]
+
+
+class AdminRelayNodePage(TypedDict, total=False):
+    relay_nodes: Required[list[AdminRelayNode]]
+    total: Required[int]
+    limit: Required[int]
+    offset: Required[int]
+
+
+class AdminRelayNode(RelayNode, total=False):
+    project_name: Required[str]
+    # The node serves every project's domains (`edgemail relay scope --installation-wide`), not only its own project's
+    installation_wide: Required[bool]
+
+
+class RelayNodeDeadLetters(TypedDict, total=False):
+    relay_node_id: Required[str]
+    relay_node_name: Required[str]
+    project_id: Required[str]
+    project_name: Required[str]
+    # Messages in the node's `<spool>/dead/`, as its last heartbeat reported
+    count: Required[int]
+    # Their bytes, as its last heartbeat reported
+    bytes: Required[int]
+    # The last heartbeat (null: the node never beat)
+    reported_at: Required[str | None]
+
+
 class PlatformCredential(TypedDict, total=False):
     id: Required[str]
     name: Required[str]
@@ -2011,6 +2045,10 @@ class DeleteAdminListenersByListenerCertificateResponse(TypedDict, total=False):
     listener: Required[Listener]
 
 
+class GetAdminPlansResponse(TypedDict, total=False):
+    plans: Required[list[Plan]]
+
+
 PostAdminPlansBody: TypeAlias = "CreatePlan"
 
 
@@ -2018,11 +2056,26 @@ class PostAdminPlansResponse(TypedDict, total=False):
     plan: Required[Plan]
 
 
+GetAdminProjectsResponse: TypeAlias = "AdminProjectPage"
+
+
+GetAdminProjectsItem: TypeAlias = "Project"
+
+
 PostAdminProjectsBody: TypeAlias = "CreateProject"
 
 
 class PostAdminProjectsResponse(TypedDict, total=False):
     project: Required[Project]
+
+
+GetAdminRelayNodesResponse: TypeAlias = "AdminRelayNodePage"
+
+
+GetAdminRelayNodesItem: TypeAlias = "AdminRelayNode"
+
+
+GetAdminRelayNodesByIdDeadLettersResponse: TypeAlias = "RelayNodeDeadLetters"
 
 
 GetAdminSecurityEventsResponse: TypeAlias = "AdminSecurityEventPage"

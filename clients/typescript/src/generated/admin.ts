@@ -180,6 +180,14 @@ export class Plans {
   constructor(private readonly transport: Transport) {}
 
   /**
+   * List plans
+   * `GET /api/v1/admin/plans` (adminPlans_list).
+   */
+  list(options?: RequestOptions): Promise<types.GetAdminPlansResponse> {
+    return this.transport.json({ method: 'GET', path: `/api/v1/admin/plans`, options });
+  }
+
+  /**
    * Create a plan
    * `POST /api/v1/admin/plans` (adminPlans_create).
    */
@@ -193,11 +201,42 @@ export class Projects {
   constructor(private readonly transport: Transport) {}
 
   /**
+   * List projects
+   * `GET /api/v1/admin/projects` (adminProjects_list).
+   * Iterate it with `for await` to follow every page, or call `.pages()` / `.firstPage()`.
+   */
+  list(params?: types.GetAdminProjectsQuery, options?: RequestOptions): Paginated<types.GetAdminProjectsResponse, types.GetAdminProjectsResponse["projects"][number]> {
+    return this.transport.paginate({ method: 'GET', path: `/api/v1/admin/projects`, query: params, options }, { kind: 'offset', items: 'projects' });
+  }
+
+  /**
    * Create a project
    * `POST /api/v1/admin/projects` (adminProjects_create).
    */
   create(body: types.PostAdminProjectsBody, options?: RequestOptions): Promise<types.PostAdminProjectsResponse> {
     return this.transport.json({ method: 'POST', path: `/api/v1/admin/projects`, body, options });
+  }
+}
+
+/** Admin: relay nodes: `EdgemailAdmin.relayNodes`. */
+export class RelayNodes {
+  constructor(private readonly transport: Transport) {}
+
+  /**
+   * List relay nodes of every project
+   * `GET /api/v1/admin/relay-nodes` (adminRelayNodes_list).
+   * Iterate it with `for await` to follow every page, or call `.pages()` / `.firstPage()`.
+   */
+  list(params?: types.GetAdminRelayNodesQuery, options?: RequestOptions): Paginated<types.GetAdminRelayNodesResponse, types.GetAdminRelayNodesResponse["relay_nodes"][number]> {
+    return this.transport.paginate({ method: 'GET', path: `/api/v1/admin/relay-nodes`, query: params, options }, { kind: 'offset', items: 'relay_nodes' });
+  }
+
+  /**
+   * A relay node's dead letters
+   * `GET /api/v1/admin/relay-nodes/{id}/dead-letters` (adminRelayNodes_getDeadLetters).
+   */
+  getDeadLetters(id: string, options?: RequestOptions): Promise<types.GetAdminRelayNodesByIdDeadLettersResponse> {
+    return this.transport.json({ method: 'GET', path: `/api/v1/admin/relay-nodes/${encodeURIComponent(String(id))}/dead-letters`, options });
   }
 }
 
@@ -326,6 +365,7 @@ export abstract class EdgemailAdminResources {
   readonly listeners: Listeners;
   readonly plans: Plans;
   readonly projects: Projects;
+  readonly relayNodes: RelayNodes;
   readonly securityEvents: SecurityEvents;
   readonly settings: Settings;
   readonly smtpPool: SmtpPool;
@@ -338,6 +378,7 @@ export abstract class EdgemailAdminResources {
     this.listeners = new Listeners(transport);
     this.plans = new Plans(transport);
     this.projects = new Projects(transport);
+    this.relayNodes = new RelayNodes(transport);
     this.securityEvents = new SecurityEvents(transport);
     this.settings = new Settings(transport);
     this.smtpPool = new SmtpPool(transport);

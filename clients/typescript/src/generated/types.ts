@@ -568,6 +568,40 @@ export type CreateProject = {
   owner_id?: string;
 };
 
+export type AdminProjectPage = {
+  projects: Project[];
+  /** Projects matching `q` (all of them without it) */
+  total: number;
+  limit: number;
+  offset: number;
+};
+
+export type AdminRelayNodePage = {
+  relay_nodes: AdminRelayNode[];
+  total: number;
+  limit: number;
+  offset: number;
+};
+
+export type AdminRelayNode = RelayNode & {
+  project_name: string;
+  /** The node serves every project's domains (`edgemail relay scope --installation-wide`), not only its own project's */
+  installation_wide: boolean;
+};
+
+export type RelayNodeDeadLetters = {
+  relay_node_id: string;
+  relay_node_name: string;
+  project_id: string;
+  project_name: string;
+  /** Messages in the node's `<spool>/dead/`, as its last heartbeat reported */
+  count: number;
+  /** Their bytes, as its last heartbeat reported */
+  bytes: number;
+  /** The last heartbeat (null: the node never beat) */
+  reported_at: string | null;
+};
+
 export type PlatformCredential = {
   id: string;
   name: string;
@@ -2043,6 +2077,10 @@ export type DeleteAdminListenersByListenerCertificateResponse = {
 
 // admin.plans
 
+export type GetAdminPlansResponse = {
+  plans: Plan[];
+};
+
 export type PostAdminPlansBody = CreatePlan;
 
 export type PostAdminPlansResponse = {
@@ -2051,11 +2089,31 @@ export type PostAdminPlansResponse = {
 
 // admin.projects
 
+export type GetAdminProjectsQuery = {
+  q?: string;
+  limit?: number;
+  offset?: number;
+};
+
+export type GetAdminProjectsResponse = AdminProjectPage;
+
 export type PostAdminProjectsBody = CreateProject;
 
 export type PostAdminProjectsResponse = {
   project: Project;
 };
+
+// admin.relayNodes
+
+export type GetAdminRelayNodesQuery = {
+  project_id?: string;
+  limit?: number;
+  offset?: number;
+};
+
+export type GetAdminRelayNodesResponse = AdminRelayNodePage;
+
+export type GetAdminRelayNodesByIdDeadLettersResponse = RelayNodeDeadLetters;
 
 // admin.securityEvents
 

@@ -1,8 +1,9 @@
 // /admin/*: the platform admin's pages, one component for the whole area so
 // the unlocked client survives moving between its tabs. First it asks the API
-// whether this session may administer the platform (GET /api/v1/admin/users);
-// when it may not (today every session is refused: docs/console-ui.md
-// "Platform admin"), the person unlocks the pages with a platform credential.
+// whether this session may administer the platform (GET /api/v1/admin/users
+// with the cookie alone): a platform admin's session may (users.platform_admin,
+// docs/console.md "Platform admins in the console") and the pages open at once;
+// anyone else unlocks them with a platform credential.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { ApiError, messageOf, ok } from '../../api/errors';
@@ -31,13 +32,17 @@ export default function Admin({ params }: PageProps<Record<string, string>>) {
   const sectionId = (params['*'] ?? params[0] ?? '').split('/')[0] || 'users';
   const section = SECTIONS.find((s) => s.id === sectionId);
   const [client, setClient] = useState<AdminClient | undefined>();
+  /** The pages were opened by the session itself: nothing to lock. */
+  const [bySession, setBySession] = useState(false);
   const [checking, setChecking] = useState(true);
   const [token, setToken] = useState('');
 
   // Does the API accept this session on the admin surface?
   useEffect(() => {
     const session = adminClient(undefined);
-    void session.GET('/api/v1/admin/users').then(({ response }) => { if (response.ok) setClient(session); }).finally(() => setChecking(false));
+    void session.GET('/api/v1/admin/users').then(({ response }) => {
+      if (response.ok) { setClient(session); setBySession(true); }
+    }).finally(() => setChecking(false));
   }, []);
 
   const unlock = useSubmit(async () => {
@@ -64,8 +69,9 @@ export default function Admin({ params }: PageProps<Record<string, string>>) {
         <section class="card" aria-labelledby="unlock-title">
           <h2 id="unlock-title">Unlock with a platform credential</h2>
           <p class="card-lead">
-            Your session does not administer the platform. A platform admin is whoever holds a platform credential
-            (<code>mya_…</code>, made by <code>pnpm edgemail admin create-credential</code>). It stays in this page's memory only,
+            Your account is not a platform admin (an operator makes one with <code>pnpm edgemail admin grant-platform-admin</code>,
+            or another admin from the Users page). A platform credential (<code>mya_…</code>, made by
+            <code>pnpm edgemail admin create-credential</code>) unlocks these pages too; it stays in this page's memory only,
             until you lock, leave the admin pages or reload.
           </p>
           <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void unlock.run(); }}>
@@ -80,7 +86,7 @@ export default function Admin({ params }: PageProps<Record<string, string>>) {
   const Section = section?.page;
   return (
     <AdminContext.Provider value={client}>
-      <Page title={section ? `Admin · ${section.label}` : 'Admin'} actions={<Button variant="ghost" onClick={() => setClient(undefined)}>Lock</Button>}>
+      <Page title={section ? `Admin · ${section.label}` : 'Admin'} actions={bySession ? undefined : <Button variant="ghost" onClick={() => setClient(undefined)}>Lock</Button>}>
         {tabs}
         {Section ? <Section /> : <p>There is no admin page here. <Link href="/admin/users">Go to users</Link></p>}
       </Page>

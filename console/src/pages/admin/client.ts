@@ -1,8 +1,8 @@
 // The platform admin's calls (/api/v1/admin, and /api/v1 with a project named
 // by header): typed by the same generated OpenAPI types as every other call.
-// Today the API accepts only a platform credential there (docs/api.md: a
-// session is 403 `admin privileges required`), so the person pastes theirs
-// and it is sent as `Authorization: Bearer`. It lives only in the admin page's
+// A platform admin's session calls them with its cookie alone, as every other
+// page does; anyone else pastes a platform credential, sent as
+// `Authorization: Bearer`. The credential lives only in the admin page's
 // component state: never in storage, a URL or a module variable, and gone
 // when the admin pages are left or locked. A 401 here says the credential is
 // wrong; it does not sign the console out.

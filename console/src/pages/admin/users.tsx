@@ -1,5 +1,6 @@
 // Every user of the service: add one, set a password (which signs out every
-// session of theirs when it replaces one).
+// session of theirs when it replaces one), make one a platform admin or stop
+// them being one (docs/console.md "Platform admins in the console").
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { ApiSchemas } from '../../api/client';
 import { messageOf, ok } from '../../api/errors';
@@ -35,9 +36,20 @@ export function Users() {
     setPassword('');
     setPwFor(undefined);
   }, ['password']);
+  const [adminError, setAdminError] = useState<string>();
+  const setPlatformAdmin = async (u: User, grant: boolean) => {
+    setAdminError(undefined);
+    try {
+      const path = { params: { path: { id: u.id } } };
+      await ok(grant ? admin.PUT('/api/v1/admin/users/{id}/platform-admin', path) : admin.DELETE('/api/v1/admin/users/{id}/platform-admin', path));
+      toast(grant ? `${u.email} is a platform admin` : `${u.email} is no longer a platform admin`);
+      await load();
+    } catch (e) { setAdminError(messageOf(e)); }
+  };
   return (
     <>
       {loadError && <FormError message={loadError} />}
+      <FormError message={adminError} />
       <Table
         caption="Users"
         rows={loadError ? [] : rows}
@@ -46,8 +58,16 @@ export function Users() {
           { label: 'User', cell: (u) => <span><strong>{u.name || u.email}</strong>{u.name && u.name !== u.email && <><br /><span class="muted">{u.email}</span></>}</span> },
           { label: 'Id', cell: (u) => <code class="wrap-anywhere">{u.id}</code> },
           { label: 'Default project', cell: (u) => (u.default_project_id ? <code class="wrap-anywhere">{u.default_project_id}</code> : '—') },
+          { label: 'Platform admin', cell: (u) => (u.platform_admin ? <span class="badge badge-ok">Admin</span> : <span class="muted">No</span>) },
           { label: 'Created', cell: (u) => when(u.created_at) },
-          { label: 'Actions', class: 'actions', cell: (u) => <Button variant="ghost" aria-label={`Set password for ${u.email}`} onClick={() => { setPw.reset(); setPwFor(u); }}>Set password</Button> },
+          { label: 'Actions', class: 'actions', cell: (u) => (
+            <span class="row-actions">
+              <Button variant="ghost" aria-label={`Set password for ${u.email}`} onClick={() => { setPw.reset(); setPwFor(u); }}>Set password</Button>
+              {u.platform_admin
+                ? <Button variant="ghost" aria-label={`Revoke admin: ${u.email}`} onClick={() => void setPlatformAdmin(u, false)}>Revoke admin</Button>
+                : <Button variant="ghost" aria-label={`Make admin: ${u.email}`} onClick={() => void setPlatformAdmin(u, true)}>Make admin</Button>}
+            </span>
+          ) },
         ]}
         empty={{ title: 'No users yet', children: <p>Add the first one below, then give them a password or invite them to a project.</p> }}
       />
