@@ -78,9 +78,8 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
   const deadline = Number.isFinite(deadlineNow()) ? deadlineNow : undefined;
   // Planning and the whole attempt end before the lease does: the per-step SMTP timeouts add up to
   // minutes, and a delivery still running when another node takes the lease would send twice.
-  const lease = deadline ? leaseTimer(deadline) : undefined;
-  const signals = [signal, lease?.signal].filter((s): s is AbortSignal => s !== undefined);
-  const jobSignal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  const lease = deadline ? leaseTimer(deadline, signal) : undefined;
+  const jobSignal = lease?.signal ?? signal;
   try {
     const plan = await planDelivery(job, deps.settings, deps.resolve, { signal: jobSignal });
     if (plan.kind === 'refused') return finish({ outcome: plan.outcome, smtp_code: null, reply: plan.reply, server: null });
@@ -110,7 +109,7 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
     if (outcome.tried.length > 1) deps.log.debug?.('outbound delivery tried several hosts', { email_id: job.email_id, via: plan.via, tried: outcome.tried });
     let ended: Omit<DeliveryOutcome, 'tried'> = outcome;
     // A message the server took is sent, however late: calling it deferred would deliver it again.
-    if (lease?.signal.aborted && !signal?.aborted && outcome.outcome !== 'sent') {
+    if (lease?.expired() && !signal?.aborted && outcome.outcome !== 'sent') {
       ended = { ...outcome, outcome: 'deferred', smtp_code: null, reply: `delivery cut off ${margin} ms before the lease's end (${outcome.reply}); tried again later` };
     }
     if (plan.via === 'pool') {
@@ -132,22 +131,37 @@ export async function processJob(job: OutboundJob, deps: ProcessJobDeps, signal?
 }
 
 /**
- * A signal that aborts once `deadline()` has passed; `deadline` may move later
- * while it waits (a renewed lease), so the timer looks again when it fires.
+ * A signal that aborts once `deadline()` has passed, or when `outer` does (the
+ * node stopping); `deadline` may move later while it waits (a renewed lease),
+ * so the timer looks again when it fires. One controller and one timer per job
+ * (AbortSignal.any and AbortSignal.timeout cost more on the main thread).
  */
-function leaseTimer(deadline: () => number): { signal: AbortSignal; clear(): void } {
+function leaseTimer(deadline: () => number, outer?: AbortSignal): { signal: AbortSignal; expired(): boolean; clear(): void } {
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  let expired = false;
   const check = () => {
     const wait = deadline() - Date.now();
-    if (wait <= 0) abort.abort(new Error('the lease nears its end'));
-    else {
+    if (wait > 0) {
       timer = setTimeout(check, wait);
       timer.unref();
+      return;
     }
+    expired = true;
+    abort.abort(new Error('the lease nears its end'));
   };
-  check();
-  return { signal: abort.signal, clear: () => clearTimeout(timer) };
+  const onOuter = () => abort.abort(outer!.reason);
+  if (outer?.aborted) onOuter();
+  else outer?.addEventListener('abort', onOuter, { once: true });
+  if (!abort.signal.aborted) check();
+  return {
+    signal: abort.signal,
+    expired: () => expired,
+    clear: () => {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuter);
+    },
+  };
 }
 
 /** `work`, or a rejection naming the interruption as soon as `signal` aborts. */

@@ -306,10 +306,20 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
     }
   };
 
-  // Jobs held at most (delivering, or claimed and waiting for a slot): the slots, and as many again
-  // claimed ahead, so that the jobs that fill the slots freeing up during a claim's round trip are
-  // already here, rather than slots waiting for it.
-  const holdAtMost = 2 * concurrency;
+  // Jobs held at most (delivering, or claimed and waiting for a slot): the slots, and jobs claimed ahead,
+  // so that the jobs that fill the slots freeing up during a claim's round trip are already here, rather
+  // than slots waiting for it. As many ahead as the slots, or more when the pace needs it: the jobs the
+  // slots finish in two claim round trips (a loaded edge answers a claim in hundreds of ms, and one claim
+  // at a time of `concurrency` jobs would cap the node at concurrency ÷ round trip). Their leases are
+  // renewed while they wait (lease-keeper.ts).
+  let claimRttMs = 0;
+  const aheadNow = () => {
+    const deliveryMs = recentDurations.length ? recentDurations.reduce((a, b) => a + b, 0) / recentDurations.length : 0;
+    if (!claimRttMs || !deliveryMs) return concurrency;
+    // At most four times the slots: one node does not take a whole queue that others could share.
+    return Math.min(MAX_CLAIM, 4 * concurrency, Math.max(concurrency, Math.ceil((2 * concurrency * claimRttMs) / deliveryMs)));
+  };
+  const holdAtMost = () => concurrency + aheadNow();
   // A claim goes as soon as there is room for a quarter of the slots: claims follow the slots as they
   // free up, not batch by batch, and each still brings several jobs (a claim is a database round trip
   // at the edge). Its size follows the pace: the more slots freed during the last claim's round trip,
@@ -317,7 +327,7 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
   const claimAtLeast = Math.max(1, Math.ceil(concurrency / 4));
   const run = async () => {
     while (!stopping) {
-      if (holdAtMost - held() < claimAtLeast) {
+      if (holdAtMost() - held() < claimAtLeast) {
         await idle(idlePollMs, true);
         continue;
       }
@@ -325,10 +335,13 @@ export function createOutboundWorker(options: OutboundWorkerOptions): OutboundWo
       let jobs: OutboundJob[];
       let unreadable: UnreadableJob[] = [];
       try {
-        // Slots only free up during a wait, so each try asks for the room there is then (never more than the slots).
-        ({ jobs, unreadable = [] } = await retrying(() => {
-          max = Math.min(holdAtMost - held(), concurrency, MAX_CLAIM);
-          return options.claim(max, claimAbort.signal);
+        // Slots only free up during a wait, so each try asks for the room there is then (never more than the claim-ahead).
+        ({ jobs, unreadable = [] } = await retrying(async () => {
+          max = Math.min(holdAtMost() - held(), aheadNow(), MAX_CLAIM);
+          const sent = Date.now();
+          const answer = await options.claim(max, claimAbort.signal);
+          claimRttMs = claimRttMs ? 0.7 * claimRttMs + 0.3 * (Date.now() - sent) : Date.now() - sent;
+          return answer;
         }, {
           signal: claimAbort.signal,
           backoff: claimBackoff,
