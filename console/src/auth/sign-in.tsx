@@ -14,6 +14,7 @@ import { Link } from 'wouter-preact';
 import { AuthFrame } from './auth-frame';
 import { safeNext } from './next-path';
 import { OtherWays } from './other-ways';
+import { SsoError } from './sso-error';
 
 /** Notes other pages leave for the sign-in page (`/sign-in?notice=…`). */
 const NOTICES: Record<string, string> = {
@@ -60,6 +61,8 @@ export function SignInPage() {
   return (
     <AuthFrame title={secondStep ? 'Two-factor code' : 'Sign in'}>
       {notice && NOTICES[notice] && <p class="notice" role="status">{NOTICES[notice]}</p>}
+      {/* A refused single sign-on lands here (the callback's redirect): what went wrong, in our words. */}
+      <SsoError />
       <form class="stack" onSubmit={(e) => { e.preventDefault(); void submit.run(); }} noValidate>
         {!secondStep ? (
           <>

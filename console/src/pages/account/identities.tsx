@@ -6,6 +6,7 @@ import { messageOf, ok } from '../../api/errors';
 import { useSubmit } from '../../api/use-submit';
 import { Button, Field, FormError, Table, useToast } from '../../ui';
 import { when } from './tabs';
+import { SsoError } from '../../auth/sso-error';
 
 type Identity = AppSchemas['LinkedIdentity'];
 
@@ -39,6 +40,8 @@ export function Identities() {
     <section class="card" aria-labelledby="identities-title">
       <h2 id="identities-title">Single sign-on</h2>
       <p class="card-lead">Identity providers you can sign in with. Linking or unlinking one needs a sign-in in the last 15 minutes.</p>
+      {/* A refused link comes back here (its return_to) with #sso_error=<code>. */}
+      <SsoError />
       {loadError ? <FormError message={loadError} /> : (
         <Table
           caption="Linked identity providers"

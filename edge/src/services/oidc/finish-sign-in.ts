@@ -32,10 +32,11 @@ export type FinishOutcome =
   | { ok: true; linked: false; user: { id: string; email: string; created: boolean }; provider: Provider; returnTo: string }
   /** A link started from the account's session: no new session. */
   | { ok: true; linked: true; user: { id: string; email: string }; provider: Provider; returnTo: string }
-  | { ok: false; kind: 'failed'; reason: OidcFailure; message: string; provider?: Provider }
-  | { ok: false; kind: 'denied'; email: string; domain: string; provider: Provider }
+  /** `linkReturnTo` (every refusal): where a link started from a session was to end, to show the refusal there. */
+  | { ok: false; kind: 'failed'; reason: OidcFailure; message: string; provider?: Provider; linkReturnTo?: string }
+  | { ok: false; kind: 'denied'; email: string; domain: string; provider: Provider; linkReturnTo?: string }
   /** `user`: the account the refusal is about (its security trail shows it). */
-  | { ok: false; kind: 'refused'; reason: DenialReason; email: string; user: { id: string; email: string }; provider: Provider };
+  | { ok: false; kind: 'refused'; reason: DenialReason; email: string; user: { id: string; email: string }; provider: Provider; linkReturnTo?: string };
 
 // One JWKS cache per issuer and isolate: a sign-in costs no JWKS fetch while
 // the keys are fresh; an unknown `kid` (a rotation) fetches them again.
@@ -74,9 +75,10 @@ export async function finishSignIn(db: Db, config: Config, callbackUrl: URL, bin
   const pending = state ? await takePendingSignIn(db, state, binding) : null;
   if (!pending) return { ok: false, kind: 'failed', reason: 'state', message: 'unknown, expired or already used sign-in (state), or one started in another browser' };
   const row = await enabledProvider(db, pending.providerId);
-  if (!row) return { ok: false, kind: 'failed', reason: 'provider', message: 'the identity provider was removed or disabled during the sign-in' };
+  const linkReturnTo = pending.link ? pending.returnTo : undefined;
+  if (!row) return { ok: false, kind: 'failed', reason: 'provider', message: 'the identity provider was removed or disabled during the sign-in', linkReturnTo };
   const provider = { id: row.id, name: row.name };
-  const fail = (reason: OidcFailure, message: string): FinishOutcome => ({ ok: false, kind: 'failed', reason, message, provider });
+  const fail = (reason: OidcFailure, message: string): FinishOutcome => ({ ok: false, kind: 'failed', reason, message, provider, linkReturnTo });
 
   let server: oauth.AuthorizationServer;
   try {
@@ -116,7 +118,7 @@ export async function finishSignIn(db: Db, config: Config, callbackUrl: URL, bin
   if (!/^[^@\s]+@[^@\s]+$/.test(email) || email.length > 320) return fail('email_missing', 'the identity provider gave no email address');
   if (claims.email_verified !== true) return fail('email_unverified', `the identity provider has not verified ${email}`);
   const domain = asciiDomain(email.slice(email.lastIndexOf('@') + 1));
-  if (!row.allowedDomains.includes(domain)) return { ok: false, kind: 'denied', email, domain, provider };
+  if (!row.allowedDomains.includes(domain)) return { ok: false, kind: 'denied', email, domain, provider, linkReturnTo };
 
   const identity: SignedInIdentity = {
     providerId: row.id, subject: idToken.sub, email,
@@ -125,7 +127,7 @@ export async function finishSignIn(db: Db, config: Config, callbackUrl: URL, bin
   };
   if (pending.link) {
     const linked = await linkIdentity(db, identity, pending.link);
-    if (!linked.ok) return { ok: false, kind: 'refused', reason: linked.reason, email, user: { id: pending.link.userId, email }, provider };
+    if (!linked.ok) return { ok: false, kind: 'refused', reason: linked.reason, email, user: { id: pending.link.userId, email }, provider, linkReturnTo };
     return { ok: true, linked: true, user: linked.user, provider, returnTo: pending.returnTo };
   }
   const found = await provisionUser(db, identity);

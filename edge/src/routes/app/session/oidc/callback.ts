@@ -6,6 +6,7 @@ import { bindingOf, clearedBindingCookie } from '../../../../services/oidc/bindi
 import { openSession } from '../../../../services/console/sessions.js';
 import { recordSecurityEvent } from '../../../../http/security-event.js';
 import { addressBucketOf, checkLimit, enforceLimit } from '../../../../middleware/rate-limit.js';
+import { refusalLocation, wantsPage } from '../../../../services/oidc/refusal-page.js';
 import type { AppEnv } from '../../../../env.js';
 
 export const route = defineRoute({
@@ -24,7 +25,9 @@ export const route = defineRoute({
     'with its default role), or links an existing user with the same email only when nothing but an identity provider lets that user in (no password,',
     'no TOTP, no passkey, no identity at another provider; docs/sso.md "Accounts"). A link started from a signed-in session (`POST /app/api/account/identities`)',
     'ends here too: the identity is linked to that account, no new session is opened, and the answer is 303 to its `return_to` (`auth.oidc.linked`).',
-    'Refusals (JSON, nothing signed in, nothing linked): 401 `single sign-on failed: <reason>` for a wrong, expired, reused or foreign state, an error from the provider,',
+    'Refusals (nothing signed in, nothing linked) to a browser, whose request accepts `text/html` as a navigation does: 303 to the console\'s sign-in page `/sign-in#sso_error=<code>`',
+    '(for a link: to its `return_to`, unless its session has ended), the page saying what went wrong; `<code>` is one of a fixed set (the failure reasons below, `domain`, `link_required`,',
+    '`identity_taken`, `link_session`, `rate_limited`), nothing the provider or the request said. To any other caller, JSON: 401 `single sign-on failed: <reason>` for a wrong, expired, reused or foreign state, an error from the provider,',
     'a failed code exchange, an ID token failing a check, no email or an unverified one (`auth.login.failed`, detail `oidc:<reason>`);',
     '403 `<domain> may not sign in through <provider>` for an email outside the allowlist (`auth.oidc.denied`);',
     '409 `an account with this email already exists: sign in to it another way and link <provider> from your account settings` when the email belongs to an account with a password,',
@@ -36,7 +39,7 @@ export const route = defineRoute({
   request: { query: OidcCallbackQuery },
   errors: [429],
   responses: {
-    303: { description: 'Signed in (the session cookie set) or, for a link, linked: to the `return_to` path', headers: { Location: { schema: { type: 'string' }, description: 'A path on this site' } } },
+    303: { description: 'Signed in (the session cookie set) or, for a link, linked: to the `return_to` path. To a browser (`Accept: text/html`), a refusal too: to `/sign-in#sso_error=<code>`', headers: { Location: { schema: { type: 'string' }, description: 'A path on this site' } } },
     401: { description: 'Single sign-on failed (the reason named)', content: { 'application/json': { schema: OidcRefusalSchema } } },
     403: { description: 'The identity\'s email domain is not allowed by the provider', content: { 'application/json': { schema: OidcRefusalSchema } } },
     409: { description: 'The email belongs to an account that must link the provider from its own session, or (a link) the identity is another account\'s', content: { 'application/json': { schema: OidcRefusalSchema } } },
@@ -44,7 +47,13 @@ export const route = defineRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  enforceLimit(await checkLimit(c, 'oidc', addressBucketOf(c)));
+  const page = wantsPage(c.req.header('accept'));
+  const verdict = await checkLimit(c, 'oidc', addressBucketOf(c));
+  if (page && verdict && !verdict.allowed) {
+    c.header('Cache-Control', 'no-store');
+    return c.redirect(refusalLocation({ kind: 'rate_limited' }), 303);
+  }
+  enforceLimit(verdict);
   const db = c.get('db');
   const config = c.get('config');
   const outcome = await finishSignIn(db, config, new URL(c.req.url), bindingOf(c));
@@ -53,15 +62,18 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const event = (type: string, status: number, detail: string, user?: { id: string | null; email: string }) => recordSecurityEvent(c, type, user ?? null, status, detail);
   if (!outcome.ok && outcome.kind === 'failed') {
     await event('auth.login.failed', 401, `oidc:${outcome.reason}${outcome.provider ? ` provider=${outcome.provider.id}` : ''}`);
+    if (page) return c.redirect(refusalLocation(outcome), 303);
     return c.json({ error: `single sign-on failed: ${outcome.message}` }, 401);
   }
   if (!outcome.ok && outcome.kind === 'denied') {
     await event('auth.oidc.denied', 403, `provider=${outcome.provider.id} domain=${outcome.domain}`, { id: null, email: outcome.email });
+    if (page) return c.redirect(refusalLocation(outcome), 303);
     return c.json({ error: `${outcome.domain} may not sign in through ${outcome.provider.name}` }, 403);
   }
   if (!outcome.ok) {
     const { status, error } = refusalOf(outcome.reason, outcome.provider.name);
     await event('auth.oidc.denied', status, `provider=${outcome.provider.id} reason=${outcome.reason}`, { id: outcome.user.id, email: outcome.email });
+    if (page) return c.redirect(refusalLocation(outcome), 303);
     return c.json({ error }, status);
   }
   if (outcome.linked) {
