@@ -11,6 +11,7 @@ import { axeViolations, launchBrowser, openConsole, screenshot, signInThroughUi,
 import { consoleUser, cookieOf, signIn, withSession } from './support/console.js';
 import { platformToken } from './support/stack.js';
 import { enroll, heartbeat } from './support/relay.js';
+import { startOidcProvider, type TestOidcProvider } from './support/oidc-provider.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -19,12 +20,14 @@ describe.skipIf(skipWithoutChromium('console-admin'))('console platform admin pa
   let browser: Browser;
   let admin: string;
   let tenant: Awaited<ReturnType<typeof consoleUser>>;
+  let idp: TestOidcProvider | undefined;
   beforeAll(async () => {
     [stack, browser] = await Promise.all([startConsoleStack({ settings: { SERVICE_RATELIMIT_LOGIN_PER_MINUTE: '1000' } }), launchBrowser()]);
     admin = await platformToken(stack);
     tenant = await consoleUser(stack, admin, PASSWORD, 'acme');
   });
   afterAll(async () => {
+    await idp?.close();
     await browser?.close();
     await stack?.stop();
   });
@@ -109,8 +112,29 @@ describe.skipIf(skipWithoutChromium('console-admin'))('console platform admin pa
     expect(await axeViolations(page)).toEqual([]);
 
     // Identity providers, settings, certificates and listeners: what the API lists.
+    // Identity providers: add one from the page against a loopback OpenID provider; a bad issuer is refused under its field.
     await page.getByRole('link', { name: 'Identity providers' }).click();
     await page.getByText('No identity providers').waitFor();
+    idp = await startOidcProvider({ clients: [{ client_id: 'console', client_secret: 'the provider secret', redirect_uris: [`${stack.origin}/app/api/session/oidc/callback`] }], accounts: [] });
+    await page.getByLabel('Provider name').fill('Acme SSO');
+    await page.getByLabel('Issuer URL').fill('http://sso.example.com');
+    await page.getByLabel('Client id').fill('console');
+    await page.getByLabel('Client secret').fill('the provider secret');
+    await page.getByRole('button', { name: 'Add provider' }).click();
+    await page.locator('.field-invalid', { has: page.getByLabel('Issuer URL') }).locator('.field-error').waitFor();
+    expect((await stack.sql.query('SELECT count(*)::int AS n FROM identity_providers')).rows[0].n).toBe(0);
+    await page.getByLabel('Issuer URL').fill(idp.issuer);
+    await page.getByLabel('Allowed email domains').fill('acme.example, eu.acme.example');
+    await page.getByLabel('Project new users join').fill(tenant.project.id);
+    await page.getByRole('button', { name: 'Add provider' }).click();
+    const providers = page.getByRole('table', { name: 'Identity providers' });
+    await providers.getByText('Acme SSO').waitFor();
+    await providers.getByText('acme.example, eu.acme.example').waitFor();
+    const { rows: [stored] } = await stack.sql.query('SELECT issuer, client_id, allowed_domains, default_project_id, client_secret_sealed FROM identity_providers');
+    expect(stored).toMatchObject({ issuer: idp.issuer, client_id: 'console', allowed_domains: ['acme.example', 'eu.acme.example'], default_project_id: tenant.project.id });
+    expect(stored.client_secret_sealed).not.toContain('the provider secret');
+    // The secret is gone from the form once sent.
+    expect(await page.getByLabel('Client secret').inputValue()).toBe('');
     expect(await axeViolations(page)).toEqual([]);
 
     await page.getByRole('link', { name: 'Settings' }).click();
@@ -145,6 +169,7 @@ describe.skipIf(skipWithoutChromium('console-admin'))('console platform admin pa
     await page.getByRole('button', { name: 'Lock' }).click();
     await page.getByRole('heading', { name: 'Unlock with a platform credential' }).waitFor();
     expect(await page.getByLabel('Platform credential', { exact: true }).inputValue()).toBe('');
+    // The page itself asked nothing of the provider: the Worker read its discovery document.
     expect(tab.foreignRequests).toEqual([]);
     expect(tab.errors).toEqual([]);
     await tab.context.close();
