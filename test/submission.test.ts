@@ -420,10 +420,10 @@ describe('the hand-over', () => {
 
   test('a batch handed over several times at once (a slow answer sent again, overlapping hand-overs): all 200, one sent and the rest replayed, one message, one email', async () => {
     const id = crypto.randomUUID();
-    const item = (n: number) => ({
-      ...submission(`race-${n}-${crypto.randomUUID()}`, `Raced ${id}`), token: undefined,
-      id, project_id: acme.project.id, sandbox: false,
-    });
+    const base = submission('race', `Raced ${id}`);
+    // With an attachment: its bytes are stored under the message id, which a send refused for the race must not take away.
+    const message = { ...base.message, attachments: [{ filename: 'race.txt', content_type: 'text/plain', content: Buffer.from('raced bytes').toString('base64') }] };
+    const item = (n: number) => ({ ...base, spool_id: `race-${n}-${crypto.randomUUID()}`, token: undefined, message, id, project_id: acme.project.id, sandbox: false });
     // At once: each request finds the id unknown before any of them has written it.
     const answers = await Promise.all(Array.from({ length: 6 }, (_, n) => stack.call('POST', '/relay/v1/submission/batch', {
       token: nodeToken, headers: { 'x-edgemail-messages': '1' }, body: { messages: [item(n)] },
@@ -438,6 +438,9 @@ describe('the hand-over', () => {
     expect(rows).toHaveLength(1);
     const events = await stack.sql.query(`SELECT event, count(*)::int AS n FROM outbox WHERE data->>'id' = $1 GROUP BY event`, [rows[0].id]);
     for (const e of events.rows) expect(e.n, e.event).toBe(1);
+    const attachment = await stack.call('GET', `/api/v1/emails/${rows[0].id}/attachments/0`, { token: (await acme.key(['emails:read'])).token });
+    expect(attachment.status).toBe(200);
+    expect(attachment.body).toBe('raced bytes');
   });
 
   test('a field the send route refuses is a 550 5.6.0 naming it (a CR LF in a custom header cannot add a header)', async () => {
