@@ -134,4 +134,48 @@ describe('leases of slow deliveries', () => {
     expect(new Set(rows.map((r) => r.node_id))).toEqual(new Set(nodes.map((n) => n.id)));
     expect(logs.filter((l) => /not started|stale/.test(l.message))).toEqual([]);
   }, 60_000);
+
+  test('a node renews only the leases it holds at the attempt it names: another node\'s, another attempt\'s, a reported one are lost and unchanged; a body of more than 200 is refused', async () => {
+    // The nodes stop claiming: this test claims by hand with their credentials.
+    await Promise.all(running.splice(0).map((n) => n.stop()));
+    const sent = await stack.call('POST', '/api/v1/emails/send', { token: sender, body: { from: `news@${DOMAIN}`, to: ['renew@example.org'], subject: 'renew', text: 'Hello.' } });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    const id = sent.body.emails[0].id as string;
+    const claim = await stack.call('POST', '/relay/v1/outbound/claim', { token: nodes[0]!.token, body: { max: 10 } });
+    expect(claim.status).toBe(200);
+    expect(claim.body.jobs.map((j: { email_id: string }) => j.email_id)).toEqual([id]);
+    const leaseOf = async () => (await stack.sql.query('SELECT next_attempt_at, lease_node_id, attempts FROM emails WHERE id = $1', [id])).rows[0];
+    const claimed = await leaseOf();
+    expect(claimed).toMatchObject({ lease_node_id: nodes[0]!.id, attempts: 1 });
+
+    const renew = (node: EnrolledNode, leases: unknown[]) => stack.call('POST', '/relay/v1/outbound/renew', { token: node.token, body: { leases } });
+    // Another node: lost, nothing changed.
+    expect((await renew(nodes[1]!, [{ email_id: id, attempt: 1 }])).body).toEqual({ renewed: [], lost: [id] });
+    // Another attempt: lost.
+    expect((await renew(nodes[0]!, [{ email_id: id, attempt: 2 }])).body).toEqual({ renewed: [], lost: [id] });
+    expect(await leaseOf()).toEqual(claimed);
+    // Too many: 400 naming the field, nothing changed.
+    const many = await renew(nodes[0]!, Array.from({ length: 201 }, () => ({ email_id: id, attempt: 1 })));
+    expect(many.status).toBe(400);
+    expect(JSON.stringify(many.body)).toContain('leases');
+    expect(await leaseOf()).toEqual(claimed);
+
+    // The holder at its attempt: renewed to now() + outbound.lease.
+    await new Promise((r) => setTimeout(r, 300));
+    const renewed = await renew(nodes[0]!, [{ email_id: id, attempt: 1 }]);
+    expect(renewed.status).toBe(200);
+    expect(renewed.body).toMatchObject({ renewed: [{ email_id: id, lease_ms: LEASE_S * 1000 }], lost: [] });
+    const after = await leaseOf();
+    expect(after.next_attempt_at.getTime()).toBeGreaterThan(claimed.next_attempt_at.getTime());
+    // The answer's end is the row's, to the millisecond it is written in.
+    expect(Math.abs(Date.parse(renewed.body.renewed[0].lease_until) - after.next_attempt_at.getTime())).toBeLessThanOrEqual(1);
+
+    // Reported: the lease is let go, and a later renewal is lost.
+    const report = await stack.call('POST', '/relay/v1/outbound/results', {
+      token: nodes[0]!.token,
+      body: { results: [{ email_id: id, attempt: 1, outcome: 'sent', smtp_code: 250, reply: '250 ok', server: 'mx.example.org:25', started_at: new Date().toISOString(), duration_ms: 5 }] },
+    });
+    expect(report.body).toEqual({ accepted: [id], stale: [] });
+    expect((await renew(nodes[0]!, [{ email_id: id, attempt: 1 }])).body).toEqual({ renewed: [], lost: [id] });
+  }, 30_000);
 });
