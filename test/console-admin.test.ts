@@ -220,4 +220,47 @@ describe.skipIf(skipWithoutChromium('console-admin'))('console platform admin pa
     expect(tab.errors).toEqual([]);
     await tab.context.close();
   }, 90_000);
+
+  // Not an admin page, but the same stack: an owner manages the project's custom member groups on /account/members.
+  test('custom member groups on the members page: create with permissions, a taken name refused, offered to invitations, edit, delete', async () => {
+    const tab = await openConsole(browser, stack, '/account/members');
+    const { page } = tab;
+    page.setDefaultTimeout(20_000);
+    await signInThroughUi(page, { email: tenant.user.email, password: PASSWORD });
+    await page.getByText('No custom groups').waitFor();
+    await page.getByLabel('Group name', { exact: true }).fill('Senders');
+    await page.getByRole('checkbox', { name: 'emails:write', exact: true }).check();
+    await page.getByRole('checkbox', { name: 'emails:read', exact: true }).check();
+    await page.getByRole('button', { name: 'Create group' }).click();
+    const groups = page.getByRole('table', { name: 'Custom groups' });
+    await groups.getByText(/^emails:(read|write), emails:(read|write)$/).waitFor();
+    const { rows: [stored] } = await stack.sql.query('SELECT id, permissions FROM member_groups WHERE project_id = $1 AND name = $2', [tenant.project.id, 'Senders']);
+    expect([...stored.permissions].sort()).toEqual(['emails:read', 'emails:write']);
+
+    // The same name again: the API's 409 shown on the page, nothing made.
+    await page.getByLabel('Group name', { exact: true }).fill('Senders');
+    await page.getByRole('button', { name: 'Create group' }).click();
+    await page.locator('.form-error, .field-error').filter({ hasText: /already|taken|exists/i }).first().waitFor();
+    expect((await stack.sql.query('SELECT count(*)::int AS n FROM member_groups WHERE project_id = $1', [tenant.project.id])).rows[0].n).toBe(1);
+
+    // The invitation form offers the new group.
+    await page.getByLabel('Invite as').locator('option', { hasText: 'Senders' }).waitFor({ state: 'attached' });
+
+    await page.getByRole('button', { name: 'Edit group Senders' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit group Senders' });
+    await dialog.getByLabel('Group name', { exact: true }).fill('Mail senders');
+    await dialog.getByRole('checkbox', { name: 'emails:read', exact: true }).uncheck();
+    await dialog.getByRole('button', { name: 'Save group' }).click();
+    await groups.getByText('Mail senders').waitFor();
+    expect((await stack.sql.query('SELECT name, permissions FROM member_groups WHERE id = $1', [stored.id])).rows[0]).toEqual({ name: 'Mail senders', permissions: ['emails:write'] });
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.getByRole('button', { name: 'Delete group Mail senders' }).click();
+    await page.getByRole('dialog', { name: 'Delete group Mail senders?' }).getByRole('button', { name: 'Delete group' }).click();
+    await page.getByText('No custom groups').waitFor();
+    expect((await stack.sql.query('SELECT count(*)::int AS n FROM member_groups WHERE id = $1', [stored.id])).rows[0].n).toBe(0);
+    expect(tab.foreignRequests).toEqual([]);
+    expect(tab.errors).toEqual([]);
+    await tab.context.close();
+  }, 90_000);
 });

@@ -1,5 +1,6 @@
 // /account/members: the current project's members (role or custom group,
-// change, remove), the pending invitations (invite, revoke). The ownership
+// change, remove), the pending invitations (invite, revoke) and, for owners
+// and admins, the custom groups (member-groups.tsx). The ownership
 // rules are the API's: only an owner's session grants, changes or removes an
 // owner; the refusal (403, or 409 for the last owner) is shown next to the
 // control that asked.
@@ -10,6 +11,7 @@ import { useSubmit } from '../../api/use-submit';
 import { useSignedIn } from '../../session';
 import { Button, Dialog, EmptyState, Field, FormError, Page, Table, useToast } from '../../ui';
 import { AccountTabs, when } from './tabs';
+import { MemberGroups } from './member-groups';
 import './account.css';
 
 type Member = ApiSchemas['Member'];
@@ -42,6 +44,7 @@ export default function Members() {
   const canManage = project?.role === 'owner' || project?.role === 'admin';
   const [members, setMembers] = useState<Member[] | undefined>();
   const [groups, setGroups] = useState<Group[]>([]);
+  const [groupsRead, setGroupsRead] = useState(false);
   const [invitations, setInvitations] = useState<Invitation[] | undefined>();
   const [loadError, setLoadError] = useState<string>();
   const [invite, setInvite] = useState({ email: '', choice: 'role:member' });
@@ -53,6 +56,7 @@ export default function Members() {
       const [m, g] = await Promise.all([ok(api.GET('/api/v1/members')), ok(api.GET('/api/v1/member-groups'))]);
       setMembers(m.members);
       setGroups(g.member_groups);
+      setGroupsRead(true);
       if (canManage) setInvitations((await ok(api.GET('/api/v1/invitations'))).invitations);
     } catch (e) { setLoadError(messageOf(e)); }
   }, [canManage, project?.project_id]);
@@ -141,6 +145,7 @@ export default function Members() {
           <FormError message={revoke.error} />
         </section>
       ) : <p class="muted">Only the project's owners and admins invite and change members.</p>}
+      {canManage && <MemberGroups groups={groupsRead ? groups : undefined} onChange={load} />}
 
       <Dialog open={!!editing} title={`Change role of ${editing?.member.email ?? ''}`} onClose={() => setEditing(undefined)}
         actions={<><Button variant="ghost" onClick={() => setEditing(undefined)}>Cancel</Button><Button variant="primary" type="submit" form="change-role" busy={change.busy}>Save role</Button></>}>
