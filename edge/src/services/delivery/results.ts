@@ -3,7 +3,7 @@
 // result's attempt record, status change, suppression and outbox row commit
 // together, whatever the number of results.
 import { sql } from 'drizzle-orm';
-import { bounces, emailAttempts, emails, outbox, outboundMessages, webhooks } from '@edgemail/schema';
+import { bounces, emailAttempts, emails, outbox, outboundMessages } from '@edgemail/schema';
 import { enhancedCode, formatEnhancedCode, type Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
 import type { OutboundResultInput } from '../../contracts/relay-outbound.js';
@@ -11,6 +11,7 @@ import { ageText, retryDelay } from './backoff.js';
 import { emailEventData, eventsByProject } from '../emails/events.js';
 import { isHardBounce } from './hard-bounce.js';
 import { suppressAddresses } from './suppress.js';
+import { handedOverUnlessSubscribed } from '../webhooks/subscribed.js';
 import type { OutboxRows } from '../emails/events.js';
 
 export interface RecordedResults {
@@ -143,9 +144,7 @@ export function resultsStatement(db: Db, settings: Settings, nodeId: string, res
         id: sql`email_id`, projectId: sql`project_id`, from: sql`"from"`, recipient: sql`recipient`, subject: sql`subject`,
         status: sql`status`, attempts: sql`attempts`, errorMessage: sql`error_message`, stream: sql`stream`,
       })},
-        case when exists (select 1 from ${webhooks} w where w.project_id = decided.project_id
-                          and ('email.' || decided.status::text = any(w.events) or '*' = any(w.events)))
-             then null else now() end
+        ${handedOverUnlessSubscribed(sql`decided.project_id`, sql`'email.' || decided.status::text`)}
       from decided where status in ('sent', 'failed')
       returning id, project_id, handed_over_at
     )

@@ -7,11 +7,12 @@
 // An isolate that dies inside the window loses that window's events: they
 // are engagement signals, not mail, and the redirect itself never depends on them.
 import { sql } from 'drizzle-orm';
-import { emails, outbox, outboundMessages, trackingDailyCounts, webhooks } from '@edgemail/schema';
+import { emails, outbox, outboundMessages, trackingDailyCounts } from '@edgemail/schema';
 import type { Db } from '../../db/client.js';
 import type { Bindings } from '../../env.js';
 import { emailEventData, eventsByProject } from '../emails/events.js';
 import { handOverOutbox } from '../webhook-outbox/hand-over.js';
+import { handedOverUnlessSubscribed } from '../webhooks/subscribed.js';
 import type { MachineReason, UserAgentClass } from './classify.js';
 import type { TrackingKind } from './token.js';
 
@@ -72,9 +73,7 @@ export async function recordTrackingEvents(db: Db, events: TrackingEvent[]) {
           'user_agent_class', f.user_agent_class, 'machine', f.machine, 'machine_reason', f.machine_reason)
           || case when f.kind = 'click' then jsonb_build_object('link', jsonb_build_object('url', f.url, 'index', f.link_index)) else '{}'::jsonb end),
         f.at,
-        case when exists (select 1 from ${webhooks} w where w.project_id = f.project_id
-                          and ('email.' || case f.kind when 'open' then 'opened' else 'clicked' end = any(w.events) or '*' = any(w.events)))
-             then null else now() end
+        ${handedOverUnlessSubscribed(sql`f.project_id`, sql`'email.' || case f.kind when 'open' then 'opened' else 'clicked' end`)}
       from found f
       order by f.i
       returning id, project_id, handed_over_at

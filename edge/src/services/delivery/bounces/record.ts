@@ -3,11 +3,12 @@
 // addresses and writes the events, so that none of them is ever without the
 // others.
 import { sql, type SQL } from 'drizzle-orm';
-import { bounces, emails, outbox, outboundMessages, webhooks } from '@edgemail/schema';
+import { bounces, emails, outbox, outboundMessages } from '@edgemail/schema';
 import type { Db } from '../../../db/client.js';
 import { eventsByProject } from '../../emails/events.js';
 import { bounceEventData } from './event-data.js';
 import { suppressAddresses } from '../suppress.js';
+import { handedOverUnlessSubscribed } from '../../webhooks/subscribed.js';
 import type { BounceReport, BounceType } from './report.js';
 import type { OutboxRows } from '../../emails/events.js';
 
@@ -147,9 +148,7 @@ export function bouncesStatement(db: Db, reports: BounceReport[], onlyIf: SQL = 
         diagnostic: sql`diagnostic`, remoteMta: sql`remote_mta`, feedbackType: sql`feedback_type`,
         originalMessageId: sql`original_message_id`, createdAt: sql`created_at`,
       })},
-        case when exists (select 1 from ${webhooks} w where w.project_id = reported.project_id
-                          and (reported.event = any(w.events) or '*' = any(w.events)))
-             then null else now() end
+        ${handedOverUnlessSubscribed(sql`reported.project_id`, sql`reported.event`)}
       from reported order by created_at, id
       returning id, project_id, handed_over_at
     )
