@@ -7,7 +7,7 @@
 // and answers the verdict. One statement, so every part sees one snapshot,
 // taken after the lock. It also checks that each template a message was
 // rendered from is still at the version rendered (compose.ts).
-import { sql, type SQL } from 'drizzle-orm';
+import { inArray, sql, type SQL } from 'drizzle-orm';
 import { domains, emails, outboundMessages, plans, projects, suppressions, templates } from '@edgemail/schema';
 import { fromBase64, type Config } from '@edgemail/shared';
 import type { Db } from '../../db/client.js';
@@ -92,13 +92,13 @@ async function sendComposed<T>(ctx: SendContext, items: ComposedItem[], shape: (
   try {
     verdict = await writeMessages(ctx, planned, active, shape);
   } catch (e) {
-    await removeAttachments(ctx.store, planned);
+    await removeOwnAttachments(ctx, planned);
     throw e;
   }
   const suppressed = new Map(verdict.suppressed.map((s) => [s.address, s.reason]));
   if (verdict.accepted) return { body: shape(planned.map((p) => settledAnswerOf(p, suppressed))), replayed: false };
 
-  await removeAttachments(ctx.store, planned);
+  await removeOwnAttachments(ctx, planned);
   const stored = storedAnswer(verdict);
   if (stored && ctx.idempotency) return { body: replayOrConflict(stored, ctx.idempotency).body as T, replayed: true };
   if (!verdict.templates_ok) return 'template moved';
@@ -218,6 +218,20 @@ async function putAttachments(store: R2Bucket, planned: MessagePlan[]): Promise<
       customMetadata: { filename: meta.filename },
     });
   })));
+}
+
+/**
+ * A refused or failed send's bytes, except under a message id the caller chose
+ * (a relay node's submission hand-over) that the log already holds: another
+ * hand-over of that same message stored them under the same keys, and they
+ * are its attachments now.
+ */
+async function removeOwnAttachments(ctx: Pick<SendContext, 'db' | 'store'>, planned: MessagePlan[]): Promise<void> {
+  const chosen = planned.filter((p) => p.kept?.id !== undefined && p.attachments.length > 0).map((p) => p.id);
+  const logged = chosen.length
+    ? new Set((await ctx.db.select({ id: outboundMessages.id }).from(outboundMessages).where(inArray(outboundMessages.id, chosen))).map((r) => r.id))
+    : new Set<string>();
+  await removeAttachments(ctx.store, planned.filter((p) => !logged.has(p.id)));
 }
 
 /** Best effort: a refused or failed send leaves no bytes behind (a crash in between may). */

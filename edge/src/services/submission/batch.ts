@@ -15,12 +15,11 @@
 // is: the ids now in the log answer `replayed`, the others are sent again.
 import { inArray } from 'drizzle-orm';
 import { outboundMessages } from '@edgemail/schema';
-import { fromBase64, type SubmissionBatchAnswer, type SubmissionBatchItem } from '@edgemail/shared';
-import { attachmentContentType, type SendMessageInput } from '../../contracts/send.js';
+import type { SubmissionBatchAnswer, SubmissionBatchItem } from '@edgemail/shared';
+import type { SendMessageInput } from '../../contracts/send.js';
 import type { Db } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { ServiceError } from '../errors.js';
-import { outboundAttachmentKey } from '../emails/storage-keys.js';
 import { sendMessages, type SendContext, type SendItem } from '../emails/send.js';
 import type { OutboxRows } from '../emails/events.js';
 import type { RelayNodeRow } from '../relay-nodes/find.js';
@@ -113,26 +112,12 @@ async function sendUnlessReplayed(ctx: Ctx, batch: Ready[], send: (batch: Ready[
       if (!isUniqueViolation(e)) throw e;
       const known = await knownIds(ctx.db, rest.map((r) => r.item.id));
       if (!known.size) throw e;
-      const now = rest.filter((r) => known.has(r.item.id));
-      // The refused send removed its attachments' bytes, which are stored under the message id: the other's.
-      await restoreAttachments(ctx.store, now);
-      for (const r of now) replayed.add(r.item.id);
+      // Their attachments are the other hand-over's (the same keys): the refused send left them in place (send.ts).
+      for (const r of rest) if (known.has(r.item.id)) replayed.add(r.item.id);
       rest = rest.filter((r) => !known.has(r.item.id));
     }
   }
   return replayed;
-}
-
-/**
- * Puts back the attachments of messages another hand-over sent under the same
- * id (the same message: the same bytes), which a refused send removed as its own.
- */
-async function restoreAttachments(store: R2Bucket, ready: Ready[]): Promise<void> {
-  await Promise.all(ready.flatMap(({ item, input }) => (input.attachments ?? []).map((a, i) => store.put(
-    outboundAttachmentKey(item.project_id, item.id, i),
-    fromBase64(a.content.replace(/[\t\n\f\r =]/g, '')),
-    { httpMetadata: { contentType: attachmentContentType(a.filename, a.content_type?.trim()) }, customMetadata: { filename: a.filename } },
-  ))));
 }
 
 /** The message under the id its 250 named, with the client's Message-ID and Date when valid. */
