@@ -94,7 +94,7 @@ test('the dev node keeps its enrolment across a port change, and checks inbound 
   const message = await eventually(async () => { try { return readFileSync(eml, 'utf8'); } catch { return ''; } }, (b) => b !== '', 15_000);
   expect(message).toMatch(new RegExp(`^DKIM-Signature: .*d=${DOMAIN.replace('.', '\\.')}`, 'm'));
   const delivered = await sendMessage({ port: inboundPort, from: `hello@${DOMAIN}`, to: `inbox@${DOMAIN}`, message });
-  expect(delivered.response).toMatch(/^250 /);
+  expect(delivered.response, JSON.stringify(delivered.error)).toMatch(/^250 /);
   const inbound = await eventually(async () => (await call('GET', '/api/v1/inbound-emails', token)).body.inbound_emails?.find((r: any) => r.subject === 'signed here'),
     (r) => r !== undefined, 20_000);
   expect(inbound.auth).toMatchObject({ dkim: 'pass', spf: 'pass', dmarc: 'pass', aligned: true });
